@@ -1,0 +1,72 @@
+//! Property tests of the line model and the anchor format.
+
+use hashline_core::display::{display_line, is_escaped_control};
+use hashline_core::row::push_row;
+use hashline_core::{Anchor, AnchorRef, Document, LineHash, LineNo, Terminator, parse_anchor};
+use proptest::prelude::*;
+
+/// Byte strings biased towards the interesting shapes: terminators, BOMs, controls and
+/// invalid UTF-8.
+fn document_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(b"\n".to_vec()),
+        Just(b"\r\n".to_vec()),
+        Just(b"\r".to_vec()),
+        Just(b"\xEF\xBB\xBF".to_vec()),
+        Just(b"\xff\xfe".to_vec()),
+        Just(vec![0u8]),
+        "[a-z \t]{0,8}".prop_map(String::into_bytes),
+        proptest::collection::vec(any::<u8>(), 0..6),
+    ];
+    proptest::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #[test]
+    fn any_byte_string_round_trips(bytes in document_bytes()) {
+        let doc = Document::parse(bytes.clone());
+        prop_assert_eq!(doc.as_bytes(), &bytes[..]);
+        // Reassembling the lines from their parts gives the same bytes back.
+        let mut rebuilt = if doc.has_bom() { b"\xEF\xBB\xBF".to_vec() } else { Vec::new() };
+        for line in doc.lines() {
+            prop_assert!(!line.content.contains(&b'\n') && !line.content.contains(&b'\r'));
+            rebuilt.extend_from_slice(line.content);
+            rebuilt.extend_from_slice(line.terminator.as_bytes());
+        }
+        prop_assert_eq!(rebuilt, bytes);
+        prop_assert!(doc.line_count() >= 1);
+        let nones = doc.lines().filter(|l| l.terminator == Terminator::None).count();
+        prop_assert!(nones <= 1);
+    }
+
+    #[test]
+    fn arbitrary_raw_bytes_round_trip(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        prop_assert_eq!(Document::parse(bytes.clone()).into_bytes(), bytes);
+    }
+
+    #[test]
+    fn parse_of_render_is_identity(line in 1u32..=u32::MAX, hash in 0u16..4096) {
+        let anchor = Anchor::new(LineNo::new(line).unwrap(), LineHash::from_value(hash).unwrap());
+        let rendered = anchor.to_string();
+        prop_assert_eq!(rendered.parse::<Anchor>(), Ok(anchor));
+        let mut row = String::new();
+        push_row(&mut row, anchor.line, anchor.hash, b"some | content");
+        prop_assert_eq!(
+            parse_anchor(&row),
+            Ok(AnchorRef::Line { anchor, content: Some("some | content".to_owned()) })
+        );
+    }
+
+    #[test]
+    fn rows_never_show_raw_controls(content in proptest::collection::vec(any::<u8>(), 0..64)) {
+        let mut row = String::new();
+        push_row(&mut row, LineNo::FIRST, LineHash::of(&content), &content);
+        prop_assert!(!row.chars().any(is_escaped_control), "{:?}", row);
+        prop_assert!(!display_line(&content).chars().any(is_escaped_control));
+    }
+
+    #[test]
+    fn parser_never_panics(input in ".{0,64}") {
+        let _ = parse_anchor(&input);
+    }
+}
