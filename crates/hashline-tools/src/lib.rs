@@ -1,1 +1,36 @@
-//! placeholder
+//! # hashline-tools
+//!
+//! The session, the path policy, file I/O and the tools of hashline. Each tool is a
+//! [`Tool`](result::Tool): typed arguments in, a typed value plus model-facing text and
+//! presentation meta out; [`execute`](result::execute) runs one on JSON arguments and
+//! returns the JSON projection every front end shares (SPEC §4.1).
+//!
+//! ```
+//! use hashline_tools::{read::{read, ReadArgs, ReadValue}, Session};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta").unwrap();
+//! let session = Session::open(dir.path()).unwrap();
+//! let out = read(&session, ReadArgs::builder().path("notes.txt").build()).unwrap();
+//! let ReadValue::Text(text) = &out.value else { unreachable!() };
+//! assert_eq!(text.lines[1].anchor, "2:589");
+//! ```
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod budget;
+pub mod error;
+pub mod fsio;
+pub mod ledger;
+pub mod paths;
+pub mod ptc;
+pub mod result;
+pub mod session;
+pub mod tools;
+pub mod warning;
+
+pub use error::{ErrorCode, ToolError};
+pub use result::{CallContext, Tool, ToolOutput, ToolResult, ToolValue, execute};
+pub use session::{Session, SessionConfig};
+pub use tools::read;
+pub use warning::{Warning, WarningCode};

@@ -1,0 +1,180 @@
+//! Tool errors: a stable code, a message a model can act on, and a hint.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Every error code a tool can return (SPEC §4.2), one table. `docs/protocol.md` says
+/// when each fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorCode {
+    /// A required parameter was JSON `null`.
+    InvalidNull,
+    /// Parameters that cannot be combined, or a malformed parameter value.
+    InvalidParamsCombo,
+    /// `offset` is not a positive base-10 integer.
+    InvalidOffset,
+    /// `limit` is not a positive base-10 integer.
+    InvalidLimit,
+    /// An anchor string is not any accepted form.
+    InvalidAnchor,
+    /// An anchor names a line the file does not have.
+    LineOutOfRange,
+    /// The file does not exist.
+    FileNotFound,
+    /// The directory or search root does not exist.
+    PathNotFound,
+    /// A file was expected, a directory was given.
+    PathIsDirectory,
+    /// A directory was expected, a file was given.
+    PathNotDirectory,
+    /// The path resolves outside the session's roots.
+    PathOutsideRoot,
+    /// The operating system refused access.
+    PermissionDenied,
+    /// Any other file-system failure.
+    FsError,
+    /// The file is larger than the tools will load.
+    FileTooLarge,
+    /// `offset` is past the last line.
+    OffsetPastEnd,
+    /// An edit names a file the session holds no anchors for.
+    FileNotRead,
+    /// An anchor's hash does not match the current line.
+    HashMismatch,
+    /// Two edits of one batch touch the same lines.
+    OverlappingEdit,
+    /// `replace.old_text` occurs more than once.
+    AmbiguousMatch,
+    /// `replace.old_text` does not occur.
+    TextNotFound,
+    /// An edit item has the wrong shape.
+    InvalidEditVariant,
+    /// The target is binary.
+    BinaryFile,
+    /// Content holds bare `\r` line endings.
+    BareCr,
+    /// An edit would add syntax errors (block mode).
+    SyntaxRegression,
+    /// A search pattern is invalid.
+    InvalidPattern,
+    /// A structural pattern does not parse.
+    PatternParseError,
+    /// The language (or the feature for it) is not supported.
+    UnsupportedLanguage,
+    /// Re-reading the file after an edit failed.
+    PostEditVerificationReadFailed,
+    /// The file read back after an edit differs from what was written.
+    PostEditVerificationMismatch,
+    /// A parameter has the wrong JSON type (or a required one is missing).
+    InvalidType,
+    /// A consistent snapshot for a symbol read could not be taken.
+    ReadSnapshotUnavailable,
+}
+
+impl ErrorCode {
+    /// The stable kebab-case string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidNull => "invalid-null",
+            ErrorCode::InvalidParamsCombo => "invalid-params-combo",
+            ErrorCode::InvalidOffset => "invalid-offset",
+            ErrorCode::InvalidLimit => "invalid-limit",
+            ErrorCode::InvalidAnchor => "invalid-anchor",
+            ErrorCode::LineOutOfRange => "line-out-of-range",
+            ErrorCode::FileNotFound => "file-not-found",
+            ErrorCode::PathNotFound => "path-not-found",
+            ErrorCode::PathIsDirectory => "path-is-directory",
+            ErrorCode::PathNotDirectory => "path-not-directory",
+            ErrorCode::PathOutsideRoot => "path-outside-root",
+            ErrorCode::PermissionDenied => "permission-denied",
+            ErrorCode::FsError => "fs-error",
+            ErrorCode::FileTooLarge => "file-too-large",
+            ErrorCode::OffsetPastEnd => "offset-past-end",
+            ErrorCode::FileNotRead => "file-not-read",
+            ErrorCode::HashMismatch => "hash-mismatch",
+            ErrorCode::OverlappingEdit => "overlapping-edit",
+            ErrorCode::AmbiguousMatch => "ambiguous-match",
+            ErrorCode::TextNotFound => "text-not-found",
+            ErrorCode::InvalidEditVariant => "invalid-edit-variant",
+            ErrorCode::BinaryFile => "binary-file",
+            ErrorCode::BareCr => "bare-cr",
+            ErrorCode::SyntaxRegression => "syntax-regression",
+            ErrorCode::InvalidPattern => "invalid-pattern",
+            ErrorCode::PatternParseError => "pattern-parse-error",
+            ErrorCode::UnsupportedLanguage => "unsupported-language",
+            ErrorCode::PostEditVerificationReadFailed => "post-edit-verification-read-failed",
+            ErrorCode::PostEditVerificationMismatch => "post-edit-verification-mismatch",
+            ErrorCode::InvalidType => "invalid-type",
+            ErrorCode::ReadSnapshotUnavailable => "read-snapshot-unavailable",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failed tool call: what the model is told and what a program can match on.
+#[derive(Clone, Debug, PartialEq, thiserror::Error, Serialize, schemars::JsonSchema)]
+#[error("{message}")]
+pub struct ToolError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// What went wrong, written for a model.
+    pub message: String,
+    /// How to recover, when there is something to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Machine-readable specifics (for example fresh anchors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// The absolute path the call was about, when there is one.
+    #[serde(skip)]
+    pub path: Option<String>,
+}
+
+impl ToolError {
+    /// An error with a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), hint: None, details: None, path: None }
+    }
+
+    /// Adds a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Adds details.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// Names the (absolute) path the error is about.
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// The text a model sees: the message, then the hint on its own line.
+    pub fn text(&self) -> String {
+        match &self.hint {
+            Some(hint) => format!("{}\n{}", self.message, hint),
+            None => self.message.clone(),
+        }
+    }
+}
+
+impl From<hashline_core::AnchorError> for ToolError {
+    fn from(err: hashline_core::AnchorError) -> Self {
+        let code = match err.code() {
+            "hash-mismatch" => ErrorCode::HashMismatch,
+            _ => ErrorCode::InvalidAnchor,
+        };
+        ToolError::new(code, err.to_string())
+    }
+}

@@ -1,0 +1,242 @@
+//! What a tool call returns: the typed value, the model's text, the presentation meta,
+//! and the JSON projection of SPEC §4.1 (`ToolResult`).
+
+use std::sync::OnceLock;
+
+use hashline_view::ContentBlock;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::args::{Prepared, prepare};
+use crate::error::{ErrorCode, ToolError};
+use crate::session::Session;
+use crate::warning::Warning;
+
+/// Who made a call: a top-level (model-visible) call or a nested one (`parentCallId`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallContext {
+    /// The call's id, when the caller has one.
+    pub call_id: Option<String>,
+    /// The id of the call this one runs inside; `None` for a top-level call.
+    pub parent_call_id: Option<String>,
+}
+
+impl CallContext {
+    /// A top-level call.
+    pub fn top_level() -> Self {
+        Self::default()
+    }
+
+    /// Whether the call is top-level (its result is shown to the model and gets `meta`).
+    pub fn is_top_level(&self) -> bool {
+        self.parent_call_id.is_none()
+    }
+}
+
+/// A tool's typed value (`ptcValue` without `tool`/`ok`), with its warnings reachable.
+pub trait ToolValue: Serialize + JsonSchema + 'static {
+    /// The value's warnings.
+    fn warnings_mut(&mut self) -> &mut Vec<Warning>;
+}
+
+/// A successful call.
+#[derive(Clone, Debug)]
+pub struct ToolOutput<V> {
+    /// The typed structured value.
+    pub value: V,
+    /// What the model sees.
+    pub content: Vec<ContentBlock>,
+    /// The presentation meta (SPEC §8), before the top-level rule is applied.
+    pub meta: Option<Value>,
+}
+
+impl<V> ToolOutput<V> {
+    /// An output with one text block and no meta.
+    pub fn text(value: V, text: String) -> Self {
+        Self { value, content: vec![ContentBlock::Text { text }], meta: None }
+    }
+
+    /// Adds presentation meta.
+    pub fn with_meta(mut self, meta: Value) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+/// One tool: a name, typed arguments and value, and the function that runs it.
+pub trait Tool {
+    /// The tool's name, e.g. `read`.
+    const NAME: &'static str;
+    /// The typed arguments.
+    type Args: DeserializeOwned + JsonSchema + 'static;
+    /// The typed value.
+    type Value: ToolValue;
+
+    /// Runs the tool.
+    fn run(session: &Session, args: Self::Args, ctx: &CallContext) -> Result<ToolOutput<Self::Value>, ToolError>;
+
+    /// The code for a malformed integer parameter `name`.
+    fn integer_error_code(name: &str) -> ErrorCode {
+        match name {
+            "offset" => ErrorCode::InvalidOffset,
+            "limit" => ErrorCode::InvalidLimit,
+            _ => ErrorCode::InvalidType,
+        }
+    }
+}
+
+/// The JSON Schema of a type, inlined (no `$ref`s), as JSON.
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    serde_json::to_value(schema).unwrap_or(Value::Null)
+}
+
+/// The input JSON Schema of a tool (cached).
+pub fn input_schema<T: Tool>() -> &'static Value {
+    cached_schema::<T::Args>()
+}
+
+/// The output JSON Schema of a tool: its value plus `tool` and `ok` (cached).
+pub fn output_schema<T: Tool>() -> Value {
+    let mut schema = cached_schema::<T::Value>().clone();
+    if let Some(object) = schema.as_object_mut() {
+        let mut properties = Map::new();
+        properties.insert("tool".into(), serde_json::json!({"const": T::NAME}));
+        properties.insert("ok".into(), serde_json::json!({"type": "boolean"}));
+        if let Some(Value::Object(rest)) = object.remove("properties") {
+            properties.extend(rest);
+        }
+        object.insert("properties".into(), Value::Object(properties));
+        if let Some(Value::Array(required)) = object.get_mut("required") {
+            required.insert(0, "ok".into());
+            required.insert(0, "tool".into());
+        }
+    }
+    schema
+}
+
+fn cached_schema<T: JsonSchema + 'static>() -> &'static Value {
+    use std::any::TypeId;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CACHE: OnceLock<Mutex<HashMap<TypeId, &'static Value>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    // Built once per type; a schema lives as long as the program, like the type itself.
+    map.entry(TypeId::of::<T>()).or_insert_with(|| Box::leak(Box::new(schema_of::<T>())))
+}
+
+/// `details` of a result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultDetails {
+    /// The typed structured value, as JSON: `{tool, ok, ...}`.
+    pub ptc_value: Value,
+}
+
+/// The JSON projection of a call's result (SPEC §4.1): persisted in session logs,
+/// printed by `hashline call`, mapped onto MCP.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    /// What the model sees.
+    pub content: Vec<ContentBlock>,
+    /// Whether the call failed.
+    pub is_error: bool,
+    /// The structured value.
+    pub details: ResultDetails,
+    /// The presentation meta; only for top-level calls of tools that define one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+}
+
+impl ToolResult {
+    /// The structured value.
+    pub fn ptc_value(&self) -> &Value {
+        &self.details.ptc_value
+    }
+
+    /// All text blocks joined by a blank line.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n\n")
+    }
+
+    /// The error code, for an error result.
+    pub fn error_code(&self) -> Option<&str> {
+        self.ptc_value().get("error")?.get("code")?.as_str()
+    }
+
+    /// The result of a successful call.
+    pub fn success<V: ToolValue>(tool: &str, output: ToolOutput<V>, ctx: &CallContext) -> Self {
+        let mut ptc = Map::new();
+        ptc.insert("tool".into(), Value::from(tool));
+        ptc.insert("ok".into(), Value::Bool(true));
+        if let Ok(Value::Object(fields)) = serde_json::to_value(&output.value) {
+            ptc.extend(fields);
+        }
+        Self {
+            content: output.content,
+            is_error: false,
+            details: ResultDetails { ptc_value: Value::Object(ptc) },
+            meta: if ctx.is_top_level() { output.meta } else { None },
+        }
+    }
+
+    /// The result of a failed call.
+    pub fn failure(tool: &str, error: &ToolError) -> Self {
+        let mut ptc = Map::new();
+        ptc.insert("tool".into(), Value::from(tool));
+        ptc.insert("ok".into(), Value::Bool(false));
+        if let Some(path) = &error.path {
+            ptc.insert("path".into(), Value::from(path.as_str()));
+        }
+        ptc.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null));
+        Self {
+            content: vec![ContentBlock::Text { text: error.text() }],
+            is_error: true,
+            details: ResultDetails { ptc_value: Value::Object(ptc) },
+            meta: None,
+        }
+    }
+}
+
+/// Prepares JSON arguments for `T` (SPEC §4.3).
+pub fn prepare_args<T: Tool>(raw: Value) -> Result<Prepared<T::Args>, ToolError> {
+    prepare(T::NAME, input_schema::<T>(), raw, T::integer_error_code)
+}
+
+/// Runs `T` on JSON arguments and returns the typed outcome; argument adjustments
+/// become a `params-adjusted` warning.
+pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Result<ToolOutput<T::Value>, ToolError> {
+    let Prepared { args, adjustments } = prepare_args::<T>(raw)?;
+    let mut output = T::run(session, args, ctx)?;
+    if !adjustments.is_empty() {
+        let warning = Warning::params_adjusted("Params", &adjustments);
+        let notice = format!("{}\n\n", warning.message);
+        output.value.warnings_mut().insert(0, warning);
+        match output.content.first_mut() {
+            Some(ContentBlock::Text { text }) => text.insert_str(0, &notice),
+            _ => output.content.insert(0, ContentBlock::Text { text: notice.trim_end().to_owned() }),
+        }
+    }
+    Ok(output)
+}
+
+/// Runs `T` on JSON arguments and projects the outcome (SPEC §4.1).
+pub fn execute<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> ToolResult {
+    match run_json::<T>(session, raw, ctx) {
+        Ok(output) => ToolResult::success(T::NAME, output, ctx),
+        Err(error) => ToolResult::failure(T::NAME, &error),
+    }
+}

@@ -1,0 +1,164 @@
+//! The session: roots and path policy, the served-lines ledger, per-path mutation locks.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use hashline_core::{LineHash, LineNo};
+use typed_builder::TypedBuilder;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::ledger::Ledger;
+use crate::paths::{self, ResolvedPath};
+
+/// How a session is set up.
+///
+/// ```
+/// use hashline_tools::{Session, SessionConfig};
+/// let dir = tempfile::tempdir().unwrap();
+/// let session = Session::new(SessionConfig::builder().root(dir.path()).build()).unwrap();
+/// assert!(session.is_stateful());
+/// ```
+#[derive(Clone, Debug, TypedBuilder)]
+pub struct SessionConfig {
+    /// The working directory: relative paths resolve against it, and it is the first root.
+    #[builder(setter(into))]
+    pub root: PathBuf,
+    /// More directories the tools may touch.
+    #[builder(default)]
+    pub extra_roots: Vec<PathBuf>,
+    /// Allow paths outside every root.
+    #[builder(default)]
+    pub unconfined: bool,
+    /// A stateful session applies the read-before-edit gate and the served-lines guard;
+    /// a stateless one (a lone CLI call) only checks every anchor's hash.
+    #[builder(default = true)]
+    pub stateful: bool,
+}
+
+/// One agent's session with the tools. `Send + Sync`: tools take `&Session` and may run
+/// concurrently; mutations of one file are serialized by [`Session::lock_path`].
+#[derive(Debug)]
+pub struct Session {
+    roots: Vec<PathBuf>,
+    confined: bool,
+    stateful: bool,
+    ledger: Mutex<Ledger>,
+    locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
+}
+
+impl Session {
+    /// Opens a session. The root (and every extra root) must be an existing directory.
+    pub fn new(config: SessionConfig) -> Result<Self, ToolError> {
+        let mut roots = Vec::with_capacity(1 + config.extra_roots.len());
+        for root in std::iter::once(&config.root).chain(&config.extra_roots) {
+            let real = root.canonicalize().map_err(|err| {
+                ToolError::new(
+                    ErrorCode::PathNotFound,
+                    format!("Session root is not accessible: {} — {err}", root.display()),
+                )
+            })?;
+            if !real.is_dir() {
+                return Err(ToolError::new(
+                    ErrorCode::PathNotDirectory,
+                    format!("Session root is not a directory: {}", root.display()),
+                ));
+            }
+            roots.push(real);
+        }
+        Ok(Self {
+            roots,
+            confined: !config.unconfined,
+            stateful: config.stateful,
+            ledger: Mutex::new(Ledger::default()),
+            locks: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A stateful, confined session rooted at `root`.
+    pub fn open(root: impl Into<PathBuf>) -> Result<Self, ToolError> {
+        Self::new(SessionConfig::builder().root(root).build())
+    }
+
+    /// The working directory (the first root), symlinks resolved.
+    pub fn cwd(&self) -> &Path {
+        &self.roots[0]
+    }
+
+    /// Every root, symlinks resolved.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Whether the read gate and served-lines guard apply.
+    pub fn is_stateful(&self) -> bool {
+        self.stateful
+    }
+
+    /// Resolves a path argument and applies the root policy (`path-outside-root`).
+    pub fn resolve(&self, raw: &str) -> Result<ResolvedPath, ToolError> {
+        paths::resolve(raw, self.cwd(), &self.roots, self.confined)
+    }
+
+    /// Shows `path` relative to the working directory when it lies below it.
+    pub fn relative_display(&self, path: &Path) -> String {
+        path.strip_prefix(self.cwd()).unwrap_or(path).to_string_lossy().into_owned()
+    }
+
+    /// The served-lines ledger.
+    pub fn ledger(&self) -> MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Replaces the ledger (used to resume a persisted session).
+    pub fn restore_ledger(&self, ledger: Ledger) {
+        *self.ledger() = ledger;
+    }
+
+    /// Records rows shown to the model for a file (keyed by its real path).
+    pub fn record_served<I>(&self, real: &Path, rows: I, complete: bool)
+    where
+        I: IntoIterator<Item = (LineNo, LineHash)>,
+    {
+        self.ledger().record(real, rows, complete);
+    }
+
+    /// The mutation lock of one resolved target: hold the returned lock's guard while
+    /// reading-modifying-writing the file.
+    pub fn lock_path(&self, real: &Path) -> Arc<Mutex<()>> {
+        let mut locks = self.locks.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        locks.entry(real.to_path_buf()).or_default().clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn session_is_send_and_sync() {
+        assert_send_sync::<Session>();
+    }
+
+    #[test]
+    fn root_must_exist_and_be_a_directory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let missing = Session::open(dir.path().join("missing")).expect_err("missing");
+        assert_eq!(missing.code, ErrorCode::PathNotFound);
+        let file = dir.path().join("f");
+        std::fs::write(&file, "x").expect("write");
+        assert_eq!(Session::open(&file).expect_err("file").code, ErrorCode::PathNotDirectory);
+    }
+
+    #[test]
+    fn one_lock_per_real_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let session = Session::open(dir.path()).expect("session");
+        let a = session.lock_path(Path::new("/x/a"));
+        let b = session.lock_path(Path::new("/x/a"));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &session.lock_path(Path::new("/x/b"))));
+    }
+}

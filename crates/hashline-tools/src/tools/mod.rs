@@ -1,0 +1,5 @@
+//! The tools, one module each.
+
+pub mod find;
+pub mod ls;
+pub mod read;

@@ -1,0 +1,373 @@
+//! `read` (SPEC §5.1): anchored rows of a file window, or an image.
+
+use base64::Engine as _;
+use hashline_core::row::push_row;
+use hashline_core::{Document, LineNo, looks_binary};
+use hashline_view::{ContentBlock, ReadFileLine, ReadMeta, lang_from_path};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use typed_builder::TypedBuilder;
+
+use crate::budget::{MAX_BYTES, MAX_LINES, cut_at_char_boundary, format_size};
+use crate::error::{ErrorCode, ToolError};
+use crate::fsio::read_regular_file;
+use crate::ptc::{PtcLine, PtcRange};
+use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::session::Session;
+use crate::warning::{Warning, WarningCode};
+
+/// Arguments of `read`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadArgs {
+    /// The file to read: relative to the working directory, or absolute. A leading `@` is ignored.
+    #[builder(setter(into))]
+    pub path: String,
+    /// The first line to show (1-based). Defaults to 1.
+    #[builder(default, setter(strip_option))]
+    pub offset: Option<u32>,
+    /// At most this many lines. Output is also capped at 2000 lines / 50 KB.
+    #[builder(default, setter(strip_option))]
+    pub limit: Option<u32>,
+    /// Read one symbol (function, class, ...) by name. Not available in this build yet.
+    #[builder(default, setter(strip_option, into))]
+    pub symbol: Option<String>,
+    /// Append the file's structural map. Not available in this build yet.
+    #[builder(default, setter(strip_option))]
+    pub map: Option<bool>,
+    /// With `symbol`: also show the local symbols it uses. Not available in this build yet.
+    #[builder(default, setter(strip_option))]
+    pub bundle: Option<BundleMode>,
+}
+
+/// The `bundle` mode of `read`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BundleMode {
+    /// The symbol plus the same-file symbols it references.
+    Local,
+}
+
+/// The typed value of `read`.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ReadValue {
+    /// A text file window.
+    Text(TextRead),
+    /// An image (no anchors).
+    Image(ImageRead),
+}
+
+/// A text read: the window's anchored lines and how it relates to the file.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TextRead {
+    /// The absolute path.
+    pub path: String,
+    /// The lines shown.
+    pub range: PtcRange,
+    /// Exactly the rows of the text, in order.
+    pub lines: Vec<PtcLine>,
+    /// Warnings shown above the rows.
+    pub warnings: Vec<Warning>,
+    /// Set when the 2000-line / 50 KB budget cut the window.
+    pub truncation: Option<Truncation>,
+    /// Whether a structural map was requested and appended.
+    pub map: MapState,
+    /// Where to continue, when lines remain after the window.
+    pub continuation: Option<Continuation>,
+}
+
+/// An image read.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageRead {
+    /// The absolute path.
+    pub path: String,
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    pub mime_type: String,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// How the budget cut a window. Byte counts are the file's bytes for those lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Truncation {
+    /// Lines shown.
+    pub output_lines: u32,
+    /// Lines in the requested window.
+    pub total_lines: u32,
+    /// Bytes of the lines shown.
+    pub output_bytes: u64,
+    /// Bytes of the requested window.
+    pub total_bytes: u64,
+}
+
+/// The `map` state of a read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct MapState {
+    /// `map: true` was given.
+    pub requested: bool,
+    /// A map was appended to the text.
+    pub appended: bool,
+}
+
+/// Where the next read continues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Continuation {
+    /// The `offset` for the next call.
+    pub next_offset: u32,
+}
+
+impl ToolValue for ReadValue {
+    fn warnings_mut(&mut self) -> &mut Vec<Warning> {
+        match self {
+            ReadValue::Text(text) => &mut text.warnings,
+            ReadValue::Image(image) => &mut image.warnings,
+        }
+    }
+}
+
+/// The `read` tool.
+pub struct ReadTool;
+
+impl Tool for ReadTool {
+    const NAME: &'static str = "read";
+    type Args = ReadArgs;
+    type Value = ReadValue;
+
+    fn run(session: &Session, args: ReadArgs, _ctx: &CallContext) -> Result<ToolOutput<ReadValue>, ToolError> {
+        read(session, args)
+    }
+}
+
+/// Marker line appended to a single row too long for the budget.
+const LONG_LINE_NOTE: &str = " … [line truncated for display; the anchor covers the whole line]";
+
+/// Runs `read`.
+pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, ToolError> {
+    let mut adjustments = Vec::new();
+    let offset = match args.offset {
+        Some(0) => {
+            adjustments.push("ignored offset 0".to_owned());
+            None
+        }
+        other => other,
+    };
+    let limit = match args.limit {
+        Some(0) => {
+            adjustments.push("ignored limit 0".to_owned());
+            None
+        }
+        other => other,
+    };
+    let symbol = match args.symbol.as_deref().map(str::trim) {
+        Some("") => {
+            adjustments.push("ignored empty symbol".to_owned());
+            None
+        }
+        other => other,
+    };
+    if symbol.is_some() && offset.is_some() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParamsCombo,
+            "Cannot combine symbol with offset. Either omit offset and use limit to cap the symbol, or use a trailing symbol@line selector.",
+        ));
+    }
+    if args.bundle.is_some() && symbol.is_none() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParamsCombo,
+            "Cannot use bundle without symbol. Use read({ path, symbol, bundle: \"local\" }).",
+        ));
+    }
+    if symbol.is_some() || args.map == Some(true) {
+        return Err(ToolError::new(
+            ErrorCode::UnsupportedLanguage,
+            "Symbol reads, structural maps and bundles are not available in this build yet.",
+        )
+        .with_hint("Read the file with offset/limit, or find the lines with grep."));
+    }
+
+    let path = session.resolve(&args.path)?;
+    let bytes = read_regular_file(&path)?;
+    let absolute = path.absolute_str();
+    let mut warnings = Vec::new();
+    if !adjustments.is_empty() {
+        warnings.push(Warning::params_adjusted("Read", &adjustments));
+    }
+    if let Some(mime_type) = image_mime_type(&bytes) {
+        return Ok(image_output(absolute, mime_type, &bytes, warnings));
+    }
+
+    let doc = Document::parse(bytes);
+    let total = doc.line_count();
+    let start = offset.map_or(1, |o| o as usize);
+    if start > total {
+        return Err(ToolError::new(
+            ErrorCode::OffsetPastEnd,
+            format!("Offset {start} is past end of file ({total} lines): {}", path.display),
+        )
+        .with_hint(format!("Use an offset from 1 to {total}."))
+        .with_path(absolute));
+    }
+    let requested_end = limit.map_or(total, |l| (start - 1).saturating_add(l as usize).min(total));
+    if looks_binary(doc.as_bytes()) {
+        warnings.push(Warning::new(
+            WarningCode::BinaryContent,
+            "[Warning: file appears to be binary — output may be garbled]",
+        ));
+    }
+    if doc.has_bare_cr() {
+        warnings.push(Warning::new(
+            WarningCode::BareCr,
+            "[Warning: file contains bare CR (\\r) line endings — line numbering may be inconsistent with grep and other tools]",
+        ));
+    }
+
+    let window = render_window(&doc, start, requested_end);
+    let shown_end = start + window.lines.len() - 1;
+    let mut text = String::with_capacity(window.rows.len() + 256);
+    for warning in &warnings {
+        text.push_str(&warning.message);
+        text.push_str("\n\n");
+    }
+    text.push_str(&window.rows);
+    let truncation = (shown_end < requested_end).then(|| {
+        let output_bytes = window_bytes(&doc, start, shown_end);
+        let total_bytes = window_bytes(&doc, start, requested_end);
+        Truncation {
+            output_lines: window.lines.len() as u32,
+            total_lines: (requested_end + 1 - start) as u32,
+            output_bytes,
+            total_bytes,
+        }
+    });
+    if let Some(t) = &truncation {
+        text.push_str(&format!(
+            "\n\n[Output truncated: showing {} of {} lines ({} of {}). Use offset={} to continue.]",
+            t.output_lines,
+            t.total_lines,
+            format_size(t.output_bytes as usize),
+            format_size(t.total_bytes as usize),
+            shown_end + 1
+        ));
+    } else if shown_end < total {
+        text.push_str(&format!(
+            "\n\n[Showing lines {start}-{shown_end} of {total}. Use offset={} to continue.]",
+            shown_end + 1
+        ));
+    }
+
+    session.record_served(
+        &path.real,
+        window.lines.iter().map(|l| (line_no(l.line), hash_of(l))),
+        start == 1 && shown_end == total,
+    );
+    let meta = ReadMeta {
+        path: absolute.clone(),
+        offset: start as u32,
+        lines: window
+            .lines
+            .iter()
+            .map(|l| ReadFileLine { number: l.line, text: l.raw.clone(), hash: Some(l.hash.clone()) })
+            .collect(),
+        total_lines: total as u32,
+        lang: lang_from_path(&absolute).map(str::to_owned),
+    };
+    let value = ReadValue::Text(TextRead {
+        path: absolute,
+        range: PtcRange { start_line: start as u32, end_line: shown_end as u32, total_lines: total as u32 },
+        lines: window.lines,
+        warnings,
+        truncation,
+        map: MapState { requested: args.map == Some(true), appended: false },
+        continuation: (shown_end < total).then(|| Continuation { next_offset: shown_end as u32 + 1 }),
+    });
+    let meta = serde_json::to_value(meta).unwrap_or_default();
+    Ok(ToolOutput::text(value, text).with_meta(meta))
+}
+
+/// The rows of a window that fit the budget, as text and as values.
+struct Window {
+    rows: String,
+    lines: Vec<PtcLine>,
+}
+
+fn render_window(doc: &Document, start: usize, end: usize) -> Window {
+    let mut rows = String::new();
+    let mut lines = Vec::new();
+    let mut row = String::new();
+    for line in doc.lines().skip(start - 1).take(end + 1 - start) {
+        row.clear();
+        let hash = line.hash();
+        push_row(&mut row, line.number, hash, line.content);
+        let mut ptc = PtcLine::new(line.number, hash, line.content);
+        let separator = usize::from(!rows.is_empty());
+        if lines.is_empty() && row.len() > MAX_BYTES {
+            // One row alone is over the budget: show its start so the anchor is usable.
+            let keep = MAX_BYTES - LONG_LINE_NOTE.len() - 32;
+            rows.push_str(cut_at_char_boundary(&row, keep));
+            rows.push_str(LONG_LINE_NOTE);
+            ptc.raw = cut_at_char_boundary(&ptc.raw, keep).to_owned();
+            ptc.display = cut_at_char_boundary(&ptc.display, keep).to_owned();
+            lines.push(ptc);
+            break;
+        }
+        if lines.len() == MAX_LINES || rows.len() + separator + row.len() > MAX_BYTES {
+            break;
+        }
+        if separator == 1 {
+            rows.push('\n');
+        }
+        rows.push_str(&row);
+        lines.push(ptc);
+    }
+    Window { rows, lines }
+}
+
+/// Bytes of lines `first..=last` in the file, terminators included.
+fn window_bytes(doc: &Document, first: usize, last: usize) -> u64 {
+    doc.lines()
+        .skip(first - 1)
+        .take(last + 1 - first)
+        .map(|l| (l.content.len() + l.terminator.as_bytes().len()) as u64)
+        .sum()
+}
+
+fn line_no(line: u32) -> LineNo {
+    LineNo::new(line).unwrap_or(LineNo::FIRST)
+}
+
+fn hash_of(line: &PtcLine) -> hashline_core::LineHash {
+    hashline_core::LineHash::parse_hex(&line.hash).unwrap_or_else(|| hashline_core::LineHash::of(b""))
+}
+
+/// The MIME type of an image file, by its magic bytes.
+pub fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(b"\xFF\xD8\xFF") {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+fn image_output(path: String, mime_type: &str, bytes: &[u8], warnings: Vec<Warning>) -> ToolOutput<ReadValue> {
+    let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let value = ReadValue::Image(ImageRead {
+        path,
+        mime_type: mime_type.to_owned(),
+        bytes: bytes.len() as u64,
+        warnings,
+    });
+    ToolOutput { value, content: vec![ContentBlock::Image { data, mime_type: mime_type.to_owned() }], meta: None }
+}

@@ -1,0 +1,44 @@
+//! Non-fatal warnings carried in `ptcValue.warnings` and shown in the text.
+
+use serde::Serialize;
+
+/// Every warning code, one table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarningCode {
+    /// Parameters were ignored or adjusted (offset 0, unknown keys, ...).
+    ParamsAdjusted,
+    /// The content looks binary.
+    BinaryContent,
+    /// The file has bare `\r` line endings.
+    BareCr,
+    /// A large write's anchors were left out of the result.
+    AnchorsOmitted,
+    /// A structural map was asked for but is not available.
+    MapUnavailable,
+}
+
+/// One warning.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Warning {
+    /// The stable code.
+    pub code: WarningCode,
+    /// The text shown to the model.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning from its parts.
+    pub fn new(code: WarningCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+
+    /// The `params-adjusted` warning for a list of adjustments, e.g.
+    /// `[Read params adjusted: ignored offset 0; ignored unknown key "x"]`.
+    pub fn params_adjusted(tool_title: &str, adjustments: &[String]) -> Self {
+        Self::new(
+            WarningCode::ParamsAdjusted,
+            format!("[{tool_title} params adjusted: {}]", adjustments.join("; ")),
+        )
+    }
+}
