@@ -5,7 +5,7 @@ use serde_json::Value;
 
 /// Every error code a tool can return (SPEC §4.2), one table. `docs/protocol.md` says
 /// when each fires.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorCode {
     /// A required parameter was JSON `null`.
@@ -70,6 +70,8 @@ pub enum ErrorCode {
     InvalidType,
     /// A consistent snapshot for a symbol read could not be taken.
     ReadSnapshotUnavailable,
+    /// No tool has the requested name.
+    UnknownTool,
 }
 
 impl ErrorCode {
@@ -107,6 +109,7 @@ impl ErrorCode {
             ErrorCode::PostEditVerificationMismatch => "post-edit-verification-mismatch",
             ErrorCode::InvalidType => "invalid-type",
             ErrorCode::ReadSnapshotUnavailable => "read-snapshot-unavailable",
+            ErrorCode::UnknownTool => "unknown-tool",
         }
     }
 }

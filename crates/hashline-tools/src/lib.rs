@@ -19,6 +19,7 @@
 
 pub mod args;
 pub mod budget;
+pub mod diff;
 pub mod error;
 pub mod fsio;
 pub mod ledger;
@@ -32,5 +33,5 @@ pub mod warning;
 pub use error::{ErrorCode, ToolError};
 pub use result::{CallContext, Tool, ToolOutput, ToolResult, ToolValue, execute};
 pub use session::{Session, SessionConfig};
-pub use tools::read;
+pub use tools::{find, ls, read, write};
 pub use warning::{Warning, WarningCode};

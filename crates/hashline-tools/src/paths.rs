@@ -1,5 +1,7 @@
 //! Path resolution and the root policy.
 
+use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, ToolError};
@@ -48,7 +50,7 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
         match component {
             Component::CurDir => {}
             Component::ParentDir => {
-                if !out.pop() {
+                if !out.pop() && !out.has_root() {
                     out.push(component);
                 }
             }
@@ -58,27 +60,55 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
     out
 }
 
-/// Resolves every symlink of the longest existing prefix of `path` and appends the rest
-/// (which does not exist, so cannot hold symlinks).
+/// How many symlinks path resolution follows before giving up (then the path is
+/// taken as it stands, which the root check still judges).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// Resolves every symlink in an absolute `path`, component by component, the way the
+/// operating system will: `..` after a symlink goes up from the link's target, and a
+/// dangling symlink resolves to where its target would be created. Components after the
+/// first missing one are taken lexically (they cannot be symlinks).
 pub fn resolve_real(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = existing.canonicalize() {
-            let mut out = real;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return normalize_lexically(&out);
+    let mut pending: VecDeque<OsString> = path
+        .components()
+        .filter(|c| !matches!(c, Component::RootDir | Component::Prefix(_)))
+        .map(|c| c.as_os_str().to_owned())
+        .collect();
+    let mut out = PathBuf::from("/");
+    let mut hops = 0;
+    let mut missing = false;
+    while let Some(part) = pending.pop_front() {
+        if part == ".." {
+            out.pop();
+            continue;
         }
-        match (existing.file_name().map(ToOwned::to_owned), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
+        if part == "." {
+            continue;
+        }
+        out.push(&part);
+        if missing {
+            continue;
+        }
+        match std::fs::symlink_metadata(&out) {
+            Ok(meta) if meta.file_type().is_symlink() && hops < MAX_SYMLINK_HOPS => {
+                hops += 1;
+                if let Ok(target) = std::fs::read_link(&out) {
+                    out.pop();
+                    if target.is_absolute() {
+                        out = PathBuf::from("/");
+                    }
+                    for part in target.components().rev() {
+                        if !matches!(part, Component::RootDir | Component::Prefix(_)) {
+                            pending.push_front(part.as_os_str().to_owned());
+                        }
+                    }
+                }
             }
-            _ => return normalize_lexically(path),
+            Ok(_) => {}
+            Err(_) => missing = true,
         }
     }
+    out
 }
 
 /// Resolves `raw` against `base` and checks it against `roots` (when confined).
@@ -124,6 +154,20 @@ mod tests {
     fn lexical_normalization() {
         assert_eq!(normalize_lexically(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         assert_eq!(normalize_lexically(Path::new("/../x")), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn symlinks_resolve_like_the_operating_system() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(root.join("a/b")).expect("mkdir");
+        std::os::unix::fs::symlink("a/b", root.join("lb")).expect("symlink");
+        std::os::unix::fs::symlink("/nowhere/file", root.join("dangling")).expect("symlink");
+        std::os::unix::fs::symlink("loop", root.join("loop")).expect("symlink");
+        assert_eq!(resolve_real(&root.join("lb/../x")), root.join("a/x"));
+        assert_eq!(resolve_real(&root.join("dangling")), PathBuf::from("/nowhere/file"));
+        assert_eq!(resolve_real(&root.join("missing/../y")), root.join("y"));
+        assert_eq!(resolve_real(&root.join("loop")), root.join("loop"));
     }
 
     #[test]

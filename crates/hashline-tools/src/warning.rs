@@ -34,11 +34,8 @@ impl Warning {
     }
 
     /// The `params-adjusted` warning for a list of adjustments, e.g.
-    /// `[Read params adjusted: ignored offset 0; ignored unknown key "x"]`.
-    pub fn params_adjusted(tool_title: &str, adjustments: &[String]) -> Self {
-        Self::new(
-            WarningCode::ParamsAdjusted,
-            format!("[{tool_title} params adjusted: {}]", adjustments.join("; ")),
-        )
+    /// `[Read params adjusted: ignored offset 0; ignored limit 0]`.
+    pub fn params_adjusted(label: &str, adjustments: &[String]) -> Self {
+        Self::new(WarningCode::ParamsAdjusted, format!("[{label} adjusted: {}]", adjustments.join("; ")))
     }
 }

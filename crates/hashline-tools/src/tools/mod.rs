@@ -3,3 +3,4 @@
 pub mod find;
 pub mod ls;
 pub mod read;
+pub mod write;

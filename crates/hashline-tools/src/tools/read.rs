@@ -197,7 +197,7 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
     let absolute = path.absolute_str();
     let mut warnings = Vec::new();
     if !adjustments.is_empty() {
-        warnings.push(Warning::params_adjusted("Read", &adjustments));
+        warnings.push(Warning::params_adjusted("Read params", &adjustments));
     }
     if let Some(mime_type) = image_mime_type(&bytes) {
         return Ok(image_output(absolute, mime_type, &bytes, warnings));

@@ -1,0 +1,213 @@
+//! `write` (SPEC §5.2): create or replace a file atomically, answer with its anchors.
+
+use hashline_core::row::push_row;
+use hashline_core::{Document, looks_binary};
+use hashline_view::DiffsMeta;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use typed_builder::TypedBuilder;
+
+use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
+use crate::diff::{file_diffs, unified};
+use crate::error::{ErrorCode, ToolError};
+use crate::fsio::{WriteState, read_regular_file, write_atomic, write_error};
+use crate::ptc::PtcLine;
+use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::session::Session;
+use crate::warning::{Warning, WarningCode};
+
+/// Arguments of `write`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteArgs {
+    /// The file to create or replace. Parent directories are created.
+    #[builder(setter(into))]
+    pub path: String,
+    /// The complete new content of the file.
+    #[builder(setter(into))]
+    pub content: String,
+    /// Append the file's structural map. Not available in this build yet (ignored with a warning).
+    #[builder(default, setter(strip_option))]
+    pub map: Option<bool>,
+}
+
+/// The typed value of `write`.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteValue {
+    /// The absolute path written.
+    pub path: String,
+    /// Whether the file was created or replaced.
+    pub write_state: WriteState,
+    /// The anchored lines of the new content (empty when omitted or binary).
+    pub lines: Vec<PtcLine>,
+    /// Set when the content was too large for anchors in the result.
+    pub truncated: bool,
+    /// Lines in the new content.
+    pub total_lines: u32,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Unified diff against the previous content (overwrites with anchors only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+}
+
+impl ToolValue for WriteValue {
+    fn warnings_mut(&mut self) -> &mut Vec<Warning> {
+        &mut self.warnings
+    }
+}
+
+/// The `write` tool.
+pub struct WriteTool;
+
+impl Tool for WriteTool {
+    const NAME: &'static str = "write";
+    type Args = WriteArgs;
+    type Value = WriteValue;
+
+    fn run(session: &Session, args: WriteArgs, _ctx: &CallContext) -> Result<ToolOutput<WriteValue>, ToolError> {
+        write(session, args)
+    }
+}
+
+/// Runs `write`.
+pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue>, ToolError> {
+    let path = session.resolve(&args.path)?;
+    let bytes = args.content.into_bytes();
+    if has_bare_cr(&bytes) {
+        return Err(ToolError::new(
+            ErrorCode::BareCr,
+            format!(
+                "Cannot write {}\n⚠️ File content contains bare CR (\\r) line endings; write refuses to emit anchors that read/edit would normalize differently.",
+                path.display
+            ),
+        )
+        .with_hint("Use \\n or \\r\\n line endings.")
+        .with_path(path.absolute_str()));
+    }
+
+    let lock = session.lock_path(&path.real);
+    let _guard = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let before = match std::fs::symlink_metadata(&path.absolute) {
+        Ok(_) => match read_regular_file(&path) {
+            Ok(old) => Some(old),
+            // A dangling symlink: the write creates its target.
+            Err(err) if err.code == ErrorCode::FileNotFound => None,
+            Err(err) if err.code == ErrorCode::PathIsDirectory => {
+                return Err(ToolError::new(
+                    ErrorCode::PathIsDirectory,
+                    format!("Path is a directory — cannot overwrite: {}", path.display),
+                )
+                .with_path(path.absolute_str()));
+            }
+            Err(err) => return Err(err),
+        },
+        Err(_) => None,
+    };
+    if before.is_none()
+        && let Some(parent) = path.absolute.parent()
+    {
+        std::fs::create_dir_all(parent).map_err(|err| {
+            ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))
+                .with_path(path.absolute_str())
+        })?;
+    }
+    let write_state = write_atomic(&path.absolute, &bytes).map_err(|err| write_error(&err, &path))?;
+
+    let absolute = path.absolute_str();
+    let mut warnings = Vec::new();
+    if args.map == Some(true) {
+        warnings.push(Warning::new(
+            WarningCode::MapUnavailable,
+            "[Warning: structural maps are not available in this build yet; no map was appended]",
+        ));
+    }
+    let doc = Document::parse(bytes);
+    let total_lines = doc.line_count() as u32;
+    let byte_count = doc.as_bytes().len() as u64;
+    let mut value = WriteValue {
+        path: absolute.clone(),
+        write_state,
+        lines: Vec::new(),
+        truncated: false,
+        total_lines,
+        bytes: byte_count,
+        diff: None,
+        warnings,
+    };
+
+    if looks_binary(doc.as_bytes()) {
+        value.warnings.push(Warning::new(
+            WarningCode::BinaryContent,
+            "⚠️ File content appears to be binary — hashlines not generated.",
+        ));
+        let text = format!("Wrote {}\n⚠️ File content appears to be binary — hashlines not generated.", path.display);
+        return Ok(ToolOutput::text(value, text).with_meta(empty_diffs()));
+    }
+
+    let mut rows = String::new();
+    let mut over_budget = doc.line_count() > MAX_LINES;
+    if !over_budget {
+        for line in doc.lines() {
+            if !rows.is_empty() {
+                rows.push('\n');
+            }
+            push_row(&mut rows, line.number, line.hash(), line.content);
+            if rows.len() > MAX_BYTES {
+                over_budget = true;
+                break;
+            }
+        }
+    }
+    if over_budget {
+        value.truncated = true;
+        let warning = Warning::new(
+            WarningCode::AnchorsOmitted,
+            format!(
+                "[Anchors omitted: {} is {total_lines} lines ({}), over the 2000-line / 50 KB result budget. Use read with offset/limit to get anchors.]",
+                path.display,
+                format_size(byte_count as usize)
+            ),
+        );
+        let text = format!("Wrote {} ({total_lines} lines, {}).\n{}", path.display, format_size(byte_count as usize), warning.message);
+        value.warnings.push(warning);
+        return Ok(ToolOutput::text(value, text).with_meta(empty_diffs()));
+    }
+
+    value.lines = doc.lines().map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
+    session.record_served(&path.real, doc.lines().map(|l| (l.number, l.hash())), true);
+    let new_lines = display_lines(&doc);
+    let meta = match before.as_deref().filter(|old| !looks_binary(old)) {
+        Some(old) => {
+            let old_lines = display_lines(&Document::parse(old.to_vec()));
+            let diff = unified(&format!("a/{}", path.display), &format!("b/{}", path.display), &old_lines, &new_lines);
+            value.diff = (!diff.is_empty()).then_some(diff);
+            serde_json::to_value(DiffsMeta { diffs: file_diffs(&path.display, &old_lines, &new_lines) })
+                .unwrap_or_default()
+        }
+        None => empty_diffs(),
+    };
+    let mut text = String::with_capacity(rows.len() + 128);
+    for warning in &value.warnings {
+        text.push_str(&warning.message);
+        text.push_str("\n\n");
+    }
+    text.push_str(&rows);
+    Ok(ToolOutput::text(value, text).with_meta(meta))
+}
+
+/// Whether `bytes` hold a `\r` that does not start a `\r\n`.
+fn has_bare_cr(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'\r', bytes).any(|pos| bytes.get(pos + 1) != Some(&b'\n'))
+}
+
+fn display_lines(doc: &Document) -> Vec<String> {
+    doc.lines().map(|l| String::from_utf8_lossy(l.content).into_owned()).collect()
+}
+
+fn empty_diffs() -> serde_json::Value {
+    serde_json::json!({ "diffs": [] })
+}

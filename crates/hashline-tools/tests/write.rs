@@ -1,0 +1,178 @@
+//! `write` through its JSON entry point, on a real file system.
+
+mod common;
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+use common::{Workspace, assert_rows_match_value, code, exists};
+use hashline_tools::read::ReadTool;
+use hashline_tools::write::WriteTool;
+use insta::assert_snapshot;
+use serde_json::json;
+
+#[test]
+fn create_returns_rows_served_and_empty_meta_diffs() {
+    let ws = Workspace::new();
+    let result = ws.call::<WriteTool>(json!({"path": "new/dir/a.txt", "content": "alpha\nbeta\n"}));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), "1:3c8|alpha\n2:589|beta");
+    assert_rows_match_value(&result);
+    assert_eq!(std::fs::read(ws.path("new/dir/a.txt")).expect("read"), b"alpha\nbeta\n");
+    assert_eq!(result.ptc_value()["writeState"], "created");
+    assert_eq!(result.meta, Some(json!({"diffs": []})));
+    assert!(ws.session.ledger().served(&ws.path("new/dir/a.txt")).is_some());
+    assert_snapshot!(ws.json(&result));
+}
+
+#[test]
+fn overwrite_carries_a_diff_and_hunks_with_start_lines() {
+    let ws = Workspace::new();
+    let body: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    ws.file("data.txt", &body);
+    let result = ws.call::<WriteTool>(json!({"path": "data.txt", "content": body.replace("line 6\n", "line six\n")}));
+    assert_eq!(result.ptc_value()["writeState"], "overwritten");
+    assert_snapshot!(result.ptc_value()["diff"].as_str().unwrap_or_default(), @r"
+    --- a/data.txt
+    +++ b/data.txt
+    @@ -3,7 +3,7 @@
+     line 3
+     line 4
+     line 5
+    -line 6
+    +line six
+     line 7
+     line 8
+     line 9
+    ");
+    assert_eq!(
+        result.meta,
+        Some(json!({"diffs": [{
+            "path": "data.txt",
+            "oldText": "line 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9",
+            "newText": "line 3\nline 4\nline 5\nline six\nline 7\nline 8\nline 9",
+            "oldStart": 3,
+            "newStart": 3
+        }]}))
+    );
+    let view = hashline_view::present_result(
+        "write",
+        &json!({"path": "data.txt", "content": ""}),
+        &hashline_view::ToolResultRecord { content: result.content.clone(), is_error: false, meta: result.meta.clone() },
+    );
+    assert!(matches!(view, Some(hashline_view::ToolResultView::Diff(d)) if d.diffs.len() == 1));
+}
+
+#[test]
+fn bare_cr_is_refused_before_anything_is_written() {
+    let ws = Workspace::new();
+    let result = ws.call::<WriteTool>(json!({"path": "cr.txt", "content": "one\rtwo"}));
+    assert_eq!(code(&result), "bare-cr");
+    assert!(!exists(&ws.path("cr.txt")));
+    assert_snapshot!(result.text(), @r"
+    Cannot write cr.txt
+    ⚠️ File content contains bare CR (\r) line endings; write refuses to emit anchors that read/edit would normalize differently.
+    Use \n or \r\n line endings.
+    ");
+    let crlf = ws.call::<WriteTool>(json!({"path": "crlf.txt", "content": "one\r\ntwo\r\n"}));
+    assert!(!crlf.is_error);
+    assert_eq!(std::fs::read(ws.path("crlf.txt")).expect("read"), b"one\r\ntwo\r\n");
+}
+
+#[test]
+fn binary_content_is_written_with_a_warning_and_no_anchors() {
+    let ws = Workspace::new();
+    let result = ws.call::<WriteTool>(json!({"path": "b.bin", "content": "a\u{0}b"}));
+    assert!(!result.is_error);
+    assert_eq!(std::fs::read(ws.path("b.bin")).expect("read"), b"a\0b");
+    assert_eq!(result.ptc_value()["lines"], json!([]));
+    assert_eq!(result.ptc_value()["warnings"][0]["code"], "binary-content");
+    assert_snapshot!(result.text(), @r"
+    Wrote b.bin
+    ⚠️ File content appears to be binary — hashlines not generated.
+    ");
+    assert!(ws.session.ledger().served(&ws.path("b.bin")).is_none());
+}
+
+#[test]
+fn large_content_omits_anchors() {
+    let ws = Workspace::new();
+    let content: String = (1..=2001).map(|i| format!("{i}\n")).collect();
+    let result = ws.call::<WriteTool>(json!({"path": "big.txt", "content": content}));
+    assert!(!result.is_error);
+    let value = result.ptc_value();
+    assert_eq!((value["truncated"].as_bool(), value["totalLines"].as_u64()), (Some(true), Some(2001)));
+    assert_eq!(value["lines"], json!([]));
+    assert!(value.get("diff").is_none());
+    assert_eq!(value["warnings"][0]["code"], "anchors-omitted");
+    assert_snapshot!(result.text(), @r"
+    Wrote big.txt (2001 lines, 8.7KB).
+    [Anchors omitted: big.txt is 2001 lines (8.7KB), over the 2000-line / 50 KB result budget. Use read with offset/limit to get anchors.]
+    ");
+    let wide = "w".repeat(60 * 1024);
+    let result = ws.call::<WriteTool>(json!({"path": "wide.txt", "content": wide}));
+    assert_eq!(result.ptc_value()["truncated"], true);
+}
+
+#[test]
+fn wrong_types_and_nulls() {
+    let ws = Workspace::new();
+    assert_eq!(code(&ws.call::<WriteTool>(json!({"path": "a.txt", "content": 5}))), "invalid-type");
+    assert_eq!(code(&ws.call::<WriteTool>(json!({"path": ["a"], "content": "x"}))), "invalid-type");
+    assert_eq!(code(&ws.call::<WriteTool>(json!({"path": "a.txt", "content": null}))), "invalid-null");
+    assert_eq!(code(&ws.call::<WriteTool>(json!({"path": "a.txt"}))), "invalid-type");
+    let named_null = ws.call::<WriteTool>(json!({"path": "null", "content": "null"}));
+    assert!(!named_null.is_error, "the string \"null\" is a valid value");
+    assert!(!exists(&ws.path("a.txt")));
+}
+
+#[test]
+fn keeps_mode_symlinks_and_hard_links() {
+    let ws = Workspace::new();
+    let file = ws.file("mode.txt", "old");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    ws.call::<WriteTool>(json!({"path": "mode.txt", "content": "new"}));
+    assert_eq!(std::fs::metadata(&file).expect("meta").permissions().mode() & 0o7777, 0o640);
+
+    let target = ws.file("target.txt", "old");
+    std::os::unix::fs::symlink("target.txt", ws.path("link.txt")).expect("symlink");
+    let result = ws.call::<WriteTool>(json!({"path": "link.txt", "content": "via link"}));
+    assert!(!result.is_error, "{}", result.text());
+    assert!(std::fs::symlink_metadata(ws.path("link.txt")).expect("meta").file_type().is_symlink());
+    assert_eq!(std::fs::read(&target).expect("read"), b"via link");
+
+    let one = ws.file("one.txt", "old");
+    std::fs::hard_link(&one, ws.path("two.txt")).expect("link");
+    ws.call::<WriteTool>(json!({"path": "two.txt", "content": "shared"}));
+    assert_eq!(std::fs::read(&one).expect("read"), b"shared");
+    assert_eq!(std::fs::metadata(&one).expect("meta").ino(), std::fs::metadata(ws.path("two.txt")).expect("meta").ino());
+}
+
+#[test]
+fn refusals_leave_the_file_system_alone() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.path("dir")).expect("mkdir");
+    let dir = ws.call::<WriteTool>(json!({"path": "dir", "content": "x"}));
+    assert_eq!(code(&dir), "path-is-directory");
+    assert_eq!(dir.text(), "Path is a directory — cannot overwrite: dir");
+    let outside = tempfile::tempdir().expect("outside");
+    let target = outside.path().join("x.txt");
+    std::os::unix::fs::symlink(&target, ws.path("escape.txt")).expect("symlink");
+    for path in [target.to_string_lossy().into_owned(), "../x.txt".to_owned(), "escape.txt".to_owned()] {
+        let result = ws.call::<WriteTool>(json!({"path": path, "content": "x"}));
+        assert_eq!(code(&result), "path-outside-root", "{path}");
+    }
+    assert!(!exists(&target));
+    let parent_is_file = ws.file("plain.txt", "x");
+    let result = ws.call::<WriteTool>(json!({"path": "plain.txt/child.txt", "content": "x"}));
+    assert_eq!(code(&result), "fs-error");
+    assert_eq!(std::fs::read(parent_is_file).expect("read"), b"x");
+}
+
+#[test]
+fn map_is_ignored_with_a_warning_and_rows_read_back_identically() {
+    let ws = Workspace::new();
+    let written = ws.call::<WriteTool>(json!({"path": "m.rs", "content": "fn main() {}\n", "map": true}));
+    assert_eq!(written.ptc_value()["warnings"][0]["code"], "map-unavailable");
+    let read = ws.call::<ReadTool>(json!({"path": "m.rs"}));
+    assert_eq!(written.ptc_value()["lines"], read.ptc_value()["lines"]);
+}
