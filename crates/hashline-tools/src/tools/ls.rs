@@ -1,1 +1,485 @@
-//! `ls` (SPEC §5.3).
+//! `ls` (SPEC §5.3): the entries of one directory, directories first.
+//!
+//! Also home to what `ls` and `find` share: the name glob (with its balance check), the
+//! entry kinds, the mapping of a search root's I/O errors, and the byte-capped listing.
+
+use std::borrow::Cow;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use globset::{GlobBuilder, GlobMatcher};
+use hashline_core::display::is_escaped_control;
+use hashline_view::PathsMeta;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use typed_builder::TypedBuilder;
+
+use crate::budget::MAX_BYTES;
+use crate::error::{ErrorCode, ToolError};
+use crate::paths::ResolvedPath;
+use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::session::Session;
+use crate::warning::Warning;
+
+/// How many entries `ls` shows when `limit` is not given.
+pub const DEFAULT_LIMIT: u32 = 500;
+
+/// The notice appended when the listing was cut at the byte budget.
+pub(crate) const BYTES_NOTICE: &str = "\n[… truncated at 50 KB]";
+
+/// Arguments of `ls`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
+#[serde(rename_all = "camelCase")]
+pub struct LsArgs {
+    /// The directory to list: relative to the working directory, or absolute. Defaults to
+    /// the working directory. Lists one directory only; use find to search recursively.
+    #[builder(default, setter(strip_option, into))]
+    pub path: Option<String>,
+    /// At most this many entries (default 500). Output is also capped at 50 KB.
+    #[builder(default, setter(strip_option))]
+    pub limit: Option<u32>,
+    /// Keep only entries whose name matches this glob, e.g. `*.rs`, `{src,tests}` or
+    /// `[A-Z]*`. `*` also matches names that start with a dot.
+    #[builder(default, setter(strip_option, into))]
+    pub glob: Option<String>,
+}
+
+/// Whether an entry is a file or a directory. A symlink counts as what it points to; a
+/// dangling symlink (and anything else that is not a directory) is a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// Not a directory.
+    File,
+    /// A directory (shown with a trailing `/`).
+    Dir,
+}
+
+/// One entry of a directory listing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct LsEntry {
+    /// The entry's name (lossy UTF-8), without a trailing `/`.
+    pub name: String,
+    /// File or directory.
+    #[serde(rename = "type")]
+    pub kind: EntryKind,
+}
+
+/// The typed value of `ls`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LsValue {
+    /// The absolute path of the listed directory.
+    pub path: String,
+    /// How many entries matched (before `limit`).
+    pub total_entries: u64,
+    /// Whether `limit` left entries out.
+    pub truncated: bool,
+    /// The entries within `limit`, in listing order. The text may show fewer when it hits
+    /// the 50 KB budget.
+    pub entries: Vec<LsEntry>,
+    /// Warnings shown above the listing.
+    pub warnings: Vec<Warning>,
+}
+
+impl ToolValue for LsValue {
+    fn warnings_mut(&mut self) -> &mut Vec<Warning> {
+        &mut self.warnings
+    }
+}
+
+/// The `ls` tool.
+pub struct LsTool;
+
+impl Tool for LsTool {
+    const NAME: &'static str = "ls";
+    type Args = LsArgs;
+    type Value = LsValue;
+
+    fn run(
+        session: &Session,
+        args: LsArgs,
+        _ctx: &CallContext,
+    ) -> Result<ToolOutput<LsValue>, ToolError> {
+        ls(session, args)
+    }
+}
+
+/// Runs `ls`.
+pub fn ls(session: &Session, args: LsArgs) -> Result<ToolOutput<LsValue>, ToolError> {
+    let mut adjustments = Vec::new();
+    let limit = effective_limit(args.limit, DEFAULT_LIMIT, &mut adjustments);
+    let raw_path = effective_path(args.path.as_deref(), &mut adjustments);
+    let glob = match args.glob.as_deref() {
+        Some("") => {
+            adjustments.push("ignored empty glob".to_owned());
+            None
+        }
+        Some(glob) => Some(name_glob(glob)?),
+        None => None,
+    };
+
+    let path = session.resolve(raw_path)?;
+    let meta = fs::metadata(&path.real).map_err(|err| root_error(&err, &path))?;
+    if !meta.is_dir() {
+        let p = &path.display;
+        return Err(ToolError::new(
+            ErrorCode::PathNotDirectory,
+            format!("Error: '{p}' is a file, not a directory. Use read to inspect files."),
+        )
+        .with_hint(format!("Use read({}) to inspect files.", quoted(p)))
+        .with_path(path.absolute_str()));
+    }
+
+    let mut entries = Vec::new();
+    let mut unfiltered = 0usize;
+    let dir = fs::read_dir(&path.real).map_err(|err| root_error(&err, &path))?;
+    for entry in dir {
+        let entry = entry.map_err(|err| root_error(&err, &path))?;
+        unfiltered += 1;
+        let name = entry.file_name();
+        if glob.as_ref().is_some_and(|g| !g.is_match(Path::new(&name))) {
+            continue;
+        }
+        let kind = match entry.file_type() {
+            Ok(t) if t.is_symlink() => kind_through_link(&entry.path()),
+            Ok(t) if t.is_dir() => EntryKind::Dir,
+            _ => EntryKind::File,
+        };
+        entries.push(LsEntry {
+            name: name.to_string_lossy().into_owned(),
+            kind,
+        });
+    }
+    sort_entries(&mut entries);
+
+    let total = entries.len();
+    entries.truncate(limit);
+    let lines: Vec<String> = entries
+        .iter()
+        .map(|e| shown_path(&e.name, e.kind))
+        .collect();
+    let more = (total > entries.len()).then(|| {
+        format!(
+            "[… {} more entries — use glob to narrow results]",
+            total - entries.len()
+        )
+    });
+    let listing = render_listing(lines, more);
+
+    let mut warnings = Vec::new();
+    if !adjustments.is_empty() {
+        warnings.push(Warning::params_adjusted("Ls params", &adjustments));
+    }
+    let body = match (total, &args.glob) {
+        (0, Some(g)) if unfiltered > 0 => format!("(no entries match glob {})", quoted(g)),
+        (0, _) => "(empty directory)".to_owned(),
+        _ => listing.text,
+    };
+    let text = with_warnings(&warnings, &body);
+    let meta = paths_meta(listing.shown, total);
+    let value = LsValue {
+        path: path.absolute_str(),
+        total_entries: total as u64,
+        truncated: total > entries.len(),
+        entries,
+        warnings,
+    };
+    Ok(ToolOutput::text(value, text).with_meta(meta))
+}
+
+/// The `limit` to apply: `default` when absent; 0 is ignored (noted in `adjustments`).
+pub(crate) fn effective_limit(
+    limit: Option<u32>,
+    default: u32,
+    adjustments: &mut Vec<String>,
+) -> usize {
+    match limit {
+        Some(0) => {
+            adjustments.push("ignored limit 0".to_owned());
+            default as usize
+        }
+        Some(limit) => limit as usize,
+        None => default as usize,
+    }
+}
+
+/// The directory argument to resolve: `.` when absent; an empty string is ignored (noted
+/// in `adjustments`).
+pub(crate) fn effective_path<'a>(path: Option<&'a str>, adjustments: &mut Vec<String>) -> &'a str {
+    match path {
+        Some("") => {
+            adjustments.push("ignored empty path".to_owned());
+            "."
+        }
+        Some(path) => path,
+        None => ".",
+    }
+}
+
+/// A JSON-quoted string, as messages show arguments.
+pub(crate) fn quoted(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
+}
+
+/// Checks that a glob's `[]` and `{}` are balanced (a backslash escapes the next
+/// character); returns what is wrong.
+pub(crate) fn glob_balance_error(glob: &str) -> Option<&'static str> {
+    let mut brackets = 0usize;
+    let mut braces = 0usize;
+    let mut chars = glob.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => brackets += 1,
+            ']' if brackets == 0 => return Some("Unmatched ']'."),
+            ']' => brackets -= 1,
+            '{' => braces += 1,
+            '}' if braces == 0 => return Some("Unmatched '}'."),
+            '}' => braces -= 1,
+            _ => {}
+        }
+    }
+    if brackets != 0 {
+        Some("Unterminated character class.")
+    } else if braces != 0 {
+        Some("Unterminated brace expansion.")
+    } else {
+        None
+    }
+}
+
+/// Compiles a glob matched against one entry name: balance-checked first, `*` matches
+/// dotfiles, case-sensitive, `{a,b}` alternatives, `\` escapes.
+pub(crate) fn name_glob(glob: &str) -> Result<GlobMatcher, ToolError> {
+    let invalid = |why: &str| {
+        ToolError::new(
+            ErrorCode::InvalidParamsCombo,
+            format!("Invalid glob {}: {why}", quoted(glob)),
+        )
+    };
+    if let Some(why) = glob_balance_error(glob) {
+        return Err(invalid(why));
+    }
+    GlobBuilder::new(glob)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .empty_alternates(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|err| invalid(&format!("{}.", err.kind())))
+}
+
+/// The kind of the entry a symlink points to (a dangling link is a file).
+pub(crate) fn kind_through_link(path: &Path) -> EntryKind {
+    match fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => EntryKind::Dir,
+        _ => EntryKind::File,
+    }
+}
+
+/// Maps an I/O error on the directory a listing starts from.
+pub(crate) fn root_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
+    let p = &path.display;
+    let error = match err.kind() {
+        io::ErrorKind::NotFound => ToolError::new(
+            ErrorCode::PathNotFound,
+            format!("Error: path '{p}' does not exist"),
+        ),
+        io::ErrorKind::PermissionDenied => ToolError::new(
+            ErrorCode::PermissionDenied,
+            format!("Error: permission denied for path '{p}'"),
+        ),
+        _ => ToolError::new(
+            ErrorCode::FsError,
+            format!("Error: could not access path '{p}': {err}"),
+        )
+        .with_details(json!({
+            "fsCode": format!("{:?}", err.kind()),
+            "errno": err.raw_os_error(),
+            "fsMessage": err.to_string(),
+        })),
+    };
+    error.with_path(path.absolute_str())
+}
+
+/// A path as a listing line shows it: control characters (newlines included) escaped as
+/// `\uXXXX`, and a trailing `/` for a directory.
+pub(crate) fn shown_path(path: &str, kind: EntryKind) -> String {
+    let mut shown: Cow<'_, str> = Cow::Borrowed(path);
+    if path
+        .chars()
+        .any(|c| c == '\n' || c == '\r' || is_escaped_control(c))
+    {
+        let mut out = String::with_capacity(path.len() + 8);
+        for c in path.chars() {
+            if c == '\n' || c == '\r' || is_escaped_control(c) {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            } else {
+                out.push(c);
+            }
+        }
+        shown = Cow::Owned(out);
+    }
+    match kind {
+        EntryKind::Dir => format!("{shown}/"),
+        EntryKind::File => shown.into_owned(),
+    }
+}
+
+/// A listing as text: the lines that fit the byte budget.
+#[derive(Debug)]
+pub(crate) struct Listing {
+    /// One entry per line, then the "more entries" notice, cut at whole lines, then
+    /// [`BYTES_NOTICE`] when the budget cut something.
+    pub text: String,
+    /// The entry lines the text shows.
+    pub shown: Vec<String>,
+}
+
+/// Joins entry lines and an optional "more entries" notice, cut at whole lines to fit
+/// [`MAX_BYTES`].
+pub(crate) fn render_listing(lines: Vec<String>, more: Option<String>) -> Listing {
+    let mut text = String::new();
+    let mut fitted = 0usize;
+    let total_lines = lines.len() + usize::from(more.is_some());
+    for line in lines.iter().chain(more.iter()) {
+        let separator = usize::from(!text.is_empty());
+        if text.len() + separator + line.len() > MAX_BYTES {
+            break;
+        }
+        if separator == 1 {
+            text.push('\n');
+        }
+        text.push_str(line);
+        fitted += 1;
+    }
+    if fitted < total_lines {
+        text.push_str(BYTES_NOTICE);
+    }
+    let mut shown = lines;
+    shown.truncate(fitted);
+    Listing { text, shown }
+}
+
+/// The presentation meta of a listing (`hashline_view::PathsMeta`).
+pub(crate) fn paths_meta(shown: Vec<String>, total: usize) -> serde_json::Value {
+    let meta = PathsMeta {
+        truncated: shown.len() < total,
+        total: total as u64,
+        paths: shown,
+    };
+    serde_json::to_value(meta).unwrap_or_default()
+}
+
+/// The text: each warning, a blank line, then the body.
+pub(crate) fn with_warnings(warnings: &[Warning], body: &str) -> String {
+    let mut text = String::new();
+    for warning in warnings {
+        text.push_str(&warning.message);
+        text.push_str("\n\n");
+    }
+    text.push_str(body);
+    text
+}
+
+/// Directories first, then files; each group by name case-insensitively, ties by exact
+/// name.
+fn sort_entries(entries: &mut [LsEntry]) {
+    entries.sort_by_cached_key(|e| {
+        (
+            e.kind != EntryKind::Dir,
+            e.name.to_lowercase(),
+            e.name.clone(),
+        )
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_balance() {
+        assert_eq!(glob_balance_error("*.rs"), None);
+        assert_eq!(glob_balance_error("{a,b}[xy]*"), None);
+        assert_eq!(glob_balance_error("a\\]"), None);
+        assert_eq!(glob_balance_error("a]"), Some("Unmatched ']'."));
+        assert_eq!(glob_balance_error("a}"), Some("Unmatched '}'."));
+        assert_eq!(
+            glob_balance_error("[abc"),
+            Some("Unterminated character class.")
+        );
+        assert_eq!(
+            glob_balance_error("{a,b"),
+            Some("Unterminated brace expansion.")
+        );
+        assert_eq!(
+            glob_balance_error("[a{b"),
+            Some("Unterminated character class.")
+        );
+    }
+
+    #[test]
+    fn name_glob_matches_dotfiles_and_alternatives() {
+        let star = name_glob("*").expect("glob");
+        assert!(star.is_match(".hidden"));
+        let alt = name_glob("*.{rs,toml}").expect("glob");
+        assert!(alt.is_match("lib.rs") && alt.is_match("Cargo.toml") && !alt.is_match("a.md"));
+        let class = name_glob("[!a]*").expect("glob");
+        assert!(class.is_match("b") && !class.is_match("a"));
+        let err = name_glob("a]").expect_err("unbalanced");
+        assert_eq!(err.code, ErrorCode::InvalidParamsCombo);
+        assert_eq!(err.message, "Invalid glob \"a]\": Unmatched ']'.");
+        let bad_range = name_glob("[z-a]").expect_err("bad range");
+        assert_eq!(bad_range.code, ErrorCode::InvalidParamsCombo);
+        assert!(
+            bad_range.message.starts_with("Invalid glob \"[z-a]\": "),
+            "{}",
+            bad_range.message
+        );
+    }
+
+    #[test]
+    fn directories_first_then_names_case_insensitively_then_exactly() {
+        let entry = |name: &str, kind| LsEntry {
+            name: name.to_owned(),
+            kind,
+        };
+        let mut entries = vec![
+            entry("b", EntryKind::File),
+            entry("B", EntryKind::File),
+            entry("z", EntryKind::Dir),
+            entry("a", EntryKind::File),
+            entry("C", EntryKind::File),
+            entry("_x", EntryKind::File),
+            entry("A", EntryKind::File),
+            entry("Y", EntryKind::Dir),
+        ];
+        sort_entries(&mut entries);
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["Y", "z", "_x", "A", "a", "B", "b", "C"]);
+    }
+
+    #[test]
+    fn shown_paths_escape_controls() {
+        assert_eq!(shown_path("a\nb", EntryKind::File), "a\\u000ab");
+        assert_eq!(shown_path("dir", EntryKind::Dir), "dir/");
+        assert_eq!(shown_path("tab\there", EntryKind::File), "tab\there");
+    }
+
+    #[test]
+    fn listing_is_cut_at_whole_lines() {
+        let lines: Vec<String> = (0..100).map(|i| format!("{i:0>1000}")).collect();
+        let listing = render_listing(lines, Some("[more]".to_owned()));
+        assert_eq!(listing.shown.len(), 51);
+        assert!(listing.text.ends_with(BYTES_NOTICE));
+        assert!(listing.text.len() <= MAX_BYTES + BYTES_NOTICE.len());
+        let small = render_listing(vec!["a".into()], Some("[more]".into()));
+        assert_eq!(small.text, "a\n[more]");
+    }
+}
