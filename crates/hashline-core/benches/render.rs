@@ -3,29 +3,27 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use hashline_core::row::push_row;
 use hashline_core::Document;
+use hashline_core::row::push_row;
 
-/// A 10k-line source-like file with varied line lengths and indentation.
+/// The input: the file named by `HASHLINE_BENCH_INPUT` (`cargo xtask bench` writes a
+/// 10k-line file and sets it), else this crate's own sources cycled to 10,000 lines.
 fn ten_k_lines() -> Vec<u8> {
-    let mut out = String::new();
-    for i in 0..10_000u32 {
-        let indent = "    ".repeat((i % 4) as usize);
-        match i % 5 {
-            0 => out.push_str(&format!(
-                "{indent}fn item_{i}(value: u32) -> Result<u32, Error> {{\n"
-            )),
-            1 => out.push_str(&format!(
-                "{indent}let total = value.checked_mul({i}).ok_or(Error::Overflow)?;\n"
-            )),
-            2 => out.push_str(&format!(
-                "{indent}// explains step {i} of the computation in a sentence\n"
-            )),
-            3 => out.push('\n'),
-            _ => out.push_str(&format!("{indent}}}\n")),
-        }
+    if let Some(path) = std::env::var_os("HASHLINE_BENCH_INPUT") {
+        return std::fs::read(path).expect("HASHLINE_BENCH_INPUT names a readable file");
     }
-    out.into_bytes()
+    let sources = [
+        include_str!("../src/document.rs"),
+        include_str!("../src/anchor.rs"),
+    ]
+    .concat();
+    sources
+        .lines()
+        .cycle()
+        .take(10_000)
+        .flat_map(|l| [l, "\n"])
+        .collect::<String>()
+        .into_bytes()
 }
 
 fn render(c: &mut Criterion) {

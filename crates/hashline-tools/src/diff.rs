@@ -51,7 +51,8 @@ pub fn line_hunks<S: AsRef<str>>(before: &[S], after: &[S], context: u32) -> Vec
         previous_end = change.before.end;
         match hunks.last_mut() {
             Some(last) if start_before <= last.before.end => {
-                last.changes.push((change.before.clone(), change.after.clone()));
+                last.changes
+                    .push((change.before.clone(), change.after.clone()));
                 last.before.end = change.before.end;
                 last.after.end = change.after.end;
             }
@@ -63,7 +64,9 @@ pub fn line_hunks<S: AsRef<str>>(before: &[S], after: &[S], context: u32) -> Vec
         }
         // Trailing context, clipped to both texts; a later change within reach merges.
         if let Some(last) = hunks.last_mut() {
-            let trail = context.min(old_len - last.before.end).min(new_len - last.after.end);
+            let trail = context
+                .min(old_len - last.before.end)
+                .min(new_len - last.after.end);
             last.before.end += trail;
             last.after.end += trail;
         }
@@ -75,7 +78,11 @@ pub fn line_hunks<S: AsRef<str>>(before: &[S], after: &[S], context: u32) -> Vec
 /// `oldText` is `None` when the hunk has no old lines.
 pub fn file_diffs<S: AsRef<str>>(path: &str, before: &[S], after: &[S]) -> Vec<FileDiff> {
     let pick = |lines: &[S], range: &Range<u32>| {
-        lines[range.start as usize..range.end as usize].iter().map(AsRef::as_ref).collect::<Vec<_>>().join("\n")
+        lines[range.start as usize..range.end as usize]
+            .iter()
+            .map(AsRef::as_ref)
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     line_hunks(before, after, DIFF_CONTEXT)
         .into_iter()
@@ -139,7 +146,11 @@ pub fn unified<S: AsRef<str>>(old_name: &str, new_name: &str, before: &[S], afte
 /// `start,len` of a unified hunk header (1-based start; `start-1` for an empty side).
 fn hunk_range(range: &Range<u32>) -> String {
     let len = range.end - range.start;
-    let start = if len == 0 { range.start } else { range.start + 1 };
+    let start = if len == 0 {
+        range.start
+    } else {
+        range.start + 1
+    };
     format!("{start},{len}")
 }
 
@@ -160,7 +171,10 @@ mod tests {
         let far = file_diffs("f", &before, &after);
         assert_eq!(far.len(), 2);
         assert_eq!((far[0].old_start, far[0].new_start), (Some(1), Some(1)));
-        assert_eq!(far[0].old_text.as_deref(), Some("line 1\nline 2\nline 3\nline 4\nline 5"));
+        assert_eq!(
+            far[0].old_text.as_deref(),
+            Some("line 1\nline 2\nline 3\nline 4\nline 5")
+        );
         assert_eq!(far[1].old_start, Some(15));
         after[5] = "changed 6".into();
         after[17] = "line 18".into();
@@ -171,7 +185,10 @@ mod tests {
     fn pure_insertion_into_empty_text_has_no_old_text() {
         let diffs = file_diffs::<&str>("f", &[], &["new"]);
         assert_eq!(diffs.len(), 1);
-        assert_eq!((diffs[0].old_text.clone(), diffs[0].new_text.as_str()), (None, "new"));
+        assert_eq!(
+            (diffs[0].old_text.clone(), diffs[0].new_text.as_str()),
+            (None, "new")
+        );
         assert_eq!(file_diffs("f", &["same"], &["same"]), vec![]);
     }
 
@@ -179,6 +196,9 @@ mod tests {
     fn unified_insertions_and_deletions() {
         let text = unified("a", "b", &["x", "y", "z"], &["x", "z", "w"]);
         assert_eq!(text, "--- a\n+++ b\n@@ -1,3 +1,3 @@\n x\n-y\n z\n+w\n");
-        assert_eq!(unified::<&str>("a", "b", &[], &["n"]), "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+n\n");
+        assert_eq!(
+            unified::<&str>("a", "b", &[], &["n"]),
+            "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+n\n"
+        );
     }
 }

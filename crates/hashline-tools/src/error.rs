@@ -5,7 +5,9 @@ use serde_json::Value;
 
 /// Every error code a tool can return (SPEC §4.2), one table. `docs/protocol.md` says
 /// when each fires.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorCode {
     /// A required parameter was JSON `null`.
@@ -133,7 +135,7 @@ pub struct ToolError {
     pub hint: Option<String>,
     /// Machine-readable specifics (for example fresh anchors).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
     /// The absolute path the call was about, when there is one.
     #[serde(skip)]
     pub path: Option<String>,
@@ -142,7 +144,13 @@ pub struct ToolError {
 impl ToolError {
     /// An error with a code and a message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), hint: None, details: None, path: None }
+        Self {
+            code,
+            message: message.into(),
+            hint: None,
+            details: None,
+            path: None,
+        }
     }
 
     /// Adds a hint.
@@ -153,7 +161,7 @@ impl ToolError {
 
     /// Adds details.
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -179,5 +187,38 @@ impl From<hashline_core::AnchorError> for ToolError {
             _ => ErrorCode::InvalidAnchor,
         };
         ToolError::new(code, err.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_str_is_the_serialized_code() {
+        let codes = [
+            ErrorCode::InvalidNull,
+            ErrorCode::InvalidParamsCombo,
+            ErrorCode::PostEditVerificationReadFailed,
+            ErrorCode::ReadSnapshotUnavailable,
+            ErrorCode::UnknownTool,
+            ErrorCode::FileTooLarge,
+        ];
+        for code in codes {
+            assert_eq!(
+                serde_json::to_value(code).ok(),
+                Some(serde_json::Value::from(code.as_str()))
+            );
+            assert_eq!(
+                serde_json::from_value::<ErrorCode>(code.as_str().into()).ok(),
+                Some(code)
+            );
+        }
+    }
+
+    #[test]
+    fn text_puts_the_hint_on_its_own_line() {
+        let err = ToolError::new(ErrorCode::FsError, "Broke.").with_hint("Retry.");
+        assert_eq!(err.text(), "Broke.\nRetry.");
     }
 }

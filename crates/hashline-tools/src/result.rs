@@ -55,7 +55,11 @@ pub struct ToolOutput<V> {
 impl<V> ToolOutput<V> {
     /// An output with one text block and no meta.
     pub fn text(value: V, text: String) -> Self {
-        Self { value, content: vec![ContentBlock::Text { text }], meta: None }
+        Self {
+            value,
+            content: vec![ContentBlock::Text { text }],
+            meta: None,
+        }
     }
 
     /// Adds presentation meta.
@@ -75,7 +79,11 @@ pub trait Tool {
     type Value: ToolValue;
 
     /// Runs the tool.
-    fn run(session: &Session, args: Self::Args, ctx: &CallContext) -> Result<ToolOutput<Self::Value>, ToolError>;
+    fn run(
+        session: &Session,
+        args: Self::Args,
+        ctx: &CallContext,
+    ) -> Result<ToolOutput<Self::Value>, ToolError>;
 
     /// The code for a malformed integer parameter `name`.
     fn integer_error_code(name: &str) -> ErrorCode {
@@ -89,7 +97,8 @@ pub trait Tool {
 
 /// The JSON Schema of a type, inlined (no `$ref`s), as JSON.
 pub fn schema_of<T: JsonSchema>() -> Value {
-    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let settings =
+        schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
     let schema = settings.into_generator().into_root_schema_for::<T>();
     serde_json::to_value(schema).unwrap_or(Value::Null)
 }
@@ -99,10 +108,12 @@ pub fn input_schema<T: Tool>() -> &'static Value {
     cached_schema::<T::Args>()
 }
 
-/// The output JSON Schema of a tool: its value plus `tool` and `ok` (cached).
+/// The output JSON Schema of a tool: an object with `tool` and `ok` besides the value's
+/// own fields (a value that is a union keeps its `oneOf` beside them).
 pub fn output_schema<T: Tool>() -> Value {
     let mut schema = cached_schema::<T::Value>().clone();
     if let Some(object) = schema.as_object_mut() {
+        object.insert("type".into(), Value::from("object"));
         let mut properties = Map::new();
         properties.insert("tool".into(), serde_json::json!({"const": T::NAME}));
         properties.insert("ok".into(), serde_json::json!({"type": "boolean"}));
@@ -110,10 +121,11 @@ pub fn output_schema<T: Tool>() -> Value {
             properties.extend(rest);
         }
         object.insert("properties".into(), Value::Object(properties));
-        if let Some(Value::Array(required)) = object.get_mut("required") {
-            required.insert(0, "ok".into());
-            required.insert(0, "tool".into());
+        let mut required = vec![Value::from("tool"), Value::from("ok")];
+        if let Some(Value::Array(rest)) = object.remove("required") {
+            required.extend(rest);
         }
+        object.insert("required".into(), Value::Array(required));
     }
     schema
 }
@@ -126,7 +138,8 @@ fn cached_schema<T: JsonSchema + 'static>() -> &'static Value {
     let cache = CACHE.get_or_init(Default::default);
     let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
     // Built once per type; a schema lives as long as the program, like the type itself.
-    map.entry(TypeId::of::<T>()).or_insert_with(|| Box::leak(Box::new(schema_of::<T>())))
+    map.entry(TypeId::of::<T>())
+        .or_insert_with(|| Box::leak(Box::new(schema_of::<T>())))
 }
 
 /// `details` of a result.
@@ -188,8 +201,14 @@ impl ToolResult {
         Self {
             content: output.content,
             is_error: false,
-            details: ResultDetails { ptc_value: Value::Object(ptc) },
-            meta: if ctx.is_top_level() { output.meta } else { None },
+            details: ResultDetails {
+                ptc_value: Value::Object(ptc),
+            },
+            meta: if ctx.is_top_level() {
+                output.meta
+            } else {
+                None
+            },
         }
     }
 
@@ -201,11 +220,16 @@ impl ToolResult {
         if let Some(path) = &error.path {
             ptc.insert("path".into(), Value::from(path.as_str()));
         }
-        ptc.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null));
+        ptc.insert(
+            "error".into(),
+            serde_json::to_value(error).unwrap_or(Value::Null),
+        );
         Self {
             content: vec![ContentBlock::Text { text: error.text() }],
             is_error: true,
-            details: ResultDetails { ptc_value: Value::Object(ptc) },
+            details: ResultDetails {
+                ptc_value: Value::Object(ptc),
+            },
             meta: None,
         }
     }
@@ -218,7 +242,11 @@ pub fn prepare_args<T: Tool>(raw: Value) -> Result<Prepared<T::Args>, ToolError>
 
 /// Runs `T` on JSON arguments and returns the typed outcome; argument adjustments
 /// become a `params-adjusted` warning.
-pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Result<ToolOutput<T::Value>, ToolError> {
+pub fn run_json<T: Tool>(
+    session: &Session,
+    raw: Value,
+    ctx: &CallContext,
+) -> Result<ToolOutput<T::Value>, ToolError> {
     let Prepared { args, adjustments } = prepare_args::<T>(raw)?;
     let mut output = T::run(session, args, ctx)?;
     if !adjustments.is_empty() {
@@ -227,7 +255,12 @@ pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Re
         output.value.warnings_mut().insert(0, warning);
         match output.content.first_mut() {
             Some(ContentBlock::Text { text }) => text.insert_str(0, &notice),
-            _ => output.content.insert(0, ContentBlock::Text { text: notice.trim_end().to_owned() }),
+            _ => output.content.insert(
+                0,
+                ContentBlock::Text {
+                    text: notice.trim_end().to_owned(),
+                },
+            ),
         }
     }
     Ok(output)

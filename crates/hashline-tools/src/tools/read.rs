@@ -140,7 +140,11 @@ impl Tool for ReadTool {
     type Args = ReadArgs;
     type Value = ReadValue;
 
-    fn run(session: &Session, args: ReadArgs, _ctx: &CallContext) -> Result<ToolOutput<ReadValue>, ToolError> {
+    fn run(
+        session: &Session,
+        args: ReadArgs,
+        _ctx: &CallContext,
+    ) -> Result<ToolOutput<ReadValue>, ToolError> {
         read(session, args)
     }
 }
@@ -209,7 +213,10 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
     if start > total {
         return Err(ToolError::new(
             ErrorCode::OffsetPastEnd,
-            format!("Offset {start} is past end of file ({total} lines): {}", path.display),
+            format!(
+                "Offset {start} is past end of file ({total} lines): {}",
+                path.display
+            ),
         )
         .with_hint(format!("Use an offset from 1 to {total}."))
         .with_path(absolute));
@@ -273,19 +280,32 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
         lines: window
             .lines
             .iter()
-            .map(|l| ReadFileLine { number: l.line, text: l.raw.clone(), hash: Some(l.hash.clone()) })
+            .map(|l| ReadFileLine {
+                number: l.line,
+                text: l.raw.clone(),
+                hash: Some(l.hash.clone()),
+            })
             .collect(),
         total_lines: total as u32,
         lang: lang_from_path(&absolute).map(str::to_owned),
     };
     let value = ReadValue::Text(TextRead {
         path: absolute,
-        range: PtcRange { start_line: start as u32, end_line: shown_end as u32, total_lines: total as u32 },
+        range: PtcRange {
+            start_line: start as u32,
+            end_line: shown_end as u32,
+            total_lines: total as u32,
+        },
         lines: window.lines,
         warnings,
         truncation,
-        map: MapState { requested: args.map == Some(true), appended: false },
-        continuation: (shown_end < total).then(|| Continuation { next_offset: shown_end as u32 + 1 }),
+        map: MapState {
+            requested: args.map == Some(true),
+            appended: false,
+        },
+        continuation: (shown_end < total).then(|| Continuation {
+            next_offset: shown_end as u32 + 1,
+        }),
     });
     let meta = serde_json::to_value(meta).unwrap_or_default();
     Ok(ToolOutput::text(value, text).with_meta(meta))
@@ -343,7 +363,8 @@ fn line_no(line: u32) -> LineNo {
 }
 
 fn hash_of(line: &PtcLine) -> hashline_core::LineHash {
-    hashline_core::LineHash::parse_hex(&line.hash).unwrap_or_else(|| hashline_core::LineHash::of(b""))
+    hashline_core::LineHash::parse_hex(&line.hash)
+        .unwrap_or_else(|| hashline_core::LineHash::of(b""))
 }
 
 /// The MIME type of an image file, by its magic bytes.
@@ -361,7 +382,12 @@ pub fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-fn image_output(path: String, mime_type: &str, bytes: &[u8], warnings: Vec<Warning>) -> ToolOutput<ReadValue> {
+fn image_output(
+    path: String,
+    mime_type: &str,
+    bytes: &[u8],
+    warnings: Vec<Warning>,
+) -> ToolOutput<ReadValue> {
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
     let value = ReadValue::Image(ImageRead {
         path,
@@ -369,5 +395,12 @@ fn image_output(path: String, mime_type: &str, bytes: &[u8], warnings: Vec<Warni
         bytes: bytes.len() as u64,
         warnings,
     });
-    ToolOutput { value, content: vec![ContentBlock::Image { data, mime_type: mime_type.to_owned() }], meta: None }
+    ToolOutput {
+        value,
+        content: vec![ContentBlock::Image {
+            data,
+            mime_type: mime_type.to_owned(),
+        }],
+        meta: None,
+    }
 }

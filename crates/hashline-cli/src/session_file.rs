@@ -1,0 +1,49 @@
+//! `--session FILE`: the session's ledger kept across invocations.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use hashline::Session;
+use hashline::tools::ledger::Ledger;
+use serde::{Deserialize, Serialize};
+
+/// The file's format.
+#[derive(Serialize, Deserialize)]
+struct SessionFile {
+    version: u32,
+    ledger: Ledger,
+}
+
+const VERSION: u32 = 1;
+
+/// Loads the ledger from `file` into `session`; a missing file starts a new session.
+pub fn load(file: &Path, session: &Session) -> Result<()> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => {
+            return Err(err).with_context(|| format!("cannot read session file {}", file.display()));
+        }
+    };
+    let state: SessionFile = serde_json::from_str(&text)
+        .with_context(|| format!("session file {} is not valid", file.display()))?;
+    anyhow::ensure!(
+        state.version == VERSION,
+        "session file {} has unknown version {}",
+        file.display(),
+        state.version
+    );
+    session.restore_ledger(state.ledger);
+    Ok(())
+}
+
+/// Saves the session's ledger to `file`.
+pub fn save(file: &Path, session: &Session) -> Result<()> {
+    let state = SessionFile {
+        version: VERSION,
+        ledger: session.ledger().clone(),
+    };
+    let text = serde_json::to_string(&state)?;
+    std::fs::write(file, text)
+        .with_context(|| format!("cannot write session file {}", file.display()))
+}

@@ -1,0 +1,24 @@
+//! What each tool tells a model about itself. These texts are part of the protocol:
+//! they are pinned by snapshot tests (and by `fixtures/schemas/` once it exists).
+
+/// `read`.
+pub const READ: &str = "Read a text file as anchored rows `LINE:HASH|content`, e.g. `12:3c8|let x = 1;`. \
+Every row's `LINE:HASH` prefix is an anchor: copy it into `edit` to change that line, so you never retype old text. \
+Use `offset` (1-based first line) and `limit` for large files; output is capped at 2000 lines / 50 KB at whole rows \
+and ends with a note saying which offset continues. Images (png, jpeg, gif, webp) are returned as images.";
+
+/// `write`.
+pub const WRITE: &str = "Create a file or replace its whole content (parent directories are created; the write is atomic \
+and keeps permissions and symlinks). Returns the new content as anchored rows `LINE:HASH|content`, ready for `edit`. \
+Prefer `edit` for changing part of an existing file.";
+
+/// `ls`.
+pub const LS: &str = "List one directory: subdirectories first (ending in `/`), then files, each group sorted by name; \
+dotfiles included. `glob` filters entry names (e.g. `*.rs`); `limit` defaults to 500.";
+
+/// `find`.
+pub const FIND: &str = "Find files below `path` whose NAME matches `pattern`: a glob such as `*.rs` or `Cargo.toml` \
+(matched against the basename only — put directories in `path`), or a regex with `regex: true`. Respects .gitignore, \
+skips .git, includes hidden files. Filters: `type` (file, dir, any), `maxDepth`, `modifiedSince` (2026-01-31, 24h, 30m, 7d), \
+`minSize`/`maxSize` (10K, 2MB); order with `sortBy` (name, mtime, size) and `reverse`. Paths are shown relative to the \
+working directory; `limit` defaults to 1000.";

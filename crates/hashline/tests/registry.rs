@@ -1,0 +1,198 @@
+//! The facade: the registry's table, dispatch, the programmatic API, presenters.
+
+use hashline::view::{ToolCallView, ToolResultView};
+use hashline::{CallContext, Session, Toolbox};
+use serde_json::{Value, json};
+
+fn workspace() -> (tempfile::TempDir, Session) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\nbeta").expect("write");
+    let session = Session::open(dir.path()).expect("session");
+    (dir, session)
+}
+
+#[test]
+fn every_tool_is_registered_with_annotations() {
+    let toolbox = Toolbox::new();
+    let summary: Vec<(&str, bool, bool)> = toolbox
+        .tools()
+        .iter()
+        .map(|t| {
+            (
+                t.name,
+                t.annotations.read_only_hint,
+                t.annotations.destructive_hint,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("read", true, false),
+            ("write", false, true),
+            ("ls", true, false),
+            ("find", true, false)
+        ]
+    );
+}
+
+/// The model-facing descriptions and schemas are protocol: pinned here.
+#[test]
+fn descriptions_and_schemas_are_pinned() {
+    let toolbox = Toolbox::new();
+    for tool in toolbox.tools() {
+        let listing = json!({
+            "name": tool.name,
+            "description": tool.description,
+            "annotations": tool.annotations,
+            "inputSchema": tool.input_schema(),
+            "outputSchema": tool.output_schema(),
+        });
+        insta::assert_json_snapshot!(format!("tool_{}", tool.name), listing);
+    }
+}
+
+#[test]
+fn schemas_are_self_contained_objects() {
+    for tool in Toolbox::new().tools() {
+        for schema in [tool.input_schema(), tool.output_schema()] {
+            assert_eq!(schema["type"], "object", "{}", tool.name);
+            assert!(
+                !schema.to_string().contains("\"$ref\""),
+                "{} has a $ref",
+                tool.name
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_tools_are_error_results() {
+    let (_dir, session) = workspace();
+    let result = Toolbox::new().execute(&session, "rm", json!({}), &CallContext::top_level());
+    assert!(result.is_error);
+    assert_eq!(result.error_code(), Some("unknown-tool"));
+    assert_eq!(
+        result.text(),
+        "Unknown tool: rm. Available tools: read, write, ls, find."
+    );
+}
+
+#[test]
+fn invoke_honours_error_mode() {
+    let (_dir, session) = workspace();
+    let toolbox = Toolbox::new();
+    let ok = toolbox
+        .invoke(&session, "read", json!({"path": "a.txt"}))
+        .expect("ok");
+    assert_eq!(
+        (ok["tool"].as_str(), ok["ok"].as_bool()),
+        (Some("read"), Some(true))
+    );
+    assert_eq!(ok["text"], "1:3c8|alpha\n2:589|beta");
+    let thrown = toolbox
+        .invoke(
+            &session,
+            "read",
+            json!({"path": "nope.txt", "errorMode": "throw"}),
+        )
+        .expect_err("throw");
+    assert_eq!(
+        (thrown.code.as_str(), thrown.message.as_str()),
+        ("file-not-found", "File not found: nope.txt")
+    );
+    let value = toolbox
+        .invoke(
+            &session,
+            "read",
+            json!({"path": "nope.txt", "errorMode": "value"}),
+        )
+        .expect("value");
+    assert_eq!(
+        value,
+        json!({"text": "File not found: nope.txt", "tool": "read", "ok": false,
+               "error": {"code": "file-not-found", "message": "File not found: nope.txt"}})
+    );
+    let bad_mode = toolbox
+        .invoke(
+            &session,
+            "read",
+            json!({"path": "a.txt", "errorMode": "loud"}),
+        )
+        .expect_err("mode");
+    assert_eq!(bad_mode.code.as_str(), "invalid-type");
+    assert_eq!(
+        toolbox
+            .invoke(&session, "nope", json!({}))
+            .expect_err("unknown")
+            .code
+            .as_str(),
+        "unknown-tool"
+    );
+}
+
+#[test]
+fn presenters_run_on_live_results() {
+    let (_dir, session) = workspace();
+    let toolbox = Toolbox::new();
+    let read = toolbox.get("read").expect("read");
+    let args = json!({"path": "a.txt", "offset": 2});
+    assert!(
+        matches!(read.present_call(&args), Some(ToolCallView::Generic(g)) if g.title == "Read a.txt (from line 2)")
+    );
+    let result = read.execute(&session, args.clone(), &CallContext::top_level());
+    match read.present_result(&args, &result) {
+        Some(ToolResultView::Read(view)) => {
+            assert_eq!((view.offset, view.total_lines, view.lines.len()), (2, 2, 1));
+            assert_eq!(view.lines[0].hash.as_deref(), Some("589"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let write = toolbox.get("write").expect("write");
+    let args = json!({"path": "a.txt", "content": "alpha\nBETA\n"});
+    let result = write.execute(&session, args.clone(), &CallContext::top_level());
+    match write.present_result(&args, &result) {
+        Some(ToolResultView::Diff(view)) => {
+            assert_eq!(view.diffs.len(), 1);
+            assert_eq!(view.diffs[0].new_text, "alpha\nBETA");
+            assert_eq!(view.diffs[0].old_start, Some(1));
+        }
+        other => panic!("{other:?}"),
+    }
+    let failed = read.execute(&session, json!({"path": "nope"}), &CallContext::top_level());
+    assert!(
+        read.present_result(&json!({"path": "nope"}), &failed)
+            .is_none()
+    );
+}
+
+#[test]
+fn every_tool_refuses_paths_outside_the_roots() {
+    let (dir, session) = workspace();
+    let outside = tempfile::tempdir().expect("outside");
+    std::fs::write(outside.path().join("o.txt"), "o").expect("write");
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).expect("symlink");
+    let toolbox = Toolbox::new();
+    let direct = outside.path().to_string_lossy().into_owned();
+    for target in [direct.as_str(), "..", "out"] {
+        let file = format!("{target}/o.txt");
+        let calls: [(&str, Value); 4] = [
+            ("read", json!({"path": file})),
+            ("write", json!({"path": file, "content": "x"})),
+            ("ls", json!({"path": target})),
+            ("find", json!({"pattern": "*", "path": target})),
+        ];
+        for (tool, args) in calls {
+            let result = toolbox.execute(&session, tool, args.clone(), &CallContext::top_level());
+            assert_eq!(
+                result.error_code(),
+                Some("path-outside-root"),
+                "{tool} {args}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(outside.path().join("o.txt")).expect("read"),
+        b"o"
+    );
+}
