@@ -24,6 +24,7 @@ pub mod anchor;
 pub mod binary;
 pub mod display;
 pub mod document;
+pub mod edit;
 pub mod hash;
 pub mod line_no;
 pub mod row;

@@ -1,0 +1,95 @@
+//! Fresh rows for refusals: `>>>` marks the lines that changed, two rows of context.
+
+use crate::row::push_row;
+use crate::{Document, LineNo};
+
+use super::error::{EditError, Mismatch, REJECTED};
+
+/// Context rows shown around each changed line.
+const CONTEXT: usize = 2;
+
+/// Renders rows around `marked` lines (`>>> ` on them, 4 spaces on context rows,
+/// `    ...` between groups). Returns the text and every line shown.
+pub(crate) fn rows_around(
+    doc: &Document,
+    marked: &[LineNo],
+    context: usize,
+) -> (String, Vec<LineNo>) {
+    let mut wanted: Vec<usize> = Vec::new();
+    for line in marked {
+        let low = line.index().saturating_sub(context);
+        let high = (line.index() + context).min(doc.line_count().saturating_sub(1));
+        wanted.extend(low..=high);
+    }
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut text = String::new();
+    let mut previous: Option<usize> = None;
+    let mut shown = Vec::with_capacity(wanted.len());
+    for index in wanted {
+        let Some(line) = doc.line(LineNo::from_index(index)) else {
+            continue;
+        };
+        if previous.is_some_and(|p| index > p + 1) {
+            text.push_str("    ...\n");
+        }
+        text.push_str(if marked.contains(&line.number) {
+            ">>> "
+        } else {
+            "    "
+        });
+        push_row(&mut text, line.number, line.hash(), line.content);
+        text.push('\n');
+        shown.push(line.number);
+        previous = Some(index);
+    }
+    if text.ends_with('\n') {
+        text.pop();
+    }
+    (text, shown)
+}
+
+/// The `hash-mismatch` (or, when no anchored line exists any more, `line-out-of-range`)
+/// refusal for stale anchors, with fresh rows.
+pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Mismatch>) -> EditError {
+    let marked: Vec<LineNo> = mismatches
+        .iter()
+        .filter_map(|m| m.current.map(|a| a.line))
+        .collect();
+    if marked.is_empty() {
+        let first = &mismatches[0];
+        let total = doc.line_count();
+        let tail: Vec<LineNo> = (total.saturating_sub(3)..total)
+            .map(LineNo::from_index)
+            .collect();
+        let (rows, shown) = rows_around(doc, &tail, 0);
+        let mut error = EditError::new(
+            "line-out-of-range",
+            Some(first.edit),
+            format!(
+                "{REJECTED} edits[{}]: Line {} does not exist (file has {total} lines). Re-read the file for current anchors. The file ends with:\n\n{rows}",
+                first.edit, first.expected.line
+            ),
+        );
+        error.shown = shown;
+        error.mismatches = mismatches;
+        return error;
+    }
+    let (rows, shown) = rows_around(doc, &marked, CONTEXT);
+    let n = marked.len();
+    let (lines, have) = if n == 1 {
+        ("line", "has")
+    } else {
+        ("lines", "have")
+    };
+    let mut error = EditError::new(
+        "hash-mismatch",
+        mismatches.first().map(|m| m.edit),
+        format!(
+            "{REJECTED} The anchor hash did not match the current file content.\n{n} {lines} {have} changed since last read. Auto-relocation checks only within ±{window} lines of each anchor. Use the updated LINE:HASH references shown below (>>> marks changed lines).\n\n{rows}"
+        ),
+    );
+    error.shown = shown;
+    error.mismatches = mismatches;
+    error
+}

@@ -1,0 +1,407 @@
+//! From edit ops to splices over the original lines: resolve and verify anchors, clean
+//! the new text, and refuse overlaps — all before anything changes.
+
+use std::sync::Arc;
+
+use crate::{Anchor, AnchorRef, Document, LineNo};
+
+use super::error::{EditError, Mismatch};
+use super::newtext::{split_new_text, strip_echoed_anchors};
+use super::relocate::{Check, check, concrete, mismatch};
+use super::{EditOp, feedback};
+
+/// A change at one place of the original document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Splice {
+    /// Index of the edit in the batch.
+    pub edit: usize,
+    /// First original line replaced (0-based); for an insertion, where it goes.
+    pub start: usize,
+    /// One past the last original line replaced; `start` for an insertion.
+    pub end: usize,
+    /// For an insertion: the 0-based line it follows.
+    pub after: Option<usize>,
+    /// The new lines' content bytes.
+    pub lines: Vec<Vec<u8>>,
+    /// Whether this is a `set_line` (for the duplicate and 1-for-1 rules).
+    pub set_line: bool,
+    /// Whether this is the deletion half of a move.
+    pub move_source: bool,
+}
+
+impl Splice {
+    fn is_insert(&self) -> bool {
+        self.after.is_some()
+    }
+}
+
+/// What planning produced besides splices.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    pub splices: Vec<Splice>,
+    pub relocations: Vec<(usize, Anchor, LineNo)>,
+    pub warnings: Vec<String>,
+    pub noop_edits: Vec<usize>,
+    /// Same-file copy sources `(edit, start, end)`: no destructive edit may touch them.
+    pub copy_sources: Vec<(usize, usize, usize)>,
+}
+
+/// Plans the anchored ops (`(index, op)` pairs; `replace` ops are not passed here).
+pub(crate) fn plan(
+    doc: &Document,
+    ops: &[(usize, &EditOp)],
+    window: usize,
+    relocate: bool,
+) -> Result<Plan, EditError> {
+    let mut planner = Planner {
+        doc,
+        window,
+        relocate,
+        plan: Plan::default(),
+        mismatches: Vec::new(),
+        source_mismatches: Vec::new(),
+    };
+    for &(edit, op) in ops {
+        planner.op(edit, op)?;
+    }
+    if !planner.mismatches.is_empty() {
+        return Err(feedback::stale_anchors(doc, window, planner.mismatches));
+    }
+    if let Some((source, mismatches)) = planner.source_mismatches.pop() {
+        let mut error = feedback::stale_anchors(&source, window, mismatches);
+        error.message = error
+            .message
+            .replacen("The anchor hash", "A from_path anchor hash", 1);
+        error.shown.clear();
+        return Err(error);
+    }
+    let mut plan = planner.plan;
+    resolve_duplicates(&mut plan);
+    check_overlaps(&plan.splices, &plan.copy_sources)?;
+    Ok(plan)
+}
+
+struct Planner<'a> {
+    doc: &'a Document,
+    window: usize,
+    relocate: bool,
+    plan: Plan,
+    mismatches: Vec<Mismatch>,
+    source_mismatches: Vec<(Arc<Document>, Vec<Mismatch>)>,
+}
+
+impl Planner<'_> {
+    fn op(&mut self, edit: usize, op: &EditOp) -> Result<(), EditError> {
+        match op {
+            EditOp::SetLine {
+                anchor,
+                new_text,
+                literal,
+            } => {
+                let Some(line) = self.single(edit, anchor)? else {
+                    return Ok(());
+                };
+                let lines = self.new_lines(edit, new_text, *literal);
+                self.push(Splice {
+                    edit,
+                    start: line,
+                    end: line + 1,
+                    after: None,
+                    lines,
+                    set_line: true,
+                    move_source: false,
+                });
+            }
+            EditOp::ReplaceLines {
+                start,
+                end,
+                new_text,
+                literal,
+            } => {
+                let Some((first, last)) = self.range(edit, None, start, end)? else {
+                    return Ok(());
+                };
+                let lines = self.new_lines(edit, new_text, *literal);
+                self.push(Splice {
+                    edit,
+                    start: first,
+                    end: last + 1,
+                    after: None,
+                    lines,
+                    set_line: false,
+                    move_source: false,
+                });
+            }
+            EditOp::InsertAfter {
+                anchor,
+                new_text,
+                literal,
+            } => {
+                let Some(line) = self.single(edit, anchor)? else {
+                    return Ok(());
+                };
+                let mut lines = self.new_lines(edit, new_text, *literal);
+                let anchor_content = self
+                    .doc
+                    .line(LineNo::from_index(line))
+                    .map(|l| l.content.to_vec());
+                if lines.len() > 1 && lines.first() == anchor_content.as_ref() {
+                    lines.remove(0);
+                    self.plan.warnings.push(format!(
+                        "insert_after text began with a copy of anchor line {}; that copy was dropped. new_text holds only the new lines.",
+                        line + 1
+                    ));
+                }
+                if lines.is_empty() {
+                    self.plan.noop_edits.push(edit);
+                    return Ok(());
+                }
+                self.push(Splice {
+                    edit,
+                    start: line + 1,
+                    end: line + 1,
+                    after: Some(line),
+                    lines,
+                    set_line: false,
+                    move_source: false,
+                });
+            }
+            EditOp::CopyLines {
+                start,
+                end,
+                after,
+                source,
+            }
+            | EditOp::MoveLines {
+                start,
+                end,
+                after,
+                source,
+            } => {
+                let moving = matches!(op, EditOp::MoveLines { .. });
+                let range = self.range(edit, source.clone(), start, end)?;
+                let target = self.single(edit, after)?;
+                let (Some((first, last)), Some(target)) = (range, target) else {
+                    return Ok(());
+                };
+                let from = source.as_deref().unwrap_or(self.doc);
+                let lines: Vec<Vec<u8>> = from
+                    .lines()
+                    .skip(first)
+                    .take(last + 1 - first)
+                    .map(|l| l.content.to_vec())
+                    .collect();
+                if moving && source.is_none() {
+                    if (first..=last).contains(&target) {
+                        return Err(EditError::overlap(format!(
+                            "edits[{edit}] moves line(s) {} after line {}, which is inside the moved range",
+                            span(first, last + 1),
+                            target + 1
+                        )));
+                    }
+                    self.push(Splice {
+                        edit,
+                        start: first,
+                        end: last + 1,
+                        after: None,
+                        lines: Vec::new(),
+                        set_line: false,
+                        move_source: true,
+                    });
+                } else if source.is_none() {
+                    self.plan.copy_sources.push((edit, first, last + 1));
+                }
+                self.push(Splice {
+                    edit,
+                    start: target + 1,
+                    end: target + 1,
+                    after: Some(target),
+                    lines,
+                    set_line: false,
+                    move_source: false,
+                });
+            }
+            EditOp::Replace { .. } => {}
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, splice: Splice) {
+        self.plan.splices.push(splice);
+    }
+
+    fn new_lines(&mut self, edit: usize, text: &str, literal: bool) -> Vec<Vec<u8>> {
+        let lines = split_new_text(text);
+        let lines = if literal {
+            lines
+        } else {
+            let (cleaned, stripped) = strip_echoed_anchors(self.doc, lines);
+            if stripped > 0 {
+                self.plan.warnings.push(format!(
+                    "edits[{edit}]: removed {stripped} echoed LINE:HASH| prefix(es) from new_text (they are this file's anchors, not content). Set literal: true to keep such text verbatim."
+                ));
+            }
+            cleaned
+        };
+        lines.into_iter().map(String::into_bytes).collect()
+    }
+
+    /// Verifies one anchor against the edited document; `None` when it is stale (recorded).
+    fn single(&mut self, edit: usize, anchor: &AnchorRef) -> Result<Option<usize>, EditError> {
+        let anchor = concrete(self.doc, edit, anchor)?;
+        match check(self.doc, anchor, self.window, self.relocate) {
+            Check::Exact(line) => Ok(Some(line.index())),
+            Check::Relocated(line) => {
+                self.plan.relocations.push((edit, anchor, line));
+                Ok(Some(line.index()))
+            }
+            Check::Stale => {
+                self.mismatches.push(mismatch(self.doc, edit, anchor));
+                Ok(None)
+            }
+        }
+    }
+
+    /// Verifies a range; both ends must hold, relocated (if at all) by the same offset.
+    fn range(
+        &mut self,
+        edit: usize,
+        source: Option<Arc<Document>>,
+        start: &AnchorRef,
+        end: &AnchorRef,
+    ) -> Result<Option<(usize, usize)>, EditError> {
+        let doc: &Document = source.as_deref().unwrap_or(self.doc);
+        let (a, b) = (concrete(doc, edit, start)?, concrete(doc, edit, end)?);
+        let (ca, cb) = (
+            check(doc, a, self.window, self.relocate),
+            check(doc, b, self.window, self.relocate),
+        );
+        let offset =
+            |anchor: Anchor, c: Check| c.line().map(|l| l.get() as i64 - anchor.line.get() as i64);
+        let consistent = matches!((offset(a, ca), offset(b, cb)), (Some(x), Some(y)) if x == y);
+        if !consistent {
+            let stale: Vec<Mismatch> = [(a, ca), (b, cb)]
+                .into_iter()
+                .filter(|(_, c)| *c == Check::Stale || !consistent)
+                .map(|(anchor, _)| mismatch(doc, edit, anchor))
+                .collect();
+            match source {
+                Some(source) => self.source_mismatches.push((source, stale)),
+                None => self.mismatches.extend(stale),
+            }
+            return Ok(None);
+        }
+        let (first, last) = (ca.line().unwrap_or(a.line), cb.line().unwrap_or(b.line));
+        if first > last {
+            return Err(EditError::invalid_anchor(
+                edit,
+                format!("Range start line {first} must be <= end line {last}."),
+            ));
+        }
+        for (anchor, c) in [(a, ca), (b, cb)] {
+            if let Check::Relocated(line) = c {
+                self.plan.relocations.push((edit, anchor, line));
+            }
+        }
+        Ok(Some((first.index(), last.index())))
+    }
+}
+
+/// Equal destructive targets: identical replacements collapse; different ones, last wins.
+fn resolve_duplicates(plan: &mut Plan) {
+    let mut keep = vec![true; plan.splices.len()];
+    for j in 0..plan.splices.len() {
+        let b = &plan.splices[j];
+        for (i, a) in plan.splices[..j].iter().enumerate() {
+            let same_target = keep[i]
+                && !a.is_insert()
+                && !b.is_insert()
+                && !a.move_source
+                && !b.move_source
+                && (a.start, a.end) == (b.start, b.end);
+            if !same_target {
+                continue;
+            }
+            keep[i] = false;
+            if a.lines != b.lines {
+                plan.warnings.push(format!(
+                    "Warning: multiple edits target the same anchor {} (edits[{}] and edits[{}]) — only the last will apply",
+                    span(a.start, a.end),
+                    a.edit,
+                    b.edit
+                ));
+            }
+        }
+    }
+    let mut index = 0;
+    plan.splices.retain(|_| {
+        index += 1;
+        keep[index - 1]
+    });
+}
+
+/// Refuses intersecting destructive spans, and insertions into a replaced span (except
+/// after a one-for-one `set_line` of that very line).
+fn check_overlaps(
+    splices: &[Splice],
+    copy_sources: &[(usize, usize, usize)],
+) -> Result<(), EditError> {
+    let destructive: Vec<&Splice> = splices.iter().filter(|s| !s.is_insert()).collect();
+    for (n, a) in destructive.iter().enumerate() {
+        for b in &destructive[n + 1..] {
+            if a.start < b.end && b.start < a.end {
+                return Err(EditError::overlap(format!(
+                    "edits[{}] targets line(s) {} and edits[{}] targets {}",
+                    a.edit.min(b.edit),
+                    span(
+                        if a.edit < b.edit { a.start } else { b.start },
+                        if a.edit < b.edit { a.end } else { b.end }
+                    ),
+                    a.edit.max(b.edit),
+                    span(
+                        if a.edit < b.edit { b.start } else { a.start },
+                        if a.edit < b.edit { b.end } else { a.end }
+                    ),
+                )));
+            }
+        }
+    }
+    for &(edit, start, end) in copy_sources {
+        for d in destructive.iter().filter(|d| d.edit != edit) {
+            if start < d.end && d.start < end {
+                return Err(EditError::overlap(format!(
+                    "edits[{edit}] copies line(s) {}, but edits[{}] replaces line(s) {}",
+                    span(start, end),
+                    d.edit,
+                    span(d.start, d.end)
+                )));
+            }
+        }
+    }
+    for insert in splices.iter().filter(|s| s.is_insert()) {
+        let Some(after) = insert.after else { continue };
+        for d in &destructive {
+            let inside = d.start <= after && after < d.end;
+            let one_for_one = d.set_line && d.lines.len() == 1 && d.start == after;
+            if inside && !one_for_one && d.edit != insert.edit {
+                return Err(EditError::overlap(format!(
+                    "edits[{}] inserts after line {}, but edits[{}] replaces line(s) {}",
+                    insert.edit,
+                    after + 1,
+                    d.edit,
+                    span(d.start, d.end)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `L` or `S-E` for 0-based `start..end`.
+fn span(start: usize, end: usize) -> String {
+    if end <= start + 1 {
+        format!("{}", start + 1)
+    } else {
+        format!("{}-{}", start + 1, end)
+    }
+}
