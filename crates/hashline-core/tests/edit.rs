@@ -63,15 +63,15 @@ type Variant = fn(&str) -> Vec<u8>;
 
 /// The same scenario over LF, CRLF, BOM+LF and no-final-newline variants.
 fn each_variant(lf: &str, ops: impl Fn(&Document) -> Vec<EditOp>, expected_lf: &str) {
-    let variants: [(&dyn Fn(&str) -> Vec<u8>, &str); 4] = [
-        (&|t: &str| t.as_bytes().to_vec(), "lf"),
-        (&|t: &str| t.replace('\n', "\r\n").into_bytes(), "crlf"),
+    let variants: [(Variant, &str); 4] = [
+        (|t| t.as_bytes().to_vec(), "lf"),
+        (|t| t.replace('\n', "\r\n").into_bytes(), "crlf"),
         (
-            &|t: &str| [b"\xEF\xBB\xBF".as_slice(), t.as_bytes()].concat(),
+            |t| [b"\xEF\xBB\xBF".as_slice(), t.as_bytes()].concat(),
             "bom",
         ),
         (
-            &|t: &str| t.strip_suffix('\n').unwrap_or(t).as_bytes().to_vec(),
+            |t| t.strip_suffix('\n').unwrap_or(t).as_bytes().to_vec(),
             "no-final-newline",
         ),
     ];
