@@ -22,7 +22,8 @@ pub fn load(file: &Path, session: &Session) -> Result<()> {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(err) => {
-            return Err(err).with_context(|| format!("cannot read session file {}", file.display()));
+            return Err(err)
+                .with_context(|| format!("cannot read session file {}", file.display()));
         }
     };
     let state: SessionFile = serde_json::from_str(&text)

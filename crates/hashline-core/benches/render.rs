@@ -33,23 +33,23 @@ fn render(c: &mut Criterion) {
     group.bench_function("parse_and_render_10k_lines", |b| {
         b.iter(|| {
             let doc = Document::parse(black_box(bytes.clone()));
-            let mut out = String::with_capacity(bytes.len() + doc.line_count() * 12);
+            let mut out = Vec::with_capacity(bytes.len() + doc.line_count() * 12);
             for line in doc.lines() {
                 push_row(&mut out, line.number, line.hash(), line.content);
-                out.push('\n');
+                out.push(b'\n');
             }
-            black_box(out)
+            black_box(hashline_core::row::into_text(out))
         })
     });
     let doc = Document::parse(bytes.clone());
     group.bench_function("render_parsed_10k_lines", |b| {
         b.iter(|| {
-            let mut out = String::with_capacity(bytes.len() + doc.line_count() * 12);
+            let mut out = Vec::with_capacity(bytes.len() + doc.line_count() * 12);
             for line in black_box(&doc).lines() {
                 push_row(&mut out, line.number, line.hash(), line.content);
-                out.push('\n');
+                out.push(b'\n');
             }
-            black_box(out)
+            black_box(hashline_core::row::into_text(out))
         })
     });
     group.finish();

@@ -1,6 +1,6 @@
 //! Fresh rows for refusals: `>>>` marks the lines that changed, two rows of context.
 
-use crate::row::push_row;
+use crate::row::{into_text, push_row};
 use crate::{Document, LineNo};
 
 use super::error::{EditError, Mismatch, REJECTED};
@@ -23,7 +23,7 @@ pub(crate) fn rows_around(
     }
     wanted.sort_unstable();
     wanted.dedup();
-    let mut text = String::new();
+    let mut text = Vec::new();
     let mut previous: Option<usize> = None;
     let mut shown = Vec::with_capacity(wanted.len());
     for index in wanted {
@@ -31,22 +31,23 @@ pub(crate) fn rows_around(
             continue;
         };
         if previous.is_some_and(|p| index > p + 1) {
-            text.push_str("    ...\n");
+            text.extend_from_slice(b"    ...\n");
         }
-        text.push_str(if marked.contains(&line.number) {
-            ">>> "
+        let marker: &[u8] = if marked.contains(&line.number) {
+            b">>> "
         } else {
-            "    "
-        });
+            b"    "
+        };
+        text.extend_from_slice(marker);
         push_row(&mut text, line.number, line.hash(), line.content);
-        text.push('\n');
+        text.push(b'\n');
         shown.push(line.number);
         previous = Some(index);
     }
-    if text.ends_with('\n') {
+    if text.ends_with(b"\n") {
         text.pop();
     }
-    (text, shown)
+    (into_text(text), shown)
 }
 
 /// The `hash-mismatch` (or, when no anchored line exists any more, `line-out-of-range`)

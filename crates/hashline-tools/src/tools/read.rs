@@ -1,7 +1,7 @@
 //! `read` (SPEC §5.1): anchored rows of a file window, or an image.
 
 use base64::Engine as _;
-use hashline_core::row::push_row;
+use hashline_core::row::{into_text, push_row};
 use hashline_core::{Document, LineNo, looks_binary};
 use hashline_view::{ContentBlock, ReadFileLine, ReadMeta, lang_from_path};
 use schemars::JsonSchema;
@@ -318,9 +318,9 @@ struct Window {
 }
 
 fn render_window(doc: &Document, start: usize, end: usize) -> Window {
-    let mut rows = String::new();
+    let mut rows = Vec::new();
     let mut lines = Vec::new();
-    let mut row = String::new();
+    let mut row = Vec::new();
     for line in doc.lines().skip(start - 1).take(end + 1 - start) {
         row.clear();
         let hash = line.hash();
@@ -330,8 +330,9 @@ fn render_window(doc: &Document, start: usize, end: usize) -> Window {
         if lines.is_empty() && row.len() > MAX_BYTES {
             // One row alone is over the budget: show its start so the anchor is usable.
             let keep = MAX_BYTES - LONG_LINE_NOTE.len() - 32;
-            rows.push_str(cut_at_char_boundary(&row, keep));
-            rows.push_str(LONG_LINE_NOTE);
+            let text = into_text(std::mem::take(&mut row));
+            rows.extend_from_slice(cut_at_char_boundary(&text, keep).as_bytes());
+            rows.extend_from_slice(LONG_LINE_NOTE.as_bytes());
             ptc.raw = cut_at_char_boundary(&ptc.raw, keep).to_owned();
             ptc.display = cut_at_char_boundary(&ptc.display, keep).to_owned();
             lines.push(ptc);
@@ -341,12 +342,15 @@ fn render_window(doc: &Document, start: usize, end: usize) -> Window {
             break;
         }
         if separator == 1 {
-            rows.push('\n');
+            rows.push(b'\n');
         }
-        rows.push_str(&row);
+        rows.extend_from_slice(&row);
         lines.push(ptc);
     }
-    Window { rows, lines }
+    Window {
+        rows: into_text(rows),
+        lines,
+    }
 }
 
 /// Bytes of lines `first..=last` in the file, terminators included.

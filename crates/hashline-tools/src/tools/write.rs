@@ -1,6 +1,6 @@
 //! `write` (SPEC §5.2): create or replace a file atomically, answer with its anchors.
 
-use hashline_core::row::push_row;
+use hashline_core::row::{into_text, push_row};
 use hashline_core::{Document, looks_binary};
 use hashline_view::DiffsMeta;
 use schemars::JsonSchema;
@@ -162,12 +162,12 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
         return Ok(ToolOutput::text(value, text).with_meta(empty_diffs()));
     }
 
-    let mut rows = String::new();
+    let mut rows = Vec::new();
     let mut over_budget = doc.line_count() > MAX_LINES;
     if !over_budget {
         for line in doc.lines() {
             if !rows.is_empty() {
-                rows.push('\n');
+                rows.push(b'\n');
             }
             push_row(&mut rows, line.number, line.hash(), line.content);
             if rows.len() > MAX_BYTES {
@@ -224,7 +224,7 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
         text.push_str(&warning.message);
         text.push_str("\n\n");
     }
-    text.push_str(&rows);
+    text.push_str(&into_text(rows));
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
 
