@@ -68,9 +68,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         command => {
             let (tool, args) = command.to_tool_call()?;
-            let result = toolbox.execute(&session, tool, args, &CallContext::top_level());
-            print_result(&result, cli.json)?;
-            exit_for(&result)
+            let ctx = CallContext::top_level();
+            if cli.json {
+                let result = toolbox.execute(&session, tool, args, &ctx);
+                println!("{}", serde_json::to_string(&result)?);
+                exit_for(&result)
+            } else {
+                let spec = toolbox
+                    .get(tool)
+                    .context("the subcommand names a registered tool")?;
+                let (content, is_error) = spec.execute_content(&session, args, &ctx);
+                print_content(&content, is_error)?;
+                if is_error {
+                    ExitCode::from(EXIT_TOOL_ERROR)
+                } else {
+                    ExitCode::SUCCESS
+                }
+            }
         }
     };
     if let Some(file) = &cli.session {
@@ -112,16 +126,13 @@ fn exit_for(result: &ToolResult) -> ExitCode {
     }
 }
 
-/// Prints a result for a terminal (the model's text) or as the SPEC §4.1 JSON.
-fn print_result(result: &ToolResult, as_json: bool) -> Result<()> {
+/// Prints what the model would see: text to standard output (errors to standard error),
+/// images as a one-line note.
+fn print_content(content: &[ContentBlock], is_error: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    if as_json {
-        writeln!(out, "{}", serde_json::to_string(result)?)?;
-        return Ok(());
-    }
-    for block in &result.content {
+    for block in content {
         match block {
-            ContentBlock::Text { text } if result.is_error => eprintln!("{text}"),
+            ContentBlock::Text { text } if is_error => eprintln!("{text}"),
             ContentBlock::Text { text } => writeln!(out, "{text}")?,
             ContentBlock::Image { data, mime_type } => {
                 writeln!(
@@ -132,6 +143,7 @@ fn print_result(result: &ToolResult, as_json: bool) -> Result<()> {
             }
         }
     }
+    out.flush()?;
     Ok(())
 }
 

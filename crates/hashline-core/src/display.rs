@@ -43,8 +43,9 @@ pub fn display_line(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 /// Whether `bytes` are ASCII without any control character that needs escaping (the
-/// common case, checked in one branch-free pass that the compiler vectorizes).
-fn is_plain_ascii(bytes: &[u8]) -> bool {
+/// common case, checked in one branch-free pass that the compiler vectorizes). Such bytes
+/// display as themselves.
+pub fn is_plain_ascii(bytes: &[u8]) -> bool {
     let flags = bytes.iter().fold(0u8, |acc, &b| {
         acc | u8::from(b >= 0x80) | u8::from(b < 0x20 && b != b'\t')
     });

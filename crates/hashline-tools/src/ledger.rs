@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 /// Rows shown to the model for one file: line number → hash.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServedRows {
-    rows: BTreeMap<u32, String>,
+    /// Line number → hash value (`0..4096`).
+    rows: BTreeMap<u32, u16>,
 }
 
 impl ServedRows {
@@ -17,7 +18,7 @@ impl ServedRows {
     pub fn hash_at(&self, line: LineNo) -> Option<LineHash> {
         self.rows
             .get(&line.get())
-            .and_then(|h| LineHash::parse_hex(h))
+            .and_then(|h| LineHash::from_value(*h))
     }
 
     /// Number of rows recorded.
@@ -53,7 +54,7 @@ impl Ledger {
         }
         entry.rows.extend(
             rows.into_iter()
-                .map(|(line, hash)| (line.get(), hash.to_string())),
+                .map(|(line, hash)| (line.get(), hash.value())),
         );
     }
 

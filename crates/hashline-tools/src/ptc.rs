@@ -1,7 +1,7 @@
 //! Structured shapes shared by the tools' values.
 
-use hashline_core::display::{decode_lossy, display_line};
-use hashline_core::{Anchor, LineHash, LineNo};
+use hashline_core::display::{decode_lossy, display_line, is_plain_ascii};
+use hashline_core::{LineHash, LineNo};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -23,12 +23,27 @@ pub struct PtcLine {
 impl PtcLine {
     /// The structured form of one line.
     pub fn new(line: LineNo, hash: LineHash, content: &[u8]) -> Self {
+        let hex = hash.hex();
+        let hash_text: String = hex.iter().map(|&b| char::from(b)).collect();
+        let mut digits = itoa::Buffer::new();
+        let number = digits.format(line.get());
+        let mut anchor = String::with_capacity(number.len() + 4);
+        anchor.push_str(number);
+        anchor.push(':');
+        anchor.push_str(&hash_text);
+        let (raw, display) = match std::str::from_utf8(content) {
+            Ok(text) if is_plain_ascii(content) => (text.to_owned(), text.to_owned()),
+            _ => (
+                decode_lossy(content).into_owned(),
+                display_line(content).into_owned(),
+            ),
+        };
         Self {
             line: line.get(),
-            hash: hash.to_string(),
-            anchor: Anchor::new(line, hash).to_string(),
-            raw: decode_lossy(content).into_owned(),
-            display: display_line(content).into_owned(),
+            hash: hash_text,
+            anchor,
+            raw,
+            display,
         }
     }
 }

@@ -41,6 +41,47 @@ pub trait ToolValue: Serialize + JsonSchema + 'static {
     fn warnings_mut(&mut self) -> &mut Vec<Warning>;
 }
 
+/// A tool's presentation meta (SPEC §8), typed until a result is projected.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Meta {
+    /// The read window (`read`).
+    Read(hashline_view::ReadMeta),
+    /// Applied hunks (`write`, `edit`).
+    Diffs(hashline_view::DiffsMeta),
+    /// Listed paths (`ls`, `find`).
+    Paths(hashline_view::PathsMeta),
+}
+
+impl Meta {
+    /// The meta as JSON.
+    pub fn to_value(&self) -> Value {
+        let value = match self {
+            Meta::Read(meta) => serde_json::to_value(meta),
+            Meta::Diffs(meta) => serde_json::to_value(meta),
+            Meta::Paths(meta) => serde_json::to_value(meta),
+        };
+        value.unwrap_or(Value::Null)
+    }
+}
+
+impl From<hashline_view::ReadMeta> for Meta {
+    fn from(meta: hashline_view::ReadMeta) -> Self {
+        Meta::Read(meta)
+    }
+}
+
+impl From<hashline_view::DiffsMeta> for Meta {
+    fn from(meta: hashline_view::DiffsMeta) -> Self {
+        Meta::Diffs(meta)
+    }
+}
+
+impl From<hashline_view::PathsMeta> for Meta {
+    fn from(meta: hashline_view::PathsMeta) -> Self {
+        Meta::Paths(meta)
+    }
+}
+
 /// A successful call.
 #[derive(Clone, Debug)]
 pub struct ToolOutput<V> {
@@ -49,7 +90,7 @@ pub struct ToolOutput<V> {
     /// What the model sees.
     pub content: Vec<ContentBlock>,
     /// The presentation meta (SPEC §8), before the top-level rule is applied.
-    pub meta: Option<Value>,
+    pub meta: Option<Meta>,
 }
 
 impl<V> ToolOutput<V> {
@@ -63,8 +104,8 @@ impl<V> ToolOutput<V> {
     }
 
     /// Adds presentation meta.
-    pub fn with_meta(mut self, meta: Value) -> Self {
-        self.meta = Some(meta);
+    pub fn with_meta(mut self, meta: impl Into<Meta>) -> Self {
+        self.meta = Some(meta.into());
         self
     }
 }
@@ -205,7 +246,7 @@ impl ToolResult {
                 ptc_value: Value::Object(ptc),
             },
             meta: if ctx.is_top_level() {
-                output.meta
+                output.meta.as_ref().map(Meta::to_value)
             } else {
                 None
             },
@@ -264,6 +305,19 @@ pub fn run_json<T: Tool>(
         }
     }
     Ok(output)
+}
+
+/// Runs `T` on JSON arguments and returns only what the model sees, without building the
+/// structured projection (the CLI's text mode): the content and whether it is an error.
+pub fn execute_content<T: Tool>(
+    session: &Session,
+    raw: Value,
+    ctx: &CallContext,
+) -> (Vec<ContentBlock>, bool) {
+    match run_json::<T>(session, raw, ctx) {
+        Ok(output) => (output.content, false),
+        Err(error) => (vec![ContentBlock::Text { text: error.text() }], true),
+    }
 }
 
 /// Runs `T` on JSON arguments and projects the outcome (SPEC §4.1).

@@ -4,10 +4,11 @@
 use hashline_tools::find::FindTool;
 use hashline_tools::ls::LsTool;
 use hashline_tools::read::ReadTool;
+use hashline_tools::result::execute_content;
 use hashline_tools::result::{input_schema, output_schema};
 use hashline_tools::write::WriteTool;
 use hashline_tools::{CallContext, ErrorCode, Session, Tool, ToolError, ToolResult, execute};
-use hashline_view::{ToolCallView, ToolResultRecord, ToolResultView};
+use hashline_view::{ContentBlock, ToolCallView, ToolResultRecord, ToolResultView};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -41,6 +42,7 @@ pub struct ToolSpec {
     input_schema: fn() -> Value,
     output_schema: fn() -> Value,
     execute: fn(&Session, Value, &CallContext) -> ToolResult,
+    execute_content: fn(&Session, Value, &CallContext) -> (Vec<ContentBlock>, bool),
 }
 
 impl std::fmt::Debug for ToolSpec {
@@ -60,6 +62,7 @@ impl ToolSpec {
             input_schema: || input_schema::<T>().clone(),
             output_schema: output_schema::<T>,
             execute: execute::<T>,
+            execute_content: execute_content::<T>,
         }
     }
 
@@ -76,6 +79,17 @@ impl ToolSpec {
     /// Runs the tool on JSON arguments (SPEC §4.1 projection).
     pub fn execute(&self, session: &Session, args: Value, ctx: &CallContext) -> ToolResult {
         (self.execute)(session, args, ctx)
+    }
+
+    /// Runs the tool and returns only what the model sees and whether it is an error,
+    /// skipping the structured projection (faster, for text front ends).
+    pub fn execute_content(
+        &self,
+        session: &Session,
+        args: Value,
+        ctx: &CallContext,
+    ) -> (Vec<ContentBlock>, bool) {
+        (self.execute_content)(session, args, ctx)
     }
 
     /// The pending view of a call (`None` = generic).

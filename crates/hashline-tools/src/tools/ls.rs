@@ -367,13 +367,13 @@ pub(crate) fn render_listing(lines: Vec<String>, more: Option<String>) -> Listin
 }
 
 /// The presentation meta of a listing (`hashline_view::PathsMeta`).
-pub(crate) fn paths_meta(shown: Vec<String>, total: usize) -> serde_json::Value {
+pub(crate) fn paths_meta(shown: Vec<String>, total: usize) -> PathsMeta {
     let meta = PathsMeta {
         truncated: shown.len() < total,
         total: total as u64,
         paths: shown,
     };
-    serde_json::to_value(meta).unwrap_or_default()
+    meta
 }
 
 /// The text: each warning, a blank line, then the body.

@@ -2,7 +2,7 @@
 
 use base64::Engine as _;
 use hashline_core::row::{into_text, push_row};
-use hashline_core::{Document, LineNo, looks_binary};
+use hashline_core::{Document, LineHash, LineNo, looks_binary};
 use hashline_view::{ContentBlock, ReadFileLine, ReadMeta, lang_from_path};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -271,7 +271,7 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
 
     session.record_served(
         &path.real,
-        window.lines.iter().map(|l| (line_no(l.line), hash_of(l))),
+        window.served.iter().copied(),
         start == 1 && shown_end == total,
     );
     let meta = ReadMeta {
@@ -307,7 +307,6 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
             next_offset: shown_end as u32 + 1,
         }),
     });
-    let meta = serde_json::to_value(meta).unwrap_or_default();
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
 
@@ -315,12 +314,14 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
 struct Window {
     rows: String,
     lines: Vec<PtcLine>,
+    served: Vec<(LineNo, LineHash)>,
 }
 
 fn render_window(doc: &Document, start: usize, end: usize) -> Window {
     let mut rows = Vec::new();
     let mut lines = Vec::new();
     let mut row = Vec::new();
+    let mut served = Vec::new();
     for line in doc.lines().skip(start - 1).take(end + 1 - start) {
         row.clear();
         let hash = line.hash();
@@ -336,6 +337,7 @@ fn render_window(doc: &Document, start: usize, end: usize) -> Window {
             ptc.raw = cut_at_char_boundary(&ptc.raw, keep).to_owned();
             ptc.display = cut_at_char_boundary(&ptc.display, keep).to_owned();
             lines.push(ptc);
+            served.push((line.number, hash));
             break;
         }
         if lines.len() == MAX_LINES || rows.len() + separator + row.len() > MAX_BYTES {
@@ -346,10 +348,12 @@ fn render_window(doc: &Document, start: usize, end: usize) -> Window {
         }
         rows.extend_from_slice(&row);
         lines.push(ptc);
+        served.push((line.number, hash));
     }
     Window {
         rows: into_text(rows),
         lines,
+        served,
     }
 }
 
@@ -360,15 +364,6 @@ fn window_bytes(doc: &Document, first: usize, last: usize) -> u64 {
         .take(last + 1 - first)
         .map(|l| (l.content.len() + l.terminator.as_bytes().len()) as u64)
         .sum()
-}
-
-fn line_no(line: u32) -> LineNo {
-    LineNo::new(line).unwrap_or(LineNo::FIRST)
-}
-
-fn hash_of(line: &PtcLine) -> hashline_core::LineHash {
-    hashline_core::LineHash::parse_hex(&line.hash)
-        .unwrap_or_else(|| hashline_core::LineHash::of(b""))
 }
 
 /// The MIME type of an image file, by its magic bytes.

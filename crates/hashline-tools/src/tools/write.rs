@@ -212,10 +212,9 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
                 &new_lines,
             );
             value.diff = (!diff.is_empty()).then_some(diff);
-            serde_json::to_value(DiffsMeta {
+            DiffsMeta {
                 diffs: file_diffs(&path.display, &old_lines, &new_lines),
-            })
-            .unwrap_or_default()
+            }
         }
         None => empty_diffs(),
     };
@@ -239,6 +238,6 @@ fn display_lines(doc: &Document) -> Vec<String> {
         .collect()
 }
 
-fn empty_diffs() -> serde_json::Value {
-    serde_json::json!({ "diffs": [] })
+fn empty_diffs() -> DiffsMeta {
+    DiffsMeta { diffs: Vec::new() }
 }
