@@ -368,12 +368,11 @@ pub(crate) fn render_listing(lines: Vec<String>, more: Option<String>) -> Listin
 
 /// The presentation meta of a listing (`hashline_view::PathsMeta`).
 pub(crate) fn paths_meta(shown: Vec<String>, total: usize) -> PathsMeta {
-    let meta = PathsMeta {
+    PathsMeta {
         truncated: shown.len() < total,
         total: total as u64,
         paths: shown,
-    };
-    meta
+    }
 }
 
 /// The text: each warning, a blank line, then the body.
