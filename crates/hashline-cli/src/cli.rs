@@ -42,6 +42,18 @@ pub enum Command {
         #[arg(long)]
         limit: Option<u32>,
     },
+    /// Edit a file by anchors (edits as JSON, or `-` for standard input).
+    Edit {
+        /// The file.
+        path: String,
+        /// The edit items as a JSON array (or `-`), e.g.
+        /// '[{"set_line":{"anchor":"2:589","new_text":"BETA"}}]'.
+        #[arg(long)]
+        edits: String,
+        /// Re-read the file after writing and confirm its bytes.
+        #[arg(long)]
+        verify: bool,
+    },
     /// Create or replace a file (content from --content or standard input).
     Write {
         /// The file.
@@ -129,6 +141,24 @@ impl Command {
                 put("offset", offset.map(Value::from));
                 put("limit", limit.map(Value::from));
                 "read"
+            }
+            Command::Edit {
+                path,
+                edits,
+                verify,
+            } => {
+                let text = if edits == "-" {
+                    std::io::read_to_string(std::io::stdin())
+                        .context("cannot read edits from standard input")?
+                } else {
+                    edits.clone()
+                };
+                let edits: Value =
+                    serde_json::from_str(&text).context("--edits is not valid JSON")?;
+                put("path", Some(json!(path)));
+                put("edits", Some(edits));
+                put("postEditVerify", verify.then_some(json!(true)));
+                "edit"
             }
             Command::Write { path, content } => {
                 let content = match content {

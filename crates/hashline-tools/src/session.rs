@@ -8,6 +8,7 @@ use hashline_core::{LineHash, LineNo};
 use typed_builder::TypedBuilder;
 
 use crate::error::{ErrorCode, ToolError};
+use crate::fsio::WriteState;
 use crate::ledger::Ledger;
 use crate::paths::{self, ResolvedPath};
 
@@ -19,7 +20,7 @@ use crate::paths::{self, ResolvedPath};
 /// let session = Session::new(SessionConfig::builder().root(dir.path()).build()).unwrap();
 /// assert!(session.is_stateful());
 /// ```
-#[derive(Clone, Debug, TypedBuilder)]
+#[derive(Clone, TypedBuilder)]
 pub struct SessionConfig {
     /// The working directory: relative paths resolve against it, and it is the first root.
     #[builder(setter(into))]
@@ -34,15 +35,32 @@ pub struct SessionConfig {
     /// a stateless one (a lone CLI call) only checks every anchor's hash.
     #[builder(default = true)]
     pub stateful: bool,
+    /// How files are written; the atomic writer unless replaced (tests inject failures).
+    #[builder(default = Arc::new(crate::fsio::write_atomic), setter(transform = |writer: impl Fn(&Path, &[u8]) -> std::io::Result<WriteState> + Send + Sync + 'static| Arc::new(writer) as Arc<FileWriter>))]
+    pub writer: Arc<FileWriter>,
+}
+
+/// A function that writes a file's bytes (see [`crate::fsio::write_atomic`]).
+pub type FileWriter = dyn Fn(&Path, &[u8]) -> std::io::Result<WriteState> + Send + Sync;
+
+impl std::fmt::Debug for SessionConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionConfig")
+            .field("root", &self.root)
+            .field("extra_roots", &self.extra_roots)
+            .field("unconfined", &self.unconfined)
+            .field("stateful", &self.stateful)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One agent's session with the tools. `Send + Sync`: tools take `&Session` and may run
 /// concurrently; mutations of one file are serialized by [`Session::lock_path`].
-#[derive(Debug)]
 pub struct Session {
     roots: Vec<PathBuf>,
     confined: bool,
     stateful: bool,
+    writer: Arc<FileWriter>,
     ledger: Mutex<Ledger>,
     locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
 }
@@ -70,6 +88,7 @@ impl Session {
             roots,
             confined: !config.unconfined,
             stateful: config.stateful,
+            writer: config.writer,
             ledger: Mutex::new(Ledger::default()),
             locks: Mutex::new(HashMap::new()),
         })
@@ -128,6 +147,11 @@ impl Session {
         self.ledger().record(real, rows, complete);
     }
 
+    /// Writes a file through the session's writer (atomic by default).
+    pub fn write_file(&self, path: &Path, bytes: &[u8]) -> std::io::Result<WriteState> {
+        (self.writer)(path, bytes)
+    }
+
     /// The mutation lock of one resolved target: hold the returned lock's guard while
     /// reading-modifying-writing the file.
     pub fn lock_path(&self, real: &Path) -> Arc<Mutex<()>> {
@@ -136,6 +160,16 @@ impl Session {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         locks.entry(real.to_path_buf()).or_default().clone()
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("roots", &self.roots)
+            .field("confined", &self.confined)
+            .field("stateful", &self.stateful)
+            .finish_non_exhaustive()
     }
 }
 

@@ -16,6 +16,13 @@ pub enum WarningCode {
     AnchorsOmitted,
     /// A structural map was asked for but is not available.
     MapUnavailable,
+    /// Legacy top-level `oldText`/`newText` edit input was converted.
+    LegacyInput,
+    /// A stale anchor was re-aimed at the unique line with its hash nearby.
+    AnchorRelocated,
+    /// Something about an edit worth a second look (stripped prefixes, duplicate
+    /// targets, a large change, a fuzzy match, ...).
+    EditWarning,
 }
 
 /// One warning.

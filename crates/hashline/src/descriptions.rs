@@ -22,3 +22,16 @@ pub const FIND: &str = "Find files below `path` whose NAME matches `pattern`: a 
 skips .git, includes hidden files. Filters: `type` (file, dir, any), `maxDepth`, `modifiedSince` (2026-01-31, 24h, 30m, 7d), \
 `minSize`/`maxSize` (10K, 2MB); order with `sortBy` (name, mtime, size) and `reverse`. Paths are shown relative to the \
 working directory; `limit` defaults to 1000.";
+
+/// `edit`.
+pub const EDIT: &str = "Edit a text file by anchors. Each item of `edits` has exactly one key: \
+`set_line {anchor, new_text}` replaces one line (`new_text: \"\"` deletes it, `\"\\n\"` leaves an empty line); \
+`replace_lines {start_anchor, end_anchor, new_text}` replaces an inclusive range; \
+`insert_after {anchor, new_text}` inserts lines after a line; \
+`replace {old_text, new_text, all?}` replaces exact text that must occur once unless `all`; \
+`copy_lines` / `move_lines {start_anchor, end_anchor, after_anchor, from_path?}` copy or move a range. \
+Anchors are `LINE:HASH` copied from the rows of read, write or grep (e.g. `12:3c8`); new_text is plain content \
+without row prefixes. Every anchor refers to the file as you last saw it: do not adjust line numbers for other edits \
+of the same call. Nothing is written unless every edit is valid. If the file changed since you saw it, the edit is \
+refused with `hash-mismatch` and fresh rows: retry with those anchors, no re-read needed. The result shows the \
+changed region with its new anchors. `files: [{path, edits}]` edits several files all or nothing.";

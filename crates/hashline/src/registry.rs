@@ -1,6 +1,7 @@
 //! The tool registry: every tool's name, description, schemas, annotations, dispatch
 //! and presenters, in one table.
 
+use hashline_tools::edit::EditTool;
 use hashline_tools::find::FindTool;
 use hashline_tools::ls::LsTool;
 use hashline_tools::read::ReadTool;
@@ -163,6 +164,7 @@ impl Toolbox {
         Self {
             tools: vec![
                 ToolSpec::of::<ReadTool>(descriptions::READ, read_only("Read file")),
+                ToolSpec::of::<EditTool>(descriptions::EDIT, destructive("Edit file", false)),
                 ToolSpec::of::<WriteTool>(descriptions::WRITE, destructive("Write file", true)),
                 ToolSpec::of::<LsTool>(descriptions::LS, read_only("List directory")),
                 ToolSpec::of::<FindTool>(descriptions::FIND, read_only("Find files")),

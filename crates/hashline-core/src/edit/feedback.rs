@@ -9,12 +9,17 @@ use super::error::{EditError, Mismatch, REJECTED};
 const CONTEXT: usize = 2;
 
 /// Renders rows around `marked` lines (`>>> ` on them, 4 spaces on context rows,
-/// `    ...` between groups). Returns the text and every line shown.
-pub(crate) fn rows_around(
-    doc: &Document,
-    marked: &[LineNo],
-    context: usize,
-) -> (String, Vec<LineNo>) {
+/// `    ...` between groups), `context` rows each side. Returns the text and every line
+/// shown (they count as served).
+///
+/// ```
+/// use hashline_core::{edit::marked_rows, Document, LineNo};
+/// let doc = Document::parse(b"a\nb\nc\n".to_vec());
+/// let (text, shown) = marked_rows(&doc, &[LineNo::new(2).unwrap()], 1);
+/// assert_eq!(text, "    1:456|a\n>>> 2:dbf|b\n    3:f1b|c");
+/// assert_eq!(shown.len(), 3);
+/// ```
+pub fn marked_rows(doc: &Document, marked: &[LineNo], context: usize) -> (String, Vec<LineNo>) {
     let mut wanted: Vec<usize> = Vec::new();
     for line in marked {
         let low = line.index().saturating_sub(context);
@@ -63,7 +68,7 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
         let tail: Vec<LineNo> = (total.saturating_sub(3)..total)
             .map(LineNo::from_index)
             .collect();
-        let (rows, shown) = rows_around(doc, &tail, 0);
+        let (rows, shown) = marked_rows(doc, &tail, 0);
         let mut error = EditError::new(
             "line-out-of-range",
             Some(first.edit),
@@ -76,7 +81,7 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
         error.mismatches = mismatches;
         return error;
     }
-    let (rows, shown) = rows_around(doc, &marked, CONTEXT);
+    let (rows, shown) = marked_rows(doc, &marked, CONTEXT);
     let n = marked.len();
     let (lines, have) = if n == 1 {
         ("line", "has")

@@ -30,6 +30,7 @@ mod replace;
 pub use apply::{EditOutcome, Relocation, apply};
 pub use changes::ChangeMap;
 pub use error::{EditError, Mismatch, REJECTED};
+pub use feedback::marked_rows;
 pub use newtext::{split_new_text, strip_echoed_anchors};
 
 use crate::AnchorRef;

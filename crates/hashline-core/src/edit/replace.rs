@@ -6,7 +6,7 @@ use memchr::memmem;
 use crate::{Document, LineNo};
 
 use super::error::{EditError, REJECTED};
-use super::feedback::rows_around;
+use super::feedback::marked_rows;
 use super::plan::Splice;
 
 /// How many match locations an `ambiguous-match` refusal lists.
@@ -96,7 +96,7 @@ pub(crate) fn replace_splices(
             .take(MAX_LISTED)
             .map(|(start, _)| LineNo::from_index(logical.line_of(*start)))
             .collect();
-        let (rows, shown) = rows_around(doc, &lines, 0);
+        let (rows, shown) = marked_rows(doc, &lines, 0);
         let more = matches.len().saturating_sub(MAX_LISTED);
         let more = if more > 0 {
             format!("\n    ... and {more} more")

@@ -10,7 +10,7 @@ use typed_builder::TypedBuilder;
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
 use crate::diff::{file_diffs, unified};
 use crate::error::{ErrorCode, ToolError};
-use crate::fsio::{WriteState, read_regular_file, write_atomic, write_error};
+use crate::fsio::{WriteState, read_regular_file, write_error};
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
@@ -125,8 +125,9 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
             .with_path(path.absolute_str())
         })?;
     }
-    let write_state =
-        write_atomic(&path.absolute, &bytes).map_err(|err| write_error(&err, &path))?;
+    let write_state = session
+        .write_file(&path.absolute, &bytes)
+        .map_err(|err| write_error(&err, &path))?;
 
     let absolute = path.absolute_str();
     let mut warnings = Vec::new();

@@ -1,0 +1,250 @@
+//! `edit` (SPEC §5.4): anchored edits that never land on a stale view and never lose a
+//! byte. The pure engine (`hashline_core::edit`) does the work; this module parses the
+//! arguments, applies the session's guards, writes atomically (several files all or
+//! nothing), and reports the result with fresh anchors.
+
+mod commit;
+mod items;
+mod prepare;
+mod render;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use typed_builder::TypedBuilder;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::ptc::PtcLine;
+use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::session::Session;
+use crate::warning::{Warning, WarningCode};
+
+pub use items::{EditItemSchema, OPS};
+pub use render::{DiffData, DiffEntry, DiffStats};
+
+/// Arguments of `edit`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema, TypedBuilder)]
+#[serde(rename_all = "camelCase")]
+pub struct EditArgs {
+    /// The file to edit (for one file; use `files` to edit several at once).
+    #[builder(default, setter(strip_option, into))]
+    pub path: Option<String>,
+    /// The edits, applied together: an array of edit items, each with exactly one key
+    /// (`set_line`, `replace_lines`, `insert_after`, `replace`, `copy_lines`, `move_lines`).
+    /// Anchors are `LINE:HASH` copied from rows. All anchors refer to the file as you last
+    /// saw it; nothing is written unless every edit is valid.
+    #[builder(default, setter(strip_option))]
+    #[schemars(with = "Option<EditsParam>")]
+    pub edits: Option<Value>,
+    /// Legacy: replace this exact text (prefer `edits` with `replace`).
+    #[builder(default, setter(strip_option, into))]
+    #[serde(rename = "oldText")]
+    pub old_text: Option<String>,
+    /// Legacy: the replacement for `oldText`.
+    #[builder(default, setter(strip_option, into))]
+    #[serde(rename = "newText")]
+    pub new_text: Option<String>,
+    /// Re-read the file after writing and confirm its bytes.
+    #[builder(default, setter(strip_option))]
+    pub post_edit_verify: Option<bool>,
+    /// Syntax check of the result: `warn` (default), `block` or `off`.
+    #[builder(default, setter(strip_option))]
+    pub syntax_validate: Option<SyntaxMode>,
+    /// Edit several files atomically: `[{path, edits}]`. Every file is validated first;
+    /// if any edit fails, nothing is written anywhere.
+    #[builder(default, setter(strip_option))]
+    pub files: Option<Vec<FileEdits>>,
+}
+
+/// The `edits` parameter's accepted shapes (schema only).
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // A schema-only type: never built, only described.
+pub enum EditsParam {
+    /// The edit items.
+    Items(Vec<EditItemSchema>),
+    /// The edit items as a JSON string.
+    Json(String),
+}
+
+/// One file of a multi-file edit.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+pub struct FileEdits {
+    /// The file.
+    pub path: String,
+    /// Its edits (as in `edits`).
+    #[schemars(with = "EditsParam")]
+    pub edits: Value,
+}
+
+/// How the result's syntax is checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SyntaxMode {
+    /// Report new syntax errors as a warning.
+    #[default]
+    Warn,
+    /// Refuse an edit that adds syntax errors.
+    Block,
+    /// No check.
+    Off,
+}
+
+/// The syntax check's outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct SyntaxOutcome {
+    /// The mode asked for.
+    pub mode: SyntaxMode,
+    /// Whether a check ran.
+    pub checked: bool,
+    /// Why not, when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The typed value of a one-file `edit`.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEditValue {
+    /// The absolute path.
+    pub path: String,
+    /// `Edited <path> (...)`, or the no-op sentence.
+    pub summary: String,
+    /// The anchored compact diff: `+`/context rows carry the new anchors.
+    pub diff: String,
+    /// The logical diff as entries.
+    pub diff_data: DiffData,
+    /// The first line of the new file that differs.
+    pub first_changed_line: Option<u32>,
+    /// Indices of edits that changed nothing.
+    pub noop_edits: Vec<usize>,
+    /// Whether the whole batch changed nothing (then nothing was written).
+    pub noop: bool,
+    /// Unified diff of the physical bytes (BOM and line endings included).
+    pub patch: String,
+    /// Fresh anchored lines around every change (±2 lines).
+    pub anchors: Vec<PtcLine>,
+    /// The syntax check.
+    pub syntax: SyntaxOutcome,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// The typed value of `edit`.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum EditValue {
+    /// One file.
+    File(FileEditValue),
+    /// Several files (`files`), in request order.
+    Files {
+        /// Each file's outcome.
+        files: Vec<FileEditValue>,
+        /// Warnings about the call as a whole.
+        warnings: Vec<Warning>,
+    },
+}
+
+impl ToolValue for EditValue {
+    fn warnings_mut(&mut self) -> &mut Vec<Warning> {
+        match self {
+            EditValue::File(file) => &mut file.warnings,
+            EditValue::Files { warnings, .. } => warnings,
+        }
+    }
+}
+
+/// The `edit` tool.
+pub struct EditTool;
+
+impl Tool for EditTool {
+    const NAME: &'static str = "edit";
+    type Args = EditArgs;
+    type Value = EditValue;
+
+    fn run(
+        session: &Session,
+        args: EditArgs,
+        _ctx: &CallContext,
+    ) -> Result<ToolOutput<EditValue>, ToolError> {
+        edit(session, args)
+    }
+}
+
+/// One file's request: its path and its edits (as JSON).
+#[derive(Clone, Debug)]
+pub(crate) struct Request {
+    pub path: String,
+    pub edits: Value,
+}
+
+/// Runs `edit`.
+pub fn edit(session: &Session, args: EditArgs) -> Result<ToolOutput<EditValue>, ToolError> {
+    let mut notes = Vec::new();
+    let requests = requests(&args, &mut notes)?;
+    let options = prepare::Options {
+        verify: args.post_edit_verify == Some(true),
+        syntax: args.syntax_validate.unwrap_or_default(),
+        multi: args.files.is_some(),
+    };
+    commit::run(session, requests, &options, notes)
+}
+
+/// The per-file requests of a call, with the shape rules of SPEC §5.4.
+fn requests(args: &EditArgs, notes: &mut Vec<Warning>) -> Result<Vec<Request>, ToolError> {
+    let legacy = args.old_text.is_some() || args.new_text.is_some();
+    if let Some(files) = &args.files {
+        if args.path.is_some() || args.edits.is_some() || legacy {
+            return Err(ToolError::new(
+                ErrorCode::InvalidParamsCombo,
+                "Edit rejected — nothing was written. Use either files: [{path, edits}] or path + edits, not both.",
+            ));
+        }
+        if files.is_empty() {
+            return Err(items::variant(
+                "files must contain at least one {path, edits} entry.".to_owned(),
+            ));
+        }
+        return Ok(files
+            .iter()
+            .map(|f| Request {
+                path: f.path.clone(),
+                edits: f.edits.clone(),
+            })
+            .collect());
+    }
+    let Some(path) = args.path.clone() else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidType,
+            "Invalid path: expected string, received nothing (path is required unless files is given).",
+        ));
+    };
+    let edits = match (&args.edits, legacy) {
+        (Some(_), true) => {
+            return Err(ToolError::new(
+                ErrorCode::InvalidParamsCombo,
+                "Edit rejected — nothing was written. Use either edits or the legacy oldText/newText, not both.",
+            ));
+        }
+        (Some(edits), false) => edits.clone(),
+        (None, true) => {
+            let (Some(old), Some(new)) = (&args.old_text, &args.new_text) else {
+                return Err(items::variant(
+                    "Legacy input needs both oldText and newText; prefer edits: [{\"replace\": {\"old_text\", \"new_text\"}}].".to_owned(),
+                ));
+            };
+            notes.push(Warning::new(
+                WarningCode::LegacyInput,
+                "Legacy top-level oldText/newText input was normalized to edits[0].replace. Prefer the edits[] format.",
+            ));
+            serde_json::json!([{ "replace": { "old_text": old, "new_text": new } }])
+        }
+        (None, false) => {
+            return Err(items::variant(format!(
+                "edits is required: an array of edit items, each with one of {}.",
+                OPS.join(", ")
+            )));
+        }
+    };
+    Ok(vec![Request { path, edits }])
+}

@@ -1,0 +1,251 @@
+//! One file of an edit, in memory: read, parse, gate, apply, guard. Nothing is written.
+
+use std::sync::Arc;
+
+use hashline_core::edit::{EditError, EditOp, EditOptions, EditOutcome, apply, marked_rows};
+use hashline_core::{Document, LineHash, LineNo, looks_binary};
+use serde_json::json;
+
+use super::items::{self, Parsed};
+use super::{Request, SyntaxMode};
+use crate::error::{ErrorCode, ToolError};
+use crate::fsio::read_regular_file;
+use crate::paths::ResolvedPath;
+use crate::ptc::PtcLine;
+use crate::session::Session;
+use crate::warning::{Warning, WarningCode};
+
+/// How far (±lines) the served-lines guard looks for a line's current hash before it
+/// calls the line stale (a shifted line is not a changed one).
+const SHIFT_WINDOW: usize = 20;
+
+/// Call-wide options.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Options {
+    /// `postEditVerify`.
+    pub verify: bool,
+    /// `syntaxValidate`.
+    pub syntax: SyntaxMode,
+    /// Whether the call used `files`.
+    pub multi: bool,
+}
+
+/// A file whose batch passed every check, ready to be written.
+pub(crate) struct Prepared {
+    pub path: ResolvedPath,
+    pub before: Document,
+    pub outcome: EditOutcome,
+    pub edits: usize,
+    pub warnings: Vec<Warning>,
+    /// Cross-file moves: (source path as given, the op) — the source deletes the range.
+    pub moved_from: Vec<(String, EditOp)>,
+}
+
+/// Reads, parses, checks and applies one file's edits in memory.
+pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, ToolError> {
+    let path = session.resolve(&request.path)?;
+    let before = load(&path)?;
+    let loader = |source: &str| -> Result<Arc<Document>, ToolError> {
+        let source = session.resolve(source)?;
+        let doc = load(&source)?;
+        gate(session, &source)?;
+        Ok(Arc::new(doc))
+    };
+    let Parsed {
+        ops,
+        from_paths,
+        notes,
+    } = items::parse_edits(&request.edits, &loader)?;
+    if ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
+        gate(session, &path)?;
+    }
+    let outcome = apply(&before, &ops, &EditOptions::default())
+        .map_err(|err| engine_error(session, &path, &before, err))?;
+    if session.is_stateful() {
+        served_guard(session, &path, &before, &outcome)?;
+    }
+    let mut warnings = Vec::new();
+    if !notes.is_empty() {
+        warnings.push(Warning::params_adjusted("Edit params", &notes));
+    }
+    warnings.extend(
+        outcome
+            .relocation_notes()
+            .into_iter()
+            .map(|n| Warning::new(WarningCode::AnchorRelocated, n)),
+    );
+    warnings.extend(
+        outcome
+            .warnings
+            .iter()
+            .map(|w| Warning::new(WarningCode::EditWarning, w.clone())),
+    );
+    let moved_from = ops
+        .iter()
+        .zip(from_paths)
+        .filter_map(|(op, from)| match (op, from) {
+            (EditOp::MoveLines { .. }, Some(from)) => Some((from, op.clone())),
+            _ => None,
+        })
+        .collect();
+    Ok(Prepared {
+        path,
+        before,
+        outcome,
+        edits: ops.len(),
+        warnings,
+        moved_from,
+    })
+}
+
+/// Loads a text file for editing (binary files are refused).
+fn load(path: &ResolvedPath) -> Result<Document, ToolError> {
+    let bytes = read_regular_file(path)?;
+    if looks_binary(&bytes) {
+        return Err(ToolError::new(
+            ErrorCode::BinaryFile,
+            format!("Edit rejected — nothing was written. {} looks binary; edit changes text files only.", path.display),
+        )
+        .with_hint("Use write to replace a binary file's content as a whole.")
+        .with_path(path.absolute_str()));
+    }
+    Ok(Document::parse(bytes))
+}
+
+/// The read-before-edit gate (SPEC §5.4.2): anchored edits need anchors the session showed.
+fn gate(session: &Session, path: &ResolvedPath) -> Result<(), ToolError> {
+    if !session.is_stateful() || session.ledger().served(&path.real).is_some() {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ErrorCode::FileNotRead,
+        format!(
+            "Edit rejected — nothing was written. You must get fresh anchors for {} before editing it. Call read(\"{}\") first, or use grep, ast_search, or write to produce fresh anchors for this file. edit requires fresh LINE:HASH anchors from read, grep, ast_search, or write so the hashes match the current file contents.",
+            path.absolute.display(),
+            path.display
+        ),
+    )
+    .with_path(path.absolute_str()))
+}
+
+/// An engine refusal as a tool error; rows it showed count as served.
+fn engine_error(
+    session: &Session,
+    path: &ResolvedPath,
+    doc: &Document,
+    err: EditError,
+) -> ToolError {
+    let code = serde_json::from_value::<ErrorCode>(json!(err.code))
+        .unwrap_or(ErrorCode::InvalidEditVariant);
+    record_rows(session, path, doc, &err.shown);
+    let mut error = ToolError::new(code, err.message).with_path(path.absolute_str());
+    let updated: Vec<PtcLine> = err
+        .mismatches
+        .iter()
+        .filter_map(|m| m.current)
+        .filter_map(|a| doc.line(a.line))
+        .map(|l| PtcLine::new(l.number, l.hash(), l.content))
+        .collect();
+    if !updated.is_empty() {
+        error = error.with_details(json!({ "updatedAnchors": updated }));
+    }
+    error
+}
+
+/// Records rows shown in feedback as served.
+fn record_rows(session: &Session, path: &ResolvedPath, doc: &Document, lines: &[LineNo]) {
+    let rows = lines
+        .iter()
+        .filter_map(|&n| doc.line(n))
+        .map(|l| (l.number, l.hash()));
+    session.record_served(&path.real, rows, false);
+}
+
+/// The served-lines guard (SPEC §5.4.2): refuse to overwrite a line whose current hash
+/// differs from what the model was shown there, unless that hash was shown nearby (the
+/// line only moved).
+fn served_guard(
+    session: &Session,
+    path: &ResolvedPath,
+    doc: &Document,
+    outcome: &EditOutcome,
+) -> Result<(), ToolError> {
+    let stale: Vec<LineNo> = {
+        let ledger = session.ledger();
+        let Some(served) = ledger.served(&path.real) else {
+            return Ok(());
+        };
+        outcome
+            .overwritten
+            .iter()
+            .copied()
+            .filter(|&line| {
+                let Some(current) = doc.line(line).map(|l| l.hash()) else {
+                    return false;
+                };
+                let Some(shown) = served.hash_at(line) else {
+                    return false;
+                };
+                if shown == current {
+                    return false;
+                }
+                let low = line.get().saturating_sub(SHIFT_WINDOW as u32).max(1);
+                let high = line.get().saturating_add(SHIFT_WINDOW as u32);
+                !(low..=high)
+                    .filter_map(LineNo::new)
+                    .any(|near| served.hash_at(near) == Some(current))
+            })
+            .collect()
+    };
+    if stale.is_empty() {
+        return Ok(());
+    }
+    let (rows, shown) = marked_rows(doc, &stale, 1);
+    record_rows(session, path, doc, &shown);
+    let n = stale.len();
+    let (lines, it) = if n == 1 {
+        ("line", "it")
+    } else {
+        ("lines", "them")
+    };
+    let updated: Vec<PtcLine> = stale
+        .iter()
+        .filter_map(|&l| doc.line(l))
+        .map(|l| PtcLine::new(l.number, l.hash(), l.content))
+        .collect();
+    Err(ToolError::new(
+        ErrorCode::HashMismatch,
+        format!(
+            "Edit rejected — nothing was written. {n} {lines} this edit would overwrite changed on disk since you last saw {it} (>>> marks changed lines):\n\n{rows}\n\nDecide against the current content above and re-issue the edit with these LINE:HASH anchors; no re-read is needed."
+        ),
+    )
+    .with_details(json!({ "updatedAnchors": updated }))
+    .with_path(path.absolute_str()))
+}
+
+/// The served rows after a successful edit: what was shown before, carried to the new
+/// line numbers, plus the fresh rows around each change.
+pub(crate) fn carry_served(session: &Session, prepared: &Prepared, fresh: &[LineNo]) {
+    let doc = &prepared.outcome.document;
+    let carried: Vec<(LineNo, LineHash)> = {
+        let ledger = session.ledger();
+        match ledger.served(&prepared.path.real) {
+            Some(served) => prepared
+                .outcome
+                .changes
+                .kept()
+                .filter_map(|(old, new)| served.hash_at(old).map(|h| (new, h)))
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    let fresh_rows = fresh
+        .iter()
+        .filter_map(|&n| doc.line(n))
+        .map(|l| (l.number, l.hash()));
+    session.record_served(
+        &prepared.path.real,
+        carried.into_iter().chain(fresh_rows),
+        true,
+    );
+}

@@ -1,0 +1,263 @@
+//! What an edit result shows: the summary line, the anchored compact diff (fresh rows),
+//! `diffData`, and the physical `patch`.
+
+use hashline_core::display::decode_lossy;
+use hashline_core::edit::ChangeMap;
+use hashline_core::row::{into_text, push_row};
+use hashline_core::{Document, LineNo, Terminator};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::diff::{Hunk, LineKind, changes_from_kept, group, unified_of};
+
+/// Context rows around each change in the anchored diff (and so in the fresh anchors).
+pub const FRESH_CONTEXT: u32 = 2;
+
+/// At most this many rows of anchored diff in the text.
+pub const MAX_DIFF_ROWS: usize = 400;
+
+/// The logical hunks of an edit, from its change map (no diff algorithm needed: the
+/// engine knows which lines survived).
+pub fn hunks(old: &Document, new: &Document, changes: &ChangeMap, context: u32) -> Vec<Hunk> {
+    let kept = changes
+        .kept()
+        .map(|(o, n)| (o.index() as u32, n.index() as u32));
+    let found = changes_from_kept(old.line_count() as u32, new.line_count() as u32, kept);
+    group(
+        found,
+        old.line_count() as u32,
+        new.line_count() as u32,
+        context,
+    )
+}
+
+/// `Edited <path> (<n> change(s), +A -R line(s))`.
+pub fn summary(path: &str, edits: usize, added: usize, removed: usize) -> String {
+    let changes = if edits == 1 { "change" } else { "changes" };
+    let lines = if added.max(removed) == 1 {
+        "line"
+    } else {
+        "lines"
+    };
+    format!("Edited {path} ({edits} {changes}, +{added} -{removed} {lines})")
+}
+
+/// Lines added and removed across hunks.
+pub fn counts(hunks: &[Hunk]) -> (usize, usize) {
+    let mut added = 0;
+    let mut removed = 0;
+    for hunk in hunks {
+        for (r, a) in &hunk.changes {
+            removed += r.len();
+            added += a.len();
+        }
+    }
+    (added, removed)
+}
+
+/// The anchored compact diff: `@@` headers, ` ` context and `+` added rows with their NEW
+/// anchors (usable at once), `-` removed rows with their old anchors. Returns the text
+/// and whether it was cut at [`MAX_DIFF_ROWS`].
+pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk]) -> (String, bool) {
+    let mut out = Vec::new();
+    let mut rows = 0;
+    let mut cut = false;
+    for hunk in hunks {
+        if rows >= MAX_DIFF_ROWS {
+            cut = true;
+            break;
+        }
+        out.extend_from_slice(hunk.header().as_bytes());
+        out.push(b'\n');
+        hunk.walk(|kind, o, n| {
+            rows += 1;
+            if rows > MAX_DIFF_ROWS {
+                cut = true;
+                return;
+            }
+            let (marker, doc, index) = match kind {
+                LineKind::Context => (b' ', new, n),
+                LineKind::Add => (b'+', new, n),
+                LineKind::Remove => (b'-', old, o),
+            };
+            if let Some(line) = index.and_then(|i| doc.line(LineNo::from_index(i as usize))) {
+                out.push(marker);
+                push_row(&mut out, line.number, line.hash(), line.content);
+                out.push(b'\n');
+            }
+        });
+    }
+    if out.ends_with(b"\n") {
+        out.pop();
+    }
+    (into_text(out), cut)
+}
+
+/// The new document's lines inside the hunks (context included): the fresh anchors.
+pub fn fresh_lines(hunks: &[Hunk]) -> Vec<LineNo> {
+    let mut lines: Vec<LineNo> = hunks
+        .iter()
+        .flat_map(|h| h.after.clone())
+        .map(|i| LineNo::from_index(i as usize))
+        .collect();
+    lines.dedup();
+    lines
+}
+
+/// `diffData` v1: the logical diff as typed entries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct DiffData {
+    /// Always 1.
+    pub version: u32,
+    /// Lines in order: context, add, remove, and a meta entry per hunk header.
+    pub entries: Vec<DiffEntry>,
+    /// Counts.
+    pub stats: DiffStats,
+}
+
+/// One `diffData` entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum DiffEntry {
+    /// An unchanged line.
+    Context {
+        /// 1-based line in the old text.
+        #[serde(rename = "oldLine")]
+        old_line: u32,
+        /// 1-based line in the new text.
+        #[serde(rename = "newLine")]
+        new_line: u32,
+        /// The text.
+        text: String,
+    },
+    /// An added line.
+    Add {
+        /// 1-based line in the new text.
+        #[serde(rename = "newLine")]
+        new_line: u32,
+        /// The text.
+        text: String,
+    },
+    /// A removed line.
+    Remove {
+        /// 1-based line in the old text.
+        #[serde(rename = "oldLine")]
+        old_line: u32,
+        /// The text.
+        text: String,
+    },
+    /// A hunk header.
+    Meta {
+        /// The text.
+        text: String,
+    },
+}
+
+/// `diffData` counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct DiffStats {
+    /// Lines added.
+    pub added: u32,
+    /// Lines removed.
+    pub removed: u32,
+    /// Context lines.
+    pub context: u32,
+}
+
+/// Builds `diffData` from hunks.
+pub fn diff_data(old: &Document, new: &Document, hunks: &[Hunk]) -> DiffData {
+    let text = |doc: &Document, i: u32| {
+        doc.line(LineNo::from_index(i as usize))
+            .map(|l| decode_lossy(l.content).into_owned())
+            .unwrap_or_default()
+    };
+    let mut entries = Vec::new();
+    let mut stats = DiffStats::default();
+    for hunk in hunks {
+        entries.push(DiffEntry::Meta {
+            text: hunk.header(),
+        });
+        hunk.walk(|kind, o, n| match (kind, o, n) {
+            (LineKind::Context, Some(o), Some(n)) => {
+                stats.context += 1;
+                entries.push(DiffEntry::Context {
+                    old_line: o + 1,
+                    new_line: n + 1,
+                    text: text(new, n),
+                });
+            }
+            (LineKind::Add, _, Some(n)) => {
+                stats.added += 1;
+                entries.push(DiffEntry::Add {
+                    new_line: n + 1,
+                    text: text(new, n),
+                });
+            }
+            (LineKind::Remove, Some(o), _) => {
+                stats.removed += 1;
+                entries.push(DiffEntry::Remove {
+                    old_line: o + 1,
+                    text: text(old, o),
+                });
+            }
+            _ => {}
+        });
+    }
+    DiffData {
+        version: 1,
+        entries,
+        stats,
+    }
+}
+
+/// The unified diff of the physical bytes (BOM and line endings included): a line
+/// whose bytes changed in any way — content or terminator — is a change.
+pub fn patch(path: &str, old: &Document, new: &Document, changes: &ChangeMap) -> String {
+    fn bytes(doc: &Document, i: usize) -> Option<(&[u8], Terminator)> {
+        doc.line(LineNo::from_index(i))
+            .map(|l| (l.content, l.terminator))
+    }
+    let kept = changes
+        .kept()
+        .map(|(o, n)| (o.index(), n.index()))
+        .filter(|&(o, n)| {
+            // Line 1 carries the BOM: a BOM change is a change of line 1.
+            let bom_same = (o != 0 && n != 0) || old.has_bom() == new.has_bom();
+            bom_same && bytes(old, o) == bytes(new, n)
+        });
+    let kept = kept.map(|(o, n)| (o as u32, n as u32));
+    let found = changes_from_kept(old.line_count() as u32, new.line_count() as u32, kept);
+    let hunks = group(
+        found,
+        old.line_count() as u32,
+        new.line_count() as u32,
+        crate::diff::DIFF_CONTEXT,
+    );
+    let physical = |doc: &Document, i: u32| {
+        let mut text = String::new();
+        if i == 0 && doc.has_bom() {
+            text.push('\u{feff}');
+        }
+        if let Some(line) = doc.line(LineNo::from_index(i as usize)) {
+            text.push_str(&decode_lossy(line.content));
+            match line.terminator {
+                Terminator::None => text.push_str("\n\\ No newline at end of file\n"),
+                t => text.push_str(&String::from_utf8_lossy(t.as_bytes())),
+            }
+        }
+        text
+    };
+    unified_of(
+        &format!("a/{path}"),
+        &format!("b/{path}"),
+        &hunks,
+        |out, kind, o, n| {
+            let line = match (kind, o, n) {
+                (LineKind::Add, _, Some(n)) | (LineKind::Context, _, Some(n)) => physical(new, n),
+                (_, Some(o), _) => physical(old, o),
+                _ => String::new(),
+            };
+            out.push_str(&line);
+        },
+    )
+}
