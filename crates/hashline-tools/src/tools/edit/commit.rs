@@ -109,7 +109,7 @@ pub(crate) fn run(
     let value = if values.len() == 1 && !options.multi {
         let mut file = values.remove(0);
         file.warnings.splice(0..0, notes);
-        EditValue::File(file)
+        EditValue::File(Box::new(file))
     } else {
         EditValue::Files {
             files: values,

@@ -135,7 +135,7 @@ pub struct FileEditValue {
 #[serde(untagged)]
 pub enum EditValue {
     /// One file.
-    File(FileEditValue),
+    File(Box<FileEditValue>),
     /// Several files (`files`), in request order.
     Files {
         /// Each file's outcome.
