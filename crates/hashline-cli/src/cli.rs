@@ -132,29 +132,19 @@ impl Command {
             }
         };
         let tool = match self {
-            Command::Read {
-                path,
-                offset,
-                limit,
-            } => {
+            Command::Read { path, offset, limit } => {
                 put("path", Some(json!(path)));
                 put("offset", offset.map(Value::from));
                 put("limit", limit.map(Value::from));
                 "read"
             }
-            Command::Edit {
-                path,
-                edits,
-                verify,
-            } => {
+            Command::Edit { path, edits, verify } => {
                 let text = if edits == "-" {
-                    std::io::read_to_string(std::io::stdin())
-                        .context("cannot read edits from standard input")?
+                    std::io::read_to_string(std::io::stdin()).context("cannot read edits from standard input")?
                 } else {
                     edits.clone()
                 };
-                let edits: Value =
-                    serde_json::from_str(&text).context("--edits is not valid JSON")?;
+                let edits: Value = serde_json::from_str(&text).context("--edits is not valid JSON")?;
                 put("path", Some(json!(path)));
                 put("edits", Some(edits));
                 put("postEditVerify", verify.then_some(json!(true)));
@@ -163,8 +153,9 @@ impl Command {
             Command::Write { path, content } => {
                 let content = match content {
                     Some(content) => content.clone(),
-                    None => std::io::read_to_string(std::io::stdin())
-                        .context("cannot read content from standard input")?,
+                    None => {
+                        std::io::read_to_string(std::io::stdin()).context("cannot read content from standard input")?
+                    }
                 };
                 put("path", Some(json!(path)));
                 put("content", Some(json!(content)));

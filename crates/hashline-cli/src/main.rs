@@ -74,16 +74,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 println!("{}", serde_json::to_string(&result)?);
                 exit_for(&result)
             } else {
-                let spec = toolbox
-                    .get(tool)
-                    .context("the subcommand names a registered tool")?;
+                let spec = toolbox.get(tool).context("the subcommand names a registered tool")?;
                 let (content, is_error) = spec.execute_content(&session, args, &ctx);
                 print_content(&content, is_error)?;
-                if is_error {
-                    ExitCode::from(EXIT_TOOL_ERROR)
-                } else {
-                    ExitCode::SUCCESS
-                }
+                if is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS }
             }
         }
     };
@@ -110,8 +104,7 @@ fn open_session(cli: &Cli, stateful: bool) -> Result<Session> {
 /// `call`'s argument: inline JSON, or `-` for standard input.
 fn parse_json_arg(text: &str) -> Result<Value> {
     let text = if text == "-" {
-        std::io::read_to_string(std::io::stdin())
-            .context("cannot read arguments from standard input")?
+        std::io::read_to_string(std::io::stdin()).context("cannot read arguments from standard input")?
     } else {
         text.to_owned()
     };
@@ -119,11 +112,7 @@ fn parse_json_arg(text: &str) -> Result<Value> {
 }
 
 fn exit_for(result: &ToolResult) -> ExitCode {
-    if result.is_error {
-        ExitCode::from(EXIT_TOOL_ERROR)
-    } else {
-        ExitCode::SUCCESS
-    }
+    if result.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS }
 }
 
 /// Prints what the model would see: text to standard output (errors to standard error),
@@ -135,11 +124,7 @@ fn print_content(content: &[ContentBlock], is_error: bool) -> Result<()> {
             ContentBlock::Text { text } if is_error => eprintln!("{text}"),
             ContentBlock::Text { text } => writeln!(out, "{text}")?,
             ContentBlock::Image { data, mime_type } => {
-                writeln!(
-                    out,
-                    "[image: {mime_type}, {} bytes of base64; use --json for the data]",
-                    data.len()
-                )?;
+                writeln!(out, "[image: {mime_type}, {} bytes of base64; use --json for the data]", data.len())?;
             }
         }
     }
@@ -163,32 +148,19 @@ fn run_batch(toolbox: &Toolbox, session: &Session) -> Result<ExitCode> {
                 let tool = request.get("tool").and_then(Value::as_str).unwrap_or("");
                 let args = request.get("args").cloned().unwrap_or(Value::Null);
                 let ctx = CallContext {
-                    call_id: request
-                        .get("callId")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                    parent_call_id: request
-                        .get("parentCallId")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
+                    call_id: request.get("callId").and_then(Value::as_str).map(str::to_owned),
+                    parent_call_id: request.get("parentCallId").and_then(Value::as_str).map(str::to_owned),
                 };
                 toolbox.execute(session, tool, args, &ctx)
             }
             Err(err) => ToolResult::failure(
                 "batch",
-                &hashline::ToolError::new(
-                    hashline::ErrorCode::InvalidType,
-                    format!("Invalid batch line: {err}."),
-                ),
+                &hashline::ToolError::new(hashline::ErrorCode::InvalidType, format!("Invalid batch line: {err}.")),
             ),
         };
         failed |= result.is_error;
         writeln!(out, "{}", serde_json::to_string(&result)?)?;
         out.flush()?;
     }
-    Ok(if failed {
-        ExitCode::from(EXIT_TOOL_ERROR)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(if failed { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
 }

@@ -22,29 +22,19 @@ pub fn load(file: &Path, session: &Session) -> Result<()> {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(err) => {
-            return Err(err)
-                .with_context(|| format!("cannot read session file {}", file.display()));
+            return Err(err).with_context(|| format!("cannot read session file {}", file.display()));
         }
     };
-    let state: SessionFile = serde_json::from_str(&text)
-        .with_context(|| format!("session file {} is not valid", file.display()))?;
-    anyhow::ensure!(
-        state.version == VERSION,
-        "session file {} has unknown version {}",
-        file.display(),
-        state.version
-    );
+    let state: SessionFile =
+        serde_json::from_str(&text).with_context(|| format!("session file {} is not valid", file.display()))?;
+    anyhow::ensure!(state.version == VERSION, "session file {} has unknown version {}", file.display(), state.version);
     session.restore_ledger(state.ledger);
     Ok(())
 }
 
 /// Saves the session's ledger to `file`.
 pub fn save(file: &Path, session: &Session) -> Result<()> {
-    let state = SessionFile {
-        version: VERSION,
-        ledger: session.ledger().clone(),
-    };
+    let state = SessionFile { version: VERSION, ledger: session.ledger().clone() };
     let text = serde_json::to_string(&state)?;
-    std::fs::write(file, text)
-        .with_context(|| format!("cannot write session file {}", file.display()))
+    std::fs::write(file, text).with_context(|| format!("cannot write session file {}", file.display()))
 }

@@ -24,9 +24,7 @@ impl Dir {
             .spawn()
             .expect("spawn hashline");
         let mut input = child.stdin.take().expect("stdin");
-        input
-            .write_all(stdin.unwrap_or("").as_bytes())
-            .expect("stdin write");
+        input.write_all(stdin.unwrap_or("").as_bytes()).expect("stdin write");
         drop(input);
         child.wait_with_output().expect("wait")
     }
@@ -57,10 +55,7 @@ fn call_prints_the_json_projection_with_anchors_matching_the_rows() {
         .iter()
         .filter_map(|l| l["anchor"].as_str())
         .collect();
-    let rows: Vec<&str> = text
-        .lines()
-        .filter_map(|row| row.split_once('|').map(|(a, _)| a))
-        .collect();
+    let rows: Vec<&str> = text.lines().filter_map(|row| row.split_once('|').map(|(a, _)| a)).collect();
     assert_eq!(anchors, rows);
     assert_eq!(result["isError"], false);
     assert!(hashline::view::read_meta_from_meta(&result["meta"]).is_some());
@@ -69,17 +64,9 @@ fn call_prints_the_json_projection_with_anchors_matching_the_rows() {
 #[test]
 fn call_reads_arguments_from_stdin() {
     let dir = Dir::new();
-    let out = dir.run(
-        &["call", "read", "-"],
-        Some(r#"{"path":"a.txt","limit":1}"#),
-    );
+    let out = dir.run(&["call", "read", "-"], Some(r#"{"path":"a.txt","limit":1}"#));
     let result: Value = serde_json::from_str(&stdout(&out)).expect("json");
-    assert_eq!(
-        result["details"]["ptcValue"]["lines"]
-            .as_array()
-            .map(Vec::len),
-        Some(1)
-    );
+    assert_eq!(result["details"]["ptcValue"]["lines"].as_array().map(Vec::len), Some(1));
 }
 
 #[test]
@@ -93,19 +80,12 @@ fn batch_runs_calls_in_one_session_one_line_each() {
         "not json\n",
     );
     let out = dir.run(&["batch"], Some(input));
-    let lines: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json line"))
-        .collect();
+    let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["content"][0]["text"], "1:3c8|alpha\n2:589|beta");
     assert_eq!(lines[1]["content"][0]["text"], "2:589|beta");
     assert_eq!(lines[2]["isError"], true);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "a failed line makes the batch exit 1"
-    );
+    assert_eq!(out.status.code(), Some(1), "a failed line makes the batch exit 1");
 }
 
 #[test]
@@ -113,22 +93,13 @@ fn exit_codes() {
     let dir = Dir::new();
     let missing = dir.run(&["read", "missing.txt"], None);
     assert_eq!(missing.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&missing.stderr),
-        "File not found: missing.txt\n"
-    );
+    assert_eq!(String::from_utf8_lossy(&missing.stderr), "File not found: missing.txt\n");
     assert_eq!(dir.run(&["frobnicate"], None).status.code(), Some(2));
-    assert_eq!(
-        dir.run(&["call", "read", "{not json"], None).status.code(),
-        Some(2)
-    );
+    assert_eq!(dir.run(&["call", "read", "{not json"], None).status.code(), Some(2));
     let unknown = dir.run(&["call", "nope", "{}"], None);
     assert_eq!(unknown.status.code(), Some(1));
     let result: Value = serde_json::from_str(&stdout(&unknown)).expect("json");
-    assert_eq!(
-        result["details"]["ptcValue"]["error"]["code"],
-        "unknown-tool"
-    );
+    assert_eq!(result["details"]["ptcValue"]["error"]["code"], "unknown-tool");
 }
 
 #[test]
@@ -147,18 +118,12 @@ fn roots_confine_paths() {
     let dir = Dir::new();
     let out = dir.run(&["read", "../outside.txt"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .starts_with("Path is outside the session roots: ../outside.txt")
-    );
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("Path is outside the session roots: ../outside.txt"));
     let sub = dir.0.path().join("sub");
     std::fs::create_dir(&sub).expect("mkdir");
     std::fs::write(sub.join("s.txt"), "s").expect("write");
     let out = dir.run(&["--root", "sub", "read", "s.txt"], None);
-    assert_eq!(
-        stdout(&out),
-        format!("1:{}|s\n", hashline::core::LineHash::of(b"s"))
-    );
+    assert_eq!(stdout(&out), format!("1:{}|s\n", hashline::core::LineHash::of(b"s")));
 }
 
 #[test]
@@ -166,24 +131,13 @@ fn session_file_keeps_served_rows_across_invocations() {
     let dir = Dir::new();
     let file = dir.0.path().join("session.json");
     let file_arg = file.to_string_lossy().into_owned();
-    assert_eq!(
-        dir.run(&["--session", &file_arg, "read", "a.txt"], None)
-            .status
-            .code(),
-        Some(0)
-    );
-    let saved: Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("saved")).expect("json");
+    assert_eq!(dir.run(&["--session", &file_arg, "read", "a.txt"], None).status.code(), Some(0));
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("saved")).expect("json");
     assert_eq!(saved["version"], 1);
     let files = saved["ledger"]["files"].as_object().expect("files");
     assert_eq!(files.len(), 1);
     std::fs::write(&file, "{broken").expect("write");
-    assert_eq!(
-        dir.run(&["--session", &file_arg, "read", "a.txt"], None)
-            .status
-            .code(),
-        Some(2)
-    );
+    assert_eq!(dir.run(&["--session", &file_arg, "read", "a.txt"], None).status.code(), Some(2));
 }
 
 #[test]
@@ -191,12 +145,7 @@ fn tools_lists_every_tool_with_schemas() {
     let dir = Dir::new();
     let out = dir.run(&["tools"], None);
     let tools: Value = serde_json::from_str(&stdout(&out)).expect("json");
-    let names: Vec<&str> = tools
-        .as_array()
-        .expect("array")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names: Vec<&str> = tools.as_array().expect("array").iter().filter_map(|t| t["name"].as_str()).collect();
     assert_eq!(names, ["read", "write", "ls", "find"]);
     for tool in tools.as_array().expect("array") {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);

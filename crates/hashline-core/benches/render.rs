@@ -12,18 +12,8 @@ fn ten_k_lines() -> Vec<u8> {
     if let Some(path) = std::env::var_os("HASHLINE_BENCH_INPUT") {
         return std::fs::read(path).expect("HASHLINE_BENCH_INPUT names a readable file");
     }
-    let sources = [
-        include_str!("../src/document.rs"),
-        include_str!("../src/anchor.rs"),
-    ]
-    .concat();
-    sources
-        .lines()
-        .cycle()
-        .take(10_000)
-        .flat_map(|l| [l, "\n"])
-        .collect::<String>()
-        .into_bytes()
+    let sources = [include_str!("../src/document.rs"), include_str!("../src/anchor.rs")].concat();
+    sources.lines().cycle().take(10_000).flat_map(|l| [l, "\n"]).collect::<String>().into_bytes()
 }
 
 fn render(c: &mut Criterion) {

@@ -87,26 +87,16 @@ impl AnchorRef {
             AnchorRef::Hash { hash, content } => (*hash, content.as_deref()),
         };
         let mut candidates = doc.lines().filter(|line| {
-            line.hash() == hash
-                && content.is_none_or(|c| crate::display::display_line(line.content) == c)
+            line.hash() == hash && content.is_none_or(|c| crate::display::display_line(line.content) == c)
         });
-        let first = candidates
-            .next()
-            .ok_or(AnchorError::HashNotFound { hash })?;
+        let first = candidates.next().ok_or(AnchorError::HashNotFound { hash })?;
         let rest: Vec<Anchor> = candidates.map(|l| Anchor::new(l.number, hash)).collect();
         if rest.is_empty() {
             return Ok(Anchor::new(first.number, hash));
         }
         let total = rest.len() + 1;
-        let shown = std::iter::once(Anchor::new(first.number, hash))
-            .chain(rest)
-            .take(MAX_HASH_CANDIDATES)
-            .collect();
-        Err(AnchorError::HashAmbiguous {
-            hash,
-            candidates: shown,
-            total,
-        })
+        let shown = std::iter::once(Anchor::new(first.number, hash)).chain(rest).take(MAX_HASH_CANDIDATES).collect();
+        Err(AnchorError::HashAmbiguous { hash, candidates: shown, total })
     }
 }
 
@@ -173,11 +163,7 @@ impl AnchorError {
 /// ```
 pub fn parse_anchor(input: &str) -> Result<AnchorRef, AnchorError> {
     let malformed = || AnchorError::Malformed { input: echo(input) };
-    let row = input
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .ok_or_else(malformed)?
-        .trim();
+    let row = input.lines().find(|l| !l.trim().is_empty()).ok_or_else(malformed)?.trim();
     let row = strip_marker(row);
     let (head, content) = match row.split_once('|') {
         Some((head, content)) => (head, Some(content.to_owned())),
@@ -192,15 +178,9 @@ pub fn parse_anchor(input: &str) -> Result<AnchorRef, AnchorError> {
             }
             let hash = LineHash::parse_hex(hash).ok_or_else(malformed)?;
             // Digits only: the only failure is overflow, which names a line that cannot exist.
-            let value = line
-                .parse::<u64>()
-                .map_or(u32::MAX, |v| u32::try_from(v).unwrap_or(u32::MAX));
-            let line =
-                LineNo::new(value).ok_or_else(|| AnchorError::LineZero { input: echo(input) })?;
-            Ok(AnchorRef::Line {
-                anchor: Anchor::new(line, hash),
-                content,
-            })
+            let value = line.parse::<u64>().map_or(u32::MAX, |v| u32::try_from(v).unwrap_or(u32::MAX));
+            let line = LineNo::new(value).ok_or_else(|| AnchorError::LineZero { input: echo(input) })?;
+            Ok(AnchorRef::Line { anchor: Anchor::new(line, hash), content })
         }
         None => {
             let hash = LineHash::parse_hex(head).ok_or_else(malformed)?;
@@ -233,9 +213,7 @@ mod tests {
 
     fn line(input: &str) -> (u32, String, Option<String>) {
         match parse_anchor(input) {
-            Ok(AnchorRef::Line { anchor, content }) => {
-                (anchor.line.get(), anchor.hash.to_string(), content)
-            }
+            Ok(AnchorRef::Line { anchor, content }) => (anchor.line.get(), anchor.hash.to_string(), content),
             other => panic!("{input:?} gave {other:?}"),
         }
     }
@@ -243,23 +221,14 @@ mod tests {
     #[test]
     fn accepted_forms() {
         assert_eq!(line("12:abc"), (12, "abc".into(), None));
-        assert_eq!(
-            line("12:abc|content"),
-            (12, "abc".into(), Some("content".into()))
-        );
+        assert_eq!(line("12:abc|content"), (12, "abc".into(), Some("content".into())));
         assert_eq!(line(" 12 : ABC "), (12, "abc".into(), None));
         assert_eq!(line(">>> 12:abc|x"), (12, "abc".into(), Some("x".into())));
         assert_eq!(line(">>12:abc|x"), (12, "abc".into(), Some("x".into())));
         assert_eq!(line("+12:abc|x"), (12, "abc".into(), Some("x".into())));
         assert_eq!(line("-12:abc|x"), (12, "abc".into(), Some("x".into())));
-        assert_eq!(
-            line("    12:abc|  indented"),
-            (12, "abc".into(), Some("  indented".into()))
-        );
-        assert_eq!(
-            line("\n  \n7:d05|\n8:3c8|alpha"),
-            (7, "d05".into(), Some(String::new()))
-        );
+        assert_eq!(line("    12:abc|  indented"), (12, "abc".into(), Some("  indented".into())));
+        assert_eq!(line("\n  \n7:d05|\n8:3c8|alpha"), (7, "d05".into(), Some(String::new())));
         assert_eq!(line("12:abc  trailing note"), (12, "abc".into(), None));
         assert_eq!(line("12:abc|a|b"), (12, "abc".into(), Some("a|b".into())));
     }
@@ -268,15 +237,9 @@ mod tests {
     fn bare_hash_forms() {
         assert_eq!(
             parse_anchor("abc|x"),
-            Ok(AnchorRef::Hash {
-                hash: LineHash::parse_hex("abc").unwrap(),
-                content: Some("x".into())
-            })
+            Ok(AnchorRef::Hash { hash: LineHash::parse_hex("abc").unwrap(), content: Some("x".into()) })
         );
-        assert!(matches!(
-            parse_anchor(" ABC "),
-            Ok(AnchorRef::Hash { content: None, .. })
-        ));
+        assert!(matches!(parse_anchor(" ABC "), Ok(AnchorRef::Hash { content: None, .. })));
     }
 
     #[test]
@@ -298,16 +261,10 @@ mod tests {
         ] {
             let err = parse_anchor(input).expect_err(input);
             assert_eq!(err.code(), "invalid-anchor", "{input}");
-            assert!(
-                err.to_string().contains("Expected \"LINE:HASH\""),
-                "{input}: {err}"
-            );
+            assert!(err.to_string().contains("Expected \"LINE:HASH\""), "{input}: {err}");
         }
         let zero = parse_anchor("0:abc").expect_err("zero");
-        assert_eq!(
-            zero.to_string(),
-            "Line number must be >= 1, got 0 in \"0:abc\"."
-        );
+        assert_eq!(zero.to_string(), "Line number must be >= 1, got 0 in \"0:abc\".");
     }
 
     #[test]
@@ -322,49 +279,21 @@ mod tests {
     fn bare_hash_resolution() {
         let doc = Document::parse(b"alpha\nbeta\nalpha\n".to_vec());
         let alpha = LineHash::of(b"alpha");
-        let err = AnchorRef::Hash {
-            hash: alpha,
-            content: None,
-        }
-        .resolve(&doc)
-        .expect_err("ambiguous");
-        assert_eq!(
-            err.to_string(),
-            "Hash 3c8 matches 2 lines (1:3c8, 3:3c8). Use a LINE:HASH anchor to pick one."
-        );
-        let missing = AnchorRef::Hash {
-            hash: LineHash::of(b"zeta"),
-            content: None,
-        }
-        .resolve(&doc);
+        let err = AnchorRef::Hash { hash: alpha, content: None }.resolve(&doc).expect_err("ambiguous");
+        assert_eq!(err.to_string(), "Hash 3c8 matches 2 lines (1:3c8, 3:3c8). Use a LINE:HASH anchor to pick one.");
+        let missing = AnchorRef::Hash { hash: LineHash::of(b"zeta"), content: None }.resolve(&doc);
         assert_eq!(missing.map_err(|e| e.code()), Err("hash-mismatch"));
-        let with_content = AnchorRef::Hash {
-            hash: LineHash::of(b"beta"),
-            content: Some("beta".into()),
-        };
-        assert_eq!(
-            with_content.resolve(&doc).map(|a| a.to_string()),
-            Ok("2:589".into())
-        );
-        let wrong_content = AnchorRef::Hash {
-            hash: LineHash::of(b"beta"),
-            content: Some("other".into()),
-        };
+        let with_content = AnchorRef::Hash { hash: LineHash::of(b"beta"), content: Some("beta".into()) };
+        assert_eq!(with_content.resolve(&doc).map(|a| a.to_string()), Ok("2:589".into()));
+        let wrong_content = AnchorRef::Hash { hash: LineHash::of(b"beta"), content: Some("other".into()) };
         assert!(wrong_content.resolve(&doc).is_err());
     }
 
     #[test]
     fn ambiguity_lists_at_most_five() {
         let doc = Document::parse("x\n".repeat(9).into_bytes());
-        match (AnchorRef::Hash {
-            hash: LineHash::of(b"x"),
-            content: None,
-        })
-        .resolve(&doc)
-        {
-            Err(AnchorError::HashAmbiguous {
-                candidates, total, ..
-            }) => {
+        match (AnchorRef::Hash { hash: LineHash::of(b"x"), content: None }).resolve(&doc) {
+            Err(AnchorError::HashAmbiguous { candidates, total, .. }) => {
                 assert_eq!((candidates.len(), total), (5, 9));
             }
             other => panic!("{other:?}"),

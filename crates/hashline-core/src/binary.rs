@@ -18,10 +18,7 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     if memchr::memchr(0, head).is_some() {
         return true;
     }
-    let controls = head
-        .iter()
-        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c))
-        .count();
+    let controls = head.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)).count();
     !head.is_empty() && controls * 10 > head.len() * 3
 }
 

@@ -46,9 +46,7 @@ pub fn display_line(bytes: &[u8]) -> Cow<'_, str> {
 /// common case, checked in one branch-free pass that the compiler vectorizes). Such bytes
 /// display as themselves.
 pub fn is_plain_ascii(bytes: &[u8]) -> bool {
-    let flags = bytes.iter().fold(0u8, |acc, &b| {
-        acc | u8::from(b >= 0x80) | u8::from(b < 0x20 && b != b'\t')
-    });
+    let flags = bytes.iter().fold(0u8, |acc, &b| acc | u8::from(b >= 0x80) | u8::from(b < 0x20 && b != b'\t'));
     flags == 0
 }
 
@@ -97,13 +95,7 @@ mod tests {
 
     #[test]
     fn push_display_matches_display_line() {
-        for input in [
-            &b"plain"[..],
-            b"tab\there",
-            b"bell\x07",
-            b"bad\xffutf",
-            b"\x00\x1f",
-        ] {
+        for input in [&b"plain"[..], b"tab\there", b"bell\x07", b"bad\xffutf", b"\x00\x1f"] {
             let mut out = Vec::new();
             push_display(&mut out, input);
             assert_eq!(String::from_utf8(out).expect("utf8"), display_line(input));

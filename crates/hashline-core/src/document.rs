@@ -100,25 +100,13 @@ impl Document {
                 _ if bytes.get(pos + 1) == Some(&b'\n') => Terminator::CrLf,
                 _ => Terminator::Cr,
             };
-            spans.push(Span {
-                start,
-                end: pos,
-                terminator,
-            });
+            spans.push(Span { start, end: pos, terminator });
             start = pos + terminator.as_bytes().len();
         }
         if start < bytes.len() || spans.is_empty() {
-            spans.push(Span {
-                start,
-                end: bytes.len(),
-                terminator: Terminator::None,
-            });
+            spans.push(Span { start, end: bytes.len(), terminator: Terminator::None });
         }
-        Self {
-            bytes,
-            has_bom,
-            spans,
-        }
+        Self { bytes, has_bom, spans }
     }
 
     /// The exact bytes of the document (BOM and terminators included).
@@ -143,17 +131,12 @@ impl Document {
 
     /// The line with the given number, if it exists.
     pub fn line(&self, number: LineNo) -> Option<Line<'_>> {
-        self.spans
-            .get(number.index())
-            .map(|span| self.view(number, span))
+        self.spans.get(number.index()).map(|span| self.view(number, span))
     }
 
     /// All lines in order.
     pub fn lines(&self) -> impl ExactSizeIterator<Item = Line<'_>> + '_ {
-        self.spans
-            .iter()
-            .enumerate()
-            .map(|(i, span)| self.view(LineNo::from_index(i), span))
+        self.spans.iter().enumerate().map(|(i, span)| self.view(LineNo::from_index(i), span))
     }
 
     /// Whether any line ends with a bare `\r`.
@@ -163,9 +146,7 @@ impl Document {
 
     /// Whether the last line has a terminator (the file ends with a newline).
     pub fn ends_with_newline(&self) -> bool {
-        self.spans
-            .last()
-            .is_some_and(|s| s.terminator != Terminator::None)
+        self.spans.last().is_some_and(|s| s.terminator != Terminator::None)
     }
 
     /// The terminator new lines should take: the most common one in the file, `\n` when
@@ -195,11 +176,7 @@ impl Document {
     }
 
     fn view<'a>(&'a self, number: LineNo, span: &Span) -> Line<'a> {
-        Line {
-            number,
-            content: &self.bytes[span.start..span.end],
-            terminator: span.terminator,
-        }
+        Line { number, content: &self.bytes[span.start..span.end], terminator: span.terminator }
     }
 }
 
@@ -211,12 +188,7 @@ mod tests {
     fn shape(bytes: &[u8]) -> Vec<(String, Terminator)> {
         Document::parse(bytes.to_vec())
             .lines()
-            .map(|l| {
-                (
-                    String::from_utf8_lossy(l.content).into_owned(),
-                    l.terminator,
-                )
-            })
+            .map(|l| (String::from_utf8_lossy(l.content).into_owned(), l.terminator))
             .collect()
     }
 
@@ -226,10 +198,7 @@ mod tests {
 
     #[test]
     fn splits_every_terminator_kind() {
-        assert_eq!(
-            shape(b"a\nb\r\nc\rd"),
-            vec![s("a", Lf), s("b", CrLf), s("c", Cr), s("d", None)]
-        );
+        assert_eq!(shape(b"a\nb\r\nc\rd"), vec![s("a", Lf), s("b", CrLf), s("c", Cr), s("d", None)]);
         assert_eq!(shape(b"a\r\r\n"), vec![s("a", Cr), s("", CrLf)]);
         assert_eq!(shape(b"\n\n"), vec![s("", Lf), s("", Lf)]);
     }
@@ -253,23 +222,14 @@ mod tests {
     fn invalid_utf8_is_kept_byte_for_byte() {
         let bytes = b"ok\n\xff\xfe\x00bad\n".to_vec();
         let doc = Document::parse(bytes.clone());
-        assert_eq!(
-            doc.line(LineNo::from_index(1)).map(|l| l.content),
-            Some(&b"\xff\xfe\x00bad"[..])
-        );
+        assert_eq!(doc.line(LineNo::from_index(1)).map(|l| l.content), Some(&b"\xff\xfe\x00bad"[..]));
         assert_eq!(doc.into_bytes(), bytes);
     }
 
     #[test]
     fn dominant_terminator_and_bare_cr() {
-        assert_eq!(
-            Document::parse(b"a\r\nb\r\nc\n".to_vec()).dominant_terminator(),
-            CrLf
-        );
-        assert_eq!(
-            Document::parse(b"a\nb\r\n".to_vec()).dominant_terminator(),
-            Lf
-        );
+        assert_eq!(Document::parse(b"a\r\nb\r\nc\n".to_vec()).dominant_terminator(), CrLf);
+        assert_eq!(Document::parse(b"a\nb\r\n".to_vec()).dominant_terminator(), Lf);
         assert_eq!(Document::parse(b"one".to_vec()).dominant_terminator(), Lf);
         assert!(Document::parse(b"a\rb".to_vec()).has_bare_cr());
         assert!(!Document::parse(b"a\r\nb".to_vec()).has_bare_cr());

@@ -44,9 +44,7 @@ impl LineHash {
         if text.len() != 3 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
-        u16::from_str_radix(text, 16)
-            .ok()
-            .and_then(Self::from_value)
+        u16::from_str_radix(text, 16).ok().and_then(Self::from_value)
     }
 
     /// The numeric value, `0..4096`.
@@ -58,11 +56,7 @@ impl LineHash {
     pub fn hex(self) -> [u8; 3] {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let v = usize::from(self.0);
-        [
-            DIGITS[(v >> 8) & 0xf],
-            DIGITS[(v >> 4) & 0xf],
-            DIGITS[v & 0xf],
-        ]
+        [DIGITS[(v >> 8) & 0xf], DIGITS[(v >> 4) & 0xf], DIGITS[v & 0xf]]
     }
 }
 
@@ -99,10 +93,7 @@ mod tests {
             ("const value = 1;", "d9e"),
             ("  const value = 1;", "ddf"),
             ("hello world", "622"),
-            (
-                "export function createDemoDirectory(): UserDirectory {",
-                "8bd",
-            ),
+            ("export function createDemoDirectory(): UserDirectory {", "8bd"),
         ] {
             assert_eq!(LineHash::of(line.as_bytes()).to_string(), hex, "{line:?}");
         }

@@ -26,9 +26,7 @@ impl LineNo {
 
     /// The line number of a 0-based index (saturating at `u32::MAX`).
     pub fn from_index(index: usize) -> Self {
-        let one_based = u32::try_from(index)
-            .unwrap_or(u32::MAX - 1)
-            .saturating_add(1);
+        let one_based = u32::try_from(index).unwrap_or(u32::MAX - 1).saturating_add(1);
         Self(NonZeroU32::new(one_based).unwrap_or(NonZeroU32::MIN))
     }
 

@@ -25,8 +25,7 @@ pub fn push_row(out: &mut Vec<u8>, line: LineNo, hash: LineHash, content: &[u8])
 
 /// A buffer filled by [`push_row`] as a `String` (it is always valid UTF-8).
 pub fn into_text(buffer: Vec<u8>) -> String {
-    String::from_utf8(buffer)
-        .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+    String::from_utf8(buffer).unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
 }
 
 /// The anchor prefix of a row, `LINE:HASH|`, as a string.
@@ -44,11 +43,7 @@ pub fn row_prefix(anchor: Anchor) -> String {
 /// ```
 pub fn render_rows(doc: &Document, first: LineNo, last: LineNo) -> String {
     let mut out = Vec::new();
-    for line in doc
-        .lines()
-        .skip(first.index())
-        .take((last.get() + 1).saturating_sub(first.get()) as usize)
-    {
+    for line in doc.lines().skip(first.index()).take((last.get() + 1).saturating_sub(first.get()) as usize) {
         if line.number != first {
             out.push(b'\n');
         }

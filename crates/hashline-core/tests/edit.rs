@@ -14,43 +14,22 @@ fn stale(line: u32, text: &str) -> AnchorRef {
 }
 
 fn set(anchor: AnchorRef, text: &str) -> EditOp {
-    EditOp::SetLine {
-        anchor,
-        new_text: text.into(),
-        literal: false,
-    }
+    EditOp::SetLine { anchor, new_text: text.into(), literal: false }
 }
 
 fn insert(anchor: AnchorRef, text: &str) -> EditOp {
-    EditOp::InsertAfter {
-        anchor,
-        new_text: text.into(),
-        literal: false,
-    }
+    EditOp::InsertAfter { anchor, new_text: text.into(), literal: false }
 }
 
 fn range(start: AnchorRef, end: AnchorRef, text: &str) -> EditOp {
-    EditOp::ReplaceLines {
-        start,
-        end,
-        new_text: text.into(),
-        literal: false,
-    }
+    EditOp::ReplaceLines { start, end, new_text: text.into(), literal: false }
 }
 
 fn replace(old: &str, new: &str, all: bool) -> EditOp {
-    EditOp::Replace {
-        old_text: old.into(),
-        new_text: new.into(),
-        all,
-        fuzzy: false,
-    }
+    EditOp::Replace { old_text: old.into(), new_text: new.into(), all, fuzzy: false }
 }
 
-fn run(
-    bytes: &[u8],
-    ops: impl FnOnce(&Document) -> Vec<EditOp>,
-) -> Result<Vec<u8>, (String, String)> {
+fn run(bytes: &[u8], ops: impl FnOnce(&Document) -> Vec<EditOp>) -> Result<Vec<u8>, (String, String)> {
     let doc = Document::parse(bytes.to_vec());
     let ops = ops(&doc);
     apply(&doc, &ops, &EditOptions::default())
@@ -66,22 +45,12 @@ fn each_variant(lf: &str, ops: impl Fn(&Document) -> Vec<EditOp>, expected_lf: &
     let variants: [(Variant, &str); 4] = [
         (|t| t.as_bytes().to_vec(), "lf"),
         (|t| t.replace('\n', "\r\n").into_bytes(), "crlf"),
-        (
-            |t| [b"\xEF\xBB\xBF".as_slice(), t.as_bytes()].concat(),
-            "bom",
-        ),
-        (
-            |t| t.strip_suffix('\n').unwrap_or(t).as_bytes().to_vec(),
-            "no-final-newline",
-        ),
+        (|t| [b"\xEF\xBB\xBF".as_slice(), t.as_bytes()].concat(), "bom"),
+        (|t| t.strip_suffix('\n').unwrap_or(t).as_bytes().to_vec(), "no-final-newline"),
     ];
     for (convert, name) in variants {
         let got = run(&convert(lf), &ops).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        assert_eq!(
-            String::from_utf8_lossy(&got),
-            String::from_utf8_lossy(&convert(expected_lf)),
-            "{name}"
-        );
+        assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&convert(expected_lf)), "{name}");
     }
 }
 
@@ -90,59 +59,32 @@ fn set_line_replaces_deletes_and_blanks() {
     each_variant("a\nb\nc\n", |d| vec![set(a(d, 2), "B")], "a\nB\nc\n");
     each_variant("a\nb\nc\n", |d| vec![set(a(d, 2), "")], "a\nc\n");
     each_variant("a\nb\nc\n", |d| vec![set(a(d, 2), "\n")], "a\n\nc\n");
-    each_variant(
-        "a\nb\nc\n",
-        |d| vec![set(a(d, 2), "x\ny\n")],
-        "a\nx\ny\nc\n",
-    );
+    each_variant("a\nb\nc\n", |d| vec![set(a(d, 2), "x\ny\n")], "a\nx\ny\nc\n");
     each_variant("a\nb\nc\n", |d| vec![set(a(d, 3), "C")], "a\nb\nC\n");
 }
 
 #[test]
 fn replace_lines_and_insert_after() {
-    each_variant(
-        "a\nb\nc\nd\n",
-        |d| vec![range(a(d, 2), a(d, 3), "X")],
-        "a\nX\nd\n",
-    );
-    each_variant(
-        "a\nb\nc\n",
-        |d| vec![insert(a(d, 1), "x\ny")],
-        "a\nx\ny\nb\nc\n",
-    );
+    each_variant("a\nb\nc\nd\n", |d| vec![range(a(d, 2), a(d, 3), "X")], "a\nX\nd\n");
+    each_variant("a\nb\nc\n", |d| vec![insert(a(d, 1), "x\ny")], "a\nx\ny\nb\nc\n");
     each_variant("a\nb\nc\n", |d| vec![insert(a(d, 3), "z")], "a\nb\nc\nz\n");
 }
 
 #[test]
 fn appending_to_a_file_without_final_newline_keeps_it_without_one() {
-    assert_eq!(
-        run(b"line5", |d| vec![insert(a(d, 1), "x")]).expect("ok"),
-        b"line5\nx"
-    );
-    assert_eq!(
-        run(b"a\r\nb", |d| vec![insert(a(d, 2), "x")]).expect("ok"),
-        b"a\r\nb\r\nx"
-    );
+    assert_eq!(run(b"line5", |d| vec![insert(a(d, 1), "x")]).expect("ok"), b"line5\nx");
+    assert_eq!(run(b"a\r\nb", |d| vec![insert(a(d, 2), "x")]).expect("ok"), b"a\r\nb\r\nx");
 }
 
 #[test]
 fn empty_file_insert_replaces_the_empty_row() {
-    assert_eq!(
-        run(b"", |d| vec![insert(a(d, 1), "first")]).expect("ok"),
-        b"first"
-    );
-    assert_eq!(
-        run(b"", |d| vec![set(a(d, 1), "first\n")]).expect("ok"),
-        b"first"
-    );
+    assert_eq!(run(b"", |d| vec![insert(a(d, 1), "first")]).expect("ok"), b"first");
+    assert_eq!(run(b"", |d| vec![set(a(d, 1), "first\n")]).expect("ok"), b"first");
 }
 
 #[test]
 fn mixed_endings_stay_mixed_and_new_lines_take_the_local_one() {
-    let got = run(b"a\r\nb\nc\r\n", |d| {
-        vec![set(a(d, 1), "A1\nA2"), insert(a(d, 2), "n")]
-    })
-    .expect("ok");
+    let got = run(b"a\r\nb\nc\r\n", |d| vec![set(a(d, 1), "A1\nA2"), insert(a(d, 2), "n")]).expect("ok");
     assert_eq!(got, b"A1\r\nA2\r\nb\nn\nc\r\n");
 }
 
@@ -155,11 +97,7 @@ fn invalid_utf8_outside_the_edit_is_untouched() {
 #[test]
 fn bottom_up_batch_with_several_edits() {
     let got = run(b"1\n2\n3\n4\n5\n", |d| {
-        vec![
-            set(a(d, 1), "one"),
-            insert(a(d, 2), "2.5"),
-            range(a(d, 4), a(d, 5), "four-five"),
-        ]
+        vec![set(a(d, 1), "one"), insert(a(d, 2), "2.5"), range(a(d, 4), a(d, 5), "four-five")]
     })
     .expect("ok");
     assert_eq!(got, b"one\n2\n2.5\n3\nfour-five\n");
@@ -173,26 +111,16 @@ fn relocation_reaims_a_unique_exact_hash_within_the_window() {
     assert_eq!(out.document.as_bytes(), b"new\na\nB\nc\n");
     assert_eq!(
         out.relocation_notes(),
-        vec![format!(
-            "Auto-relocated anchor 2:{0} -> 3:{0} (window ±20).",
-            LineHash::of(b"b")
-        )]
+        vec![format!("Auto-relocated anchor 2:{0} -> 3:{0} (window ±20).", LineHash::of(b"b"))]
     );
 }
 
 #[test]
 fn stale_anchor_is_refused_with_fresh_rows() {
-    let (code, message) =
-        run(b"a\nb\nc\n", |_| vec![set(stale(2, "zzz"), "B")]).expect_err("stale");
+    let (code, message) = run(b"a\nb\nc\n", |_| vec![set(stale(2, "zzz"), "B")]).expect_err("stale");
     assert_eq!(code, "hash-mismatch");
-    assert!(
-        message.starts_with("Edit rejected — nothing was written."),
-        "{message}"
-    );
-    assert!(
-        message.contains(&format!(">>> 2:{}|b", LineHash::of(b"b"))),
-        "{message}"
-    );
+    assert!(message.starts_with("Edit rejected — nothing was written."), "{message}");
+    assert!(message.contains(&format!(">>> 2:{}|b", LineHash::of(b"b"))), "{message}");
 }
 
 #[test]
@@ -203,10 +131,8 @@ fn ambiguous_relocation_is_refused() {
 
 #[test]
 fn range_ends_must_relocate_by_the_same_offset() {
-    let (code, _) = run(b"p\na\nb\nq\nc\n", |_| {
-        vec![range(stale(1, "a"), stale(3, "c"), "X")]
-    })
-    .expect_err("inconsistent");
+    let (code, _) =
+        run(b"p\na\nb\nq\nc\n", |_| vec![range(stale(1, "a"), stale(3, "c"), "X")]).expect_err("inconsistent");
     assert_eq!(code, "hash-mismatch");
 }
 
@@ -214,32 +140,20 @@ fn range_ends_must_relocate_by_the_same_offset() {
 fn line_out_of_range() {
     let (code, message) = run(b"a\nb\n", |_| vec![set(stale(9, "nothing"), "X")]).expect_err("oob");
     assert_eq!(code, "line-out-of-range");
-    assert!(
-        message.contains("Line 9 does not exist (file has 2 lines)"),
-        "{message}"
-    );
+    assert!(message.contains("Line 9 does not exist (file has 2 lines)"), "{message}");
 }
 
 #[test]
 fn overlapping_edits_are_refused() {
-    let (code, message) = run(b"1\n2\n3\n4\n", |d| {
-        vec![range(a(d, 1), a(d, 3), "x"), set(a(d, 2), "y")]
-    })
-    .expect_err("overlap");
+    let (code, message) =
+        run(b"1\n2\n3\n4\n", |d| vec![range(a(d, 1), a(d, 3), "x"), set(a(d, 2), "y")]).expect_err("overlap");
     assert_eq!(code, "overlapping-edit");
-    assert!(
-        message.contains("edits[0] targets line(s) 1-3 and edits[1] targets 2"),
-        "{message}"
-    );
-    let (code, _) = run(b"1\n2\n3\n", |d| {
-        vec![range(a(d, 1), a(d, 2), "x"), insert(a(d, 1), "y")]
-    })
-    .expect_err("insert in span");
+    assert!(message.contains("edits[0] targets line(s) 1-3 and edits[1] targets 2"), "{message}");
+    let (code, _) =
+        run(b"1\n2\n3\n", |d| vec![range(a(d, 1), a(d, 2), "x"), insert(a(d, 1), "y")]).expect_err("insert in span");
     assert_eq!(code, "overlapping-edit");
-    let ok = run(b"1\n2\n", |d| {
-        vec![set(a(d, 1), "one"), insert(a(d, 1), "after")]
-    })
-    .expect("1-for-1 set_line + insert");
+    let ok =
+        run(b"1\n2\n", |d| vec![set(a(d, 1), "one"), insert(a(d, 1), "after")]).expect("1-for-1 set_line + insert");
     assert_eq!(ok, b"one\nafter\n2\n");
 }
 
@@ -257,44 +171,21 @@ fn duplicate_targets_last_wins_identical_collapse() {
 
 #[test]
 fn replace_exact_all_ambiguous_and_not_found() {
-    each_variant(
-        "alpha beta\ngamma\n",
-        |_| vec![replace("beta\ngam", "B\nG", false)],
-        "alpha B\nGma\n",
-    );
-    each_variant(
-        "x = 1\nx = 2\n",
-        |_| vec![replace("x", "y", true)],
-        "y = 1\ny = 2\n",
-    );
-    let (code, message) =
-        run(b"x\nx\n", |_| vec![replace("x", "y", false)]).expect_err("ambiguous");
+    each_variant("alpha beta\ngamma\n", |_| vec![replace("beta\ngam", "B\nG", false)], "alpha B\nGma\n");
+    each_variant("x = 1\nx = 2\n", |_| vec![replace("x", "y", true)], "y = 1\ny = 2\n");
+    let (code, message) = run(b"x\nx\n", |_| vec![replace("x", "y", false)]).expect_err("ambiguous");
     assert_eq!(code, "ambiguous-match");
     assert!(message.contains("occurs 2 times"), "{message}");
-    assert_eq!(
-        run(b"x\n", |_| vec![replace("nope", "y", false)])
-            .expect_err("missing")
-            .0,
-        "text-not-found"
-    );
-    assert_eq!(
-        run(b"x\n", |_| vec![replace("", "y", false)])
-            .expect_err("empty")
-            .0,
-        "invalid-edit-variant"
-    );
+    assert_eq!(run(b"x\n", |_| vec![replace("nope", "y", false)]).expect_err("missing").0, "text-not-found");
+    assert_eq!(run(b"x\n", |_| vec![replace("", "y", false)]).expect_err("empty").0, "invalid-edit-variant");
     each_variant("a\nb\nc\n", |_| vec![replace("a\n", "", false)], "b\nc\n");
 }
 
 #[test]
 fn replace_fuzzy_only_when_exact_fails() {
     let doc = Document::parse("say “hi” — now  \nend\n".as_bytes().to_vec());
-    let ops = vec![EditOp::Replace {
-        old_text: "say \"hi\" - now".into(),
-        new_text: "said".into(),
-        all: false,
-        fuzzy: true,
-    }];
+    let ops =
+        vec![EditOp::Replace { old_text: "say \"hi\" - now".into(), new_text: "said".into(), all: false, fuzzy: true }];
     let out = apply(&doc, &ops, &EditOptions::default()).expect("fuzzy");
     assert_eq!(out.document.as_bytes(), b"said  \nend\n");
     assert_eq!(out.warnings.len(), 1);
@@ -303,32 +194,16 @@ fn replace_fuzzy_only_when_exact_fails() {
 #[test]
 fn copy_and_move_lines() {
     let got = run(b"1\n2\n3\n4\n", |d| {
-        vec![EditOp::CopyLines {
-            start: a(d, 1),
-            end: a(d, 2),
-            after: a(d, 4),
-            source: None,
-        }]
+        vec![EditOp::CopyLines { start: a(d, 1), end: a(d, 2), after: a(d, 4), source: None }]
     });
     assert_eq!(got.expect("copy"), b"1\n2\n3\n4\n1\n2\n");
     let got = run(b"1\n2\n3\n4\n", |d| {
-        vec![EditOp::MoveLines {
-            start: a(d, 1),
-            end: a(d, 2),
-            after: a(d, 3),
-            source: None,
-        }]
+        vec![EditOp::MoveLines { start: a(d, 1), end: a(d, 2), after: a(d, 3), source: None }]
     });
     assert_eq!(got.expect("move"), b"3\n1\n2\n4\n");
-    let (code, _) = run(b"1\n2\n3\n", |d| {
-        vec![EditOp::MoveLines {
-            start: a(d, 1),
-            end: a(d, 3),
-            after: a(d, 2),
-            source: None,
-        }]
-    })
-    .expect_err("into itself");
+    let (code, _) =
+        run(b"1\n2\n3\n", |d| vec![EditOp::MoveLines { start: a(d, 1), end: a(d, 3), after: a(d, 2), source: None }])
+            .expect_err("into itself");
     assert_eq!(code, "overlapping-edit");
 }
 
@@ -349,32 +224,16 @@ fn echoed_anchors_are_stripped_unless_literal() {
     let out = apply(&doc, &[set(a(&doc, 2), &echoed)], &EditOptions::default()).expect("ok");
     assert_eq!(out.document.as_bytes(), b"alpha\nBETA\n");
     assert_eq!(out.warnings.len(), 1);
-    let literal = EditOp::SetLine {
-        anchor: a(&doc, 2),
-        new_text: echoed.clone(),
-        literal: true,
-    };
+    let literal = EditOp::SetLine { anchor: a(&doc, 2), new_text: echoed.clone(), literal: true };
     let out = apply(&doc, &[literal], &EditOptions::default()).expect("ok");
-    assert_eq!(
-        out.document.as_bytes(),
-        format!("alpha\n{echoed}\n").as_bytes()
-    );
+    assert_eq!(out.document.as_bytes(), format!("alpha\n{echoed}\n").as_bytes());
 }
 
 #[test]
 fn change_map_follows_lines() {
     let doc = Document::parse(b"a\nb\nc\n".to_vec());
-    let out = apply(
-        &doc,
-        &[insert(a(&doc, 1), "x\ny"), set(a(&doc, 2), "B")],
-        &EditOptions::default(),
-    )
-    .expect("ok");
-    let at = |n| {
-        out.changes
-            .new_line_of(LineNo::new(n).expect("n"))
-            .map(LineNo::get)
-    };
+    let out = apply(&doc, &[insert(a(&doc, 1), "x\ny"), set(a(&doc, 2), "B")], &EditOptions::default()).expect("ok");
+    let at = |n| out.changes.new_line_of(LineNo::new(n).expect("n")).map(LineNo::get);
     assert_eq!((at(1), at(2), at(3)), (Some(1), None, Some(5)));
     assert_eq!(out.overwritten, vec![LineNo::new(2).expect("2")]);
     assert_eq!(out.first_changed_line.map(LineNo::get), Some(2));

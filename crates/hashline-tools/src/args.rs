@@ -37,18 +37,12 @@ pub fn prepare<A: DeserializeOwned>(
         other => {
             return Err(ToolError::new(
                 ErrorCode::InvalidType,
-                format!(
-                    "Invalid arguments for {tool}: expected an object, received {}.",
-                    json_type(&other)
-                ),
+                format!("Invalid arguments for {tool}: expected an object, received {}.", json_type(&other)),
             ));
         }
     };
     let empty = Map::new();
-    let properties = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -57,11 +51,7 @@ pub fn prepare<A: DeserializeOwned>(
 
     let mut adjustments = Vec::new();
     object.remove(ERROR_MODE_KEY);
-    let unknown: Vec<String> = object
-        .keys()
-        .filter(|k| !properties.contains_key(*k))
-        .cloned()
-        .collect();
+    let unknown: Vec<String> = object.keys().filter(|k| !properties.contains_key(*k)).cloned().collect();
     for key in unknown {
         object.remove(&key);
         adjustments.push(format!("ignored unknown key {}", Value::String(key)));
@@ -74,20 +64,14 @@ pub fn prepare<A: DeserializeOwned>(
             None if is_required => {
                 return Err(ToolError::new(
                     ErrorCode::InvalidType,
-                    format!(
-                        "Invalid {name}: expected {}, received nothing ({name} is required).",
-                        describe(expected)
-                    ),
+                    format!("Invalid {name}: expected {}, received nothing ({name} is required).", describe(expected)),
                 ));
             }
             None => {}
             Some(Value::Null) if is_required => {
                 return Err(ToolError::new(
                     ErrorCode::InvalidNull,
-                    format!(
-                        "Invalid {name}: expected {}, received null.",
-                        describe(expected)
-                    ),
+                    format!("Invalid {name}: expected {}, received null.", describe(expected)),
                 ));
             }
             Some(Value::Null) => {
@@ -101,12 +85,8 @@ pub fn prepare<A: DeserializeOwned>(
         }
     }
 
-    let args = serde_json::from_value(Value::Object(object)).map_err(|err| {
-        ToolError::new(
-            ErrorCode::InvalidType,
-            format!("Invalid arguments for {tool}: {err}."),
-        )
-    })?;
+    let args = serde_json::from_value(Value::Object(object))
+        .map_err(|err| ToolError::new(ErrorCode::InvalidType, format!("Invalid arguments for {tool}: {err}.")))?;
     Ok(Prepared { args, adjustments })
 }
 
@@ -127,10 +107,7 @@ pub fn error_mode_is_value(raw: &Value) -> Result<bool, ToolError> {
 fn expected_type(property: &Value) -> Option<&str> {
     match property.get("type") {
         Some(Value::String(t)) => Some(t.as_str()),
-        Some(Value::Array(types)) => types
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null"),
+        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).find(|t| *t != "null"),
         _ => None,
     }
 }
@@ -169,11 +146,7 @@ fn check_value(
     let wrong_type = || {
         ToolError::new(
             ErrorCode::InvalidType,
-            format!(
-                "Invalid {name}: expected {}, received {}.",
-                describe(expected),
-                json_type(value)
-            ),
+            format!("Invalid {name}: expected {}, received {}.", describe(expected), json_type(value)),
         )
     };
     match expected {
@@ -185,19 +158,14 @@ fn check_value(
                 )
             };
             let number = match value {
-                Value::Number(n) => n.as_i64().or_else(|| {
-                    n.as_f64()
-                        .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-                        .map(|f| f as i64)
-                }),
+                Value::Number(n) => {
+                    n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64))
+                }
                 Value::String(s) => parse_base10(s),
                 _ => None,
             }
             .ok_or_else(bad)?;
-            let minimum = property
-                .get("minimum")
-                .and_then(Value::as_i64)
-                .unwrap_or(i64::MIN);
+            let minimum = property.get("minimum").and_then(Value::as_i64).unwrap_or(i64::MIN);
             let maximum = match property.get("format").and_then(Value::as_str) {
                 Some("uint32") => i64::from(u32::MAX),
                 Some("int32") => i64::from(i32::MAX),
@@ -206,9 +174,7 @@ fn check_value(
             if number < minimum || number > maximum {
                 return Err(ToolError::new(
                     integer_code(name),
-                    format!(
-                        "Invalid {name}: expected an integer between {minimum} and {maximum}, received {value}."
-                    ),
+                    format!("Invalid {name}: expected an integer between {minimum} and {maximum}, received {value}."),
                 ));
             }
             Ok(Some(Value::from(number)))
@@ -247,31 +213,20 @@ mod tests {
 
     fn run(raw: Value) -> Result<Prepared<Example>, ToolError> {
         let schema = serde_json::to_value(schemars::schema_for!(Example)).expect("schema");
-        prepare("read", &schema, raw, |name| {
-            if name == "offset" {
-                ErrorCode::InvalidOffset
-            } else {
-                ErrorCode::InvalidType
-            }
-        })
+        prepare(
+            "read",
+            &schema,
+            raw,
+            |name| {
+                if name == "offset" { ErrorCode::InvalidOffset } else { ErrorCode::InvalidType }
+            },
+        )
     }
 
     #[test]
     fn numeric_strings_and_integral_floats_are_integers() {
-        assert_eq!(
-            run(json!({"path": "a", "offset": "2"}))
-                .expect("ok")
-                .args
-                .offset,
-            Some(2)
-        );
-        assert_eq!(
-            run(json!({"path": "a", "offset": 3.0}))
-                .expect("ok")
-                .args
-                .offset,
-            Some(3)
-        );
+        assert_eq!(run(json!({"path": "a", "offset": "2"})).expect("ok").args.offset, Some(2));
+        assert_eq!(run(json!({"path": "a", "offset": 3.0})).expect("ok").args.offset, Some(3));
     }
 
     #[test]
@@ -280,8 +235,7 @@ mod tests {
             let err = run(json!({"path": "a", "offset": bad})).expect_err("bad");
             assert_eq!(err.code, ErrorCode::InvalidOffset);
             assert!(
-                err.message
-                    .starts_with("Invalid offset: expected a base-10 integer, received "),
+                err.message.starts_with("Invalid offset: expected a base-10 integer, received "),
                 "{}",
                 err.message
             );
@@ -295,20 +249,10 @@ mod tests {
         let err = run(json!({"path": null})).expect_err("null");
         assert_eq!(
             (err.code, err.message.as_str()),
-            (
-                ErrorCode::InvalidNull,
-                "Invalid path: expected string, received null."
-            )
+            (ErrorCode::InvalidNull, "Invalid path: expected string, received null.")
         );
         let ok = run(json!({"path": "null", "offset": null, "map": null})).expect("ok");
-        assert_eq!(
-            ok.args,
-            Example {
-                path: "null".into(),
-                offset: None,
-                map: None
-            }
-        );
+        assert_eq!(ok.args, Example { path: "null".into(), offset: None, map: None });
     }
 
     #[test]
@@ -316,36 +260,18 @@ mod tests {
         let err = run(json!({"path": 7})).expect_err("type");
         assert_eq!(
             (err.code, err.message.as_str()),
-            (
-                ErrorCode::InvalidType,
-                "Invalid path: expected string, received number."
-            )
+            (ErrorCode::InvalidType, "Invalid path: expected string, received number.")
         );
-        assert_eq!(
-            run(json!({})).expect_err("missing").code,
-            ErrorCode::InvalidType
-        );
-        assert_eq!(
-            run(json!([1])).expect_err("array").code,
-            ErrorCode::InvalidType
-        );
+        assert_eq!(run(json!({})).expect_err("missing").code, ErrorCode::InvalidType);
+        assert_eq!(run(json!([1])).expect_err("array").code, ErrorCode::InvalidType);
         let adjusted = run(json!({"path": "a", "colour": 1, "errorMode": "value"})).expect("ok");
-        assert_eq!(
-            adjusted.adjustments,
-            vec!["ignored unknown key \"colour\"".to_owned()]
-        );
+        assert_eq!(adjusted.adjustments, vec!["ignored unknown key \"colour\"".to_owned()]);
     }
 
     #[test]
     fn error_mode() {
         assert_eq!(error_mode_is_value(&json!({})).ok(), Some(false));
-        assert_eq!(
-            error_mode_is_value(&json!({"errorMode": "value"})).ok(),
-            Some(true)
-        );
-        assert_eq!(
-            error_mode_is_value(&json!({"errorMode": 3})).map_err(|e| e.code),
-            Err(ErrorCode::InvalidType)
-        );
+        assert_eq!(error_mode_is_value(&json!({"errorMode": "value"})).ok(), Some(true));
+        assert_eq!(error_mode_is_value(&json!({"errorMode": 3})).map_err(|e| e.code), Err(ErrorCode::InvalidType));
     }
 }

@@ -45,12 +45,8 @@ impl Hunk {
                 old += 1;
                 new += 1;
             }
-            removed
-                .clone()
-                .for_each(|i| visit(LineKind::Remove, Some(i), None));
-            added
-                .clone()
-                .for_each(|j| visit(LineKind::Add, None, Some(j)));
+            removed.clone().for_each(|i| visit(LineKind::Remove, Some(i), None));
+            added.clone().for_each(|j| visit(LineKind::Add, None, Some(j)));
             old = removed.end;
             new = added.end;
         }
@@ -63,11 +59,7 @@ impl Hunk {
 
     /// The `@@ -S,L +S,L @@` header.
     pub fn header(&self) -> String {
-        format!(
-            "@@ -{} +{} @@",
-            hunk_range(&self.before),
-            hunk_range(&self.after)
-        )
+        format!("@@ -{} +{} @@", hunk_range(&self.before), hunk_range(&self.after))
     }
 }
 
@@ -90,11 +82,7 @@ pub fn changes_between<S: AsRef<str>>(before: &[S], after: &[S]) -> Vec<Change> 
 
 /// The changes implied by the lines that survived (`kept`: old → new index pairs, in
 /// increasing order); everything else was removed or added.
-pub fn changes_from_kept(
-    old_len: u32,
-    new_len: u32,
-    kept: impl IntoIterator<Item = (u32, u32)>,
-) -> Vec<Change> {
+pub fn changes_from_kept(old_len: u32, new_len: u32, kept: impl IntoIterator<Item = (u32, u32)>) -> Vec<Change> {
     let mut changes = Vec::new();
     let (mut old, mut new) = (0, 0);
     for (o, n) in kept.into_iter().chain(std::iter::once((old_len, new_len))) {
@@ -109,12 +97,7 @@ pub fn changes_from_kept(
 
 /// Groups changes into hunks with `context` lines around them; changes closer than
 /// twice the context share a hunk.
-pub fn group(
-    changes: impl IntoIterator<Item = Change>,
-    old_len: u32,
-    new_len: u32,
-    context: u32,
-) -> Vec<Hunk> {
+pub fn group(changes: impl IntoIterator<Item = Change>, old_len: u32, new_len: u32, context: u32) -> Vec<Hunk> {
     let mut hunks: Vec<Hunk> = Vec::new();
     let mut previous_end = 0;
     for (before, after) in changes {
@@ -135,9 +118,7 @@ pub fn group(
             }),
         }
         if let Some(last) = hunks.last_mut() {
-            let trail = context
-                .min(old_len - last.before.end)
-                .min(new_len - last.after.end);
+            let trail = context.min(old_len - last.before.end).min(new_len - last.after.end);
             last.before.end += trail;
             last.after.end += trail;
         }
@@ -154,28 +135,14 @@ pub fn group(
 /// assert_eq!((hunks[0].before.clone(), hunks[0].after.clone()), (0..3, 0..3));
 /// ```
 pub fn line_hunks<S: AsRef<str>>(before: &[S], after: &[S], context: u32) -> Vec<Hunk> {
-    group(
-        changes_between(before, after),
-        before.len() as u32,
-        after.len() as u32,
-        context,
-    )
+    group(changes_between(before, after), before.len() as u32, after.len() as u32, context)
 }
 
 /// The diff card's hunks (SPEC §8) for hunks already computed: one [`FileDiff`] per hunk
 /// with 1-based start lines; `oldText` is `None` when the hunk has no old lines.
-pub fn file_diffs_of<S: AsRef<str>>(
-    path: &str,
-    before: &[S],
-    after: &[S],
-    hunks: &[Hunk],
-) -> Vec<FileDiff> {
+pub fn file_diffs_of<S: AsRef<str>>(path: &str, before: &[S], after: &[S], hunks: &[Hunk]) -> Vec<FileDiff> {
     let pick = |lines: &[S], range: &Range<u32>| {
-        lines[range.start as usize..range.end as usize]
-            .iter()
-            .map(AsRef::as_ref)
-            .collect::<Vec<_>>()
-            .join("\n")
+        lines[range.start as usize..range.end as usize].iter().map(AsRef::as_ref).collect::<Vec<_>>().join("\n")
     };
     hunks
         .iter()
@@ -191,12 +158,7 @@ pub fn file_diffs_of<S: AsRef<str>>(
 
 /// The diff card's hunks between two line lists (context [`DIFF_CONTEXT`]).
 pub fn file_diffs<S: AsRef<str>>(path: &str, before: &[S], after: &[S]) -> Vec<FileDiff> {
-    file_diffs_of(
-        path,
-        before,
-        after,
-        &line_hunks(before, after, DIFF_CONTEXT),
-    )
+    file_diffs_of(path, before, after, &line_hunks(before, after, DIFF_CONTEXT))
 }
 
 /// A unified diff of computed hunks; `line` renders one line (with its `+`/`-`/` `
@@ -249,11 +211,7 @@ pub fn unified<S: AsRef<str>>(old_name: &str, new_name: &str, before: &[S], afte
 /// `start,len` of a unified hunk header (1-based start; `start-1` for an empty side).
 fn hunk_range(range: &Range<u32>) -> String {
     let len = range.end - range.start;
-    let start = if len == 0 {
-        range.start
-    } else {
-        range.start + 1
-    };
+    let start = if len == 0 { range.start } else { range.start + 1 };
     format!("{start},{len}")
 }
 
@@ -274,10 +232,7 @@ mod tests {
         let far = file_diffs("f", &before, &after);
         assert_eq!(far.len(), 2);
         assert_eq!((far[0].old_start, far[0].new_start), (Some(1), Some(1)));
-        assert_eq!(
-            far[0].old_text.as_deref(),
-            Some("line 1\nline 2\nline 3\nline 4\nline 5")
-        );
+        assert_eq!(far[0].old_text.as_deref(), Some("line 1\nline 2\nline 3\nline 4\nline 5"));
         assert_eq!(far[1].old_start, Some(15));
         after[5] = "changed 6".into();
         after[17] = "line 18".into();
@@ -288,10 +243,7 @@ mod tests {
     fn pure_insertion_into_empty_text_has_no_old_text() {
         let diffs = file_diffs::<&str>("f", &[], &["new"]);
         assert_eq!(diffs.len(), 1);
-        assert_eq!(
-            (diffs[0].old_text.clone(), diffs[0].new_text.as_str()),
-            (None, "new")
-        );
+        assert_eq!((diffs[0].old_text.clone(), diffs[0].new_text.as_str()), (None, "new"));
         assert_eq!(file_diffs("f", &["same"], &["same"]), vec![]);
     }
 
@@ -299,10 +251,7 @@ mod tests {
     fn unified_insertions_and_deletions() {
         let text = unified("a", "b", &["x", "y", "z"], &["x", "z", "w"]);
         assert_eq!(text, "--- a\n+++ b\n@@ -1,3 +1,3 @@\n x\n-y\n z\n+w\n");
-        assert_eq!(
-            unified::<&str>("a", "b", &[], &["n"]),
-            "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+n\n"
-        );
+        assert_eq!(unified::<&str>("a", "b", &[], &["n"]), "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+n\n");
     }
 
     #[test]
@@ -310,10 +259,7 @@ mod tests {
         // old: a b c d ; new: a X c d Y  (b replaced, Y appended)
         let changes = changes_from_kept(4, 5, [(0, 0), (2, 2), (3, 3)]);
         assert_eq!(changes, vec![(1..2, 1..2), (4..4, 4..5)]);
-        assert_eq!(
-            changes,
-            changes_between(&["a", "b", "c", "d"], &["a", "X", "c", "d", "Y"])
-        );
+        assert_eq!(changes, changes_between(&["a", "b", "c", "d"], &["a", "X", "c", "d", "Y"]));
         assert_eq!(changes_from_kept(2, 2, [(0, 0), (1, 1)]), vec![]);
         assert_eq!(changes_from_kept(1, 0, []), vec![(0..1, 0..0)]);
     }

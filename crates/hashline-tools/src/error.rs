@@ -5,9 +5,7 @@ use serde_json::Value;
 
 /// Every error code a tool can return (SPEC §4.2), one table. `docs/protocol.md` says
 /// when each fires.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorCode {
     /// A required parameter was JSON `null`.
@@ -144,13 +142,7 @@ pub struct ToolError {
 impl ToolError {
     /// An error with a code and a message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            hint: None,
-            details: None,
-            path: None,
-        }
+        Self { code, message: message.into(), hint: None, details: None, path: None }
     }
 
     /// Adds a hint.
@@ -205,14 +197,8 @@ mod tests {
             ErrorCode::FileTooLarge,
         ];
         for code in codes {
-            assert_eq!(
-                serde_json::to_value(code).ok(),
-                Some(serde_json::Value::from(code.as_str()))
-            );
-            assert_eq!(
-                serde_json::from_value::<ErrorCode>(code.as_str().into()).ok(),
-                Some(code)
-            );
+            assert_eq!(serde_json::to_value(code).ok(), Some(serde_json::Value::from(code.as_str())));
+            assert_eq!(serde_json::from_value::<ErrorCode>(code.as_str().into()).ok(), Some(code));
         }
     }
 

@@ -34,19 +34,14 @@ pub enum WriteState {
 pub fn read_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
     let p = &path.display;
     let error = match err.kind() {
-        io::ErrorKind::NotFound => {
-            ToolError::new(ErrorCode::FileNotFound, format!("File not found: {p}"))
-        }
+        io::ErrorKind::NotFound => ToolError::new(ErrorCode::FileNotFound, format!("File not found: {p}")),
         io::ErrorKind::IsADirectory => is_directory(p),
-        io::ErrorKind::PermissionDenied => ToolError::new(
-            ErrorCode::PermissionDenied,
-            format!("Permission denied — cannot access: {p}"),
-        ),
-        _ => ToolError::new(
-            ErrorCode::FsError,
-            format!("File not readable: {p} — {err}"),
-        )
-        .with_details(fs_details(err)),
+        io::ErrorKind::PermissionDenied => {
+            ToolError::new(ErrorCode::PermissionDenied, format!("Permission denied — cannot access: {p}"))
+        }
+        _ => {
+            ToolError::new(ErrorCode::FsError, format!("File not readable: {p} — {err}")).with_details(fs_details(err))
+        }
     };
     error.with_path(path.absolute_str())
 }
@@ -55,39 +50,29 @@ pub fn read_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
 pub fn write_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
     let p = &path.display;
     let error = match err.kind() {
-        io::ErrorKind::PermissionDenied => ToolError::new(
-            ErrorCode::PermissionDenied,
-            format!("Permission denied — cannot write: {p}"),
-        ),
-        io::ErrorKind::IsADirectory => ToolError::new(
-            ErrorCode::PathIsDirectory,
-            format!("Path is a directory — cannot overwrite: {p}"),
-        ),
-        io::ErrorKind::NotFound => {
-            ToolError::new(ErrorCode::FileNotFound, format!("File not found: {p}"))
+        io::ErrorKind::PermissionDenied => {
+            ToolError::new(ErrorCode::PermissionDenied, format!("Permission denied — cannot write: {p}"))
         }
-        io::ErrorKind::StorageFull => ToolError::new(
-            ErrorCode::FsError,
-            format!("No space left on device — cannot write: {p}"),
-        )
-        .with_details(fs_details(err)),
-        io::ErrorKind::ReadOnlyFilesystem => ToolError::new(
-            ErrorCode::FsError,
-            format!("Read-only filesystem — cannot write: {p}"),
-        )
-        .with_details(fs_details(err)),
-        _ => ToolError::new(ErrorCode::FsError, format!("Error writing {p}: {err}"))
-            .with_details(fs_details(err)),
+        io::ErrorKind::IsADirectory => {
+            ToolError::new(ErrorCode::PathIsDirectory, format!("Path is a directory — cannot overwrite: {p}"))
+        }
+        io::ErrorKind::NotFound => ToolError::new(ErrorCode::FileNotFound, format!("File not found: {p}")),
+        io::ErrorKind::StorageFull => {
+            ToolError::new(ErrorCode::FsError, format!("No space left on device — cannot write: {p}"))
+                .with_details(fs_details(err))
+        }
+        io::ErrorKind::ReadOnlyFilesystem => {
+            ToolError::new(ErrorCode::FsError, format!("Read-only filesystem — cannot write: {p}"))
+                .with_details(fs_details(err))
+        }
+        _ => ToolError::new(ErrorCode::FsError, format!("Error writing {p}: {err}")).with_details(fs_details(err)),
     };
     error.with_path(path.absolute_str())
 }
 
 fn is_directory(p: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::PathIsDirectory,
-        format!("Path is a directory: {p}. Use ls to inspect directories."),
-    )
-    .with_hint(format!("Use ls(\"{p}\") to inspect directories."))
+    ToolError::new(ErrorCode::PathIsDirectory, format!("Path is a directory: {p}. Use ls to inspect directories."))
+        .with_hint(format!("Use ls(\"{p}\") to inspect directories."))
 }
 
 fn fs_details(err: &io::Error) -> serde_json::Value {
@@ -103,10 +88,7 @@ pub fn read_regular_file(path: &ResolvedPath) -> Result<Vec<u8>, ToolError> {
     let meta = file.metadata().map_err(|err| read_error(&err, path))?;
     check_regular(&meta, path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    Read::by_ref(&mut file)
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| read_error(&err, path))?;
+    Read::by_ref(&mut file).take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|err| read_error(&err, path))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(path));
     }
@@ -120,7 +102,10 @@ fn check_regular(meta: &fs::Metadata, path: &ResolvedPath) -> Result<(), ToolErr
     if !meta.is_file() {
         return Err(ToolError::new(
             ErrorCode::FsError,
-            format!("Not a regular file: {} (a FIFO, socket or device). The tools only read regular files.", path.display),
+            format!(
+                "Not a regular file: {} (a FIFO, socket or device). The tools only read regular files.",
+                path.display
+            ),
         )
         .with_path(path.absolute_str()));
     }
@@ -133,11 +118,7 @@ fn check_regular(meta: &fs::Metadata, path: &ResolvedPath) -> Result<(), ToolErr
 fn too_large(path: &ResolvedPath) -> ToolError {
     ToolError::new(
         ErrorCode::FileTooLarge,
-        format!(
-            "File too large: {} is over {} MiB.",
-            path.display,
-            MAX_FILE_BYTES / (1024 * 1024)
-        ),
+        format!("File too large: {} is over {} MiB.", path.display, MAX_FILE_BYTES / (1024 * 1024)),
     )
     .with_hint("Use grep to find what you need in it.")
     .with_path(path.absolute_str())
@@ -161,10 +142,7 @@ pub fn final_target(path: &Path) -> io::Result<PathBuf> {
             Err(err) => return Err(err),
         }
     }
-    Err(io::Error::other(format!(
-        "too many levels of symbolic links: {}",
-        path.display()
-    )))
+    Err(io::Error::other(format!("too many levels of symbolic links: {}", path.display())))
 }
 
 /// Writes `bytes` to `path` atomically (SPEC §7.3): through a temporary file in the same
@@ -186,10 +164,7 @@ where
     let target = final_target(path)?;
     let existing = match fs::metadata(&target) {
         Ok(meta) if meta.is_dir() => {
-            return Err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "is a directory",
-            ));
+            return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
         }
         Ok(meta) => Some(meta),
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
@@ -197,10 +172,7 @@ where
     };
     if existing.as_ref().is_some_and(|m| m.nlink() > 1) {
         before_commit(&target)?;
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .truncate(true)
-            .open(&target)?;
+        let mut file = fs::OpenOptions::new().write(true).truncate(true).open(&target)?;
         file.write_all(bytes)?;
         file.sync_data()?;
         return Ok(WriteState::Overwritten);
@@ -209,25 +181,15 @@ where
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mode = existing
-        .as_ref()
-        .map_or(0o666, |m| m.permissions().mode() & 0o7777);
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mode = existing.as_ref().map_or(0o666, |m| m.permissions().mode() & 0o7777);
     let mut temp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(TEMP_SUFFIX)
-        .permissions(fs::Permissions::from_mode(if existing.is_some() {
-            0o600
-        } else {
-            0o666
-        }))
+        .permissions(fs::Permissions::from_mode(if existing.is_some() { 0o600 } else { 0o666 }))
         .tempfile_in(&dir)?;
     if let Some(meta) = &existing {
-        temp.as_file()
-            .set_permissions(fs::Permissions::from_mode(mode))?;
+        temp.as_file().set_permissions(fs::Permissions::from_mode(mode))?;
         // Keeping the owner needs privileges; without them the owner is already ours.
         let _ = std::os::unix::fs::fchown(temp.as_file(), Some(meta.uid()), Some(meta.gid()));
     }
@@ -235,11 +197,7 @@ where
     temp.as_file().sync_all()?;
     before_commit(temp.path())?;
     temp.persist(&target).map_err(|err| err.error)?;
-    Ok(if existing.is_some() {
-        WriteState::Overwritten
-    } else {
-        WriteState::Created
-    })
+    Ok(if existing.is_some() { WriteState::Overwritten } else { WriteState::Created })
 }
 
 #[cfg(test)]
@@ -261,25 +219,16 @@ mod tests {
         let file = dir.path().join("f.txt");
         fs::write(&file, "old").expect("write");
         fs::set_permissions(&file, fs::Permissions::from_mode(0o640)).expect("chmod");
-        assert_eq!(
-            write_atomic(&file, b"new").expect("write"),
-            WriteState::Overwritten
-        );
+        assert_eq!(write_atomic(&file, b"new").expect("write"), WriteState::Overwritten);
         assert_eq!(fs::read(&file).expect("read"), b"new");
-        assert_eq!(
-            fs::metadata(&file).expect("meta").permissions().mode() & 0o7777,
-            0o640
-        );
+        assert_eq!(fs::metadata(&file).expect("meta").permissions().mode() & 0o7777, 0o640);
     }
 
     #[test]
     fn new_file_gets_umask_default_and_parent_must_exist() {
         let dir = tempfile::tempdir().expect("tempdir");
         let file = dir.path().join("new.txt");
-        assert_eq!(
-            write_atomic(&file, b"x").expect("write"),
-            WriteState::Created
-        );
+        assert_eq!(write_atomic(&file, b"x").expect("write"), WriteState::Created);
         let mode = fs::metadata(&file).expect("meta").permissions().mode() & 0o777;
         assert_eq!(mode & 0o600, 0o600, "owner can read and write: {mode:o}");
         assert_eq!(mode & 0o111, 0, "not executable: {mode:o}");
@@ -295,12 +244,7 @@ mod tests {
         fs::write(&target, "old").expect("write");
         std::os::unix::fs::symlink("real.txt", &link).expect("symlink");
         write_atomic(&link, b"new").expect("write");
-        assert!(
-            fs::symlink_metadata(&link)
-                .expect("meta")
-                .file_type()
-                .is_symlink()
-        );
+        assert!(fs::symlink_metadata(&link).expect("meta").file_type().is_symlink());
         assert_eq!(fs::read(&target).expect("read"), b"new");
     }
 
@@ -309,10 +253,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let link = dir.path().join("link.txt");
         std::os::unix::fs::symlink("made.txt", &link).expect("symlink");
-        assert_eq!(
-            write_atomic(&link, b"x").expect("write"),
-            WriteState::Created
-        );
+        assert_eq!(write_atomic(&link, b"x").expect("write"), WriteState::Created);
         assert_eq!(fs::read(dir.path().join("made.txt")).expect("read"), b"x");
     }
 
@@ -334,10 +275,7 @@ mod tests {
         fs::hard_link(&one, &two).expect("link");
         write_atomic(&one, b"new").expect("write");
         assert_eq!(fs::read(&two).expect("read"), b"new");
-        assert_eq!(
-            fs::metadata(&one).expect("meta").ino(),
-            fs::metadata(&two).expect("meta").ino()
-        );
+        assert_eq!(fs::metadata(&one).expect("meta").ino(), fs::metadata(&two).expect("meta").ino());
     }
 
     #[test]
@@ -346,20 +284,13 @@ mod tests {
         let file = dir.path().join("f.txt");
         fs::write(&file, "old bytes").expect("write");
         let err = write_atomic_with(&file, b"new bytes", |temp| {
-            assert!(
-                temp.exists(),
-                "the temporary file is complete before the commit"
-            );
+            assert!(temp.exists(), "the temporary file is complete before the commit");
             Err(io::Error::other("simulated failure"))
         })
         .expect_err("must fail");
         assert_eq!(err.to_string(), "simulated failure");
         assert_eq!(fs::read(&file).expect("read"), b"old bytes");
-        assert!(
-            temp_files(dir.path()).is_empty(),
-            "{:?}",
-            temp_files(dir.path())
-        );
+        assert!(temp_files(dir.path()).is_empty(), "{:?}", temp_files(dir.path()));
     }
 
     #[test]
@@ -371,32 +302,12 @@ mod tests {
 
     #[test]
     fn io_errors_map_to_codes() {
-        let path = ResolvedPath {
-            display: "a.txt".into(),
-            absolute: "/w/a.txt".into(),
-            real: "/w/a.txt".into(),
-        };
+        let path = ResolvedPath { display: "a.txt".into(), absolute: "/w/a.txt".into(), real: "/w/a.txt".into() };
         let cases = [
-            (
-                io::ErrorKind::NotFound,
-                ErrorCode::FileNotFound,
-                ErrorCode::FileNotFound,
-            ),
-            (
-                io::ErrorKind::PermissionDenied,
-                ErrorCode::PermissionDenied,
-                ErrorCode::PermissionDenied,
-            ),
-            (
-                io::ErrorKind::IsADirectory,
-                ErrorCode::PathIsDirectory,
-                ErrorCode::PathIsDirectory,
-            ),
-            (
-                io::ErrorKind::StorageFull,
-                ErrorCode::FsError,
-                ErrorCode::FsError,
-            ),
+            (io::ErrorKind::NotFound, ErrorCode::FileNotFound, ErrorCode::FileNotFound),
+            (io::ErrorKind::PermissionDenied, ErrorCode::PermissionDenied, ErrorCode::PermissionDenied),
+            (io::ErrorKind::IsADirectory, ErrorCode::PathIsDirectory, ErrorCode::PathIsDirectory),
+            (io::ErrorKind::StorageFull, ErrorCode::FsError, ErrorCode::FsError),
             (io::ErrorKind::Other, ErrorCode::FsError, ErrorCode::FsError),
         ];
         for (kind, on_read, on_write) in cases {

@@ -16,9 +16,7 @@ pub struct ServedRows {
 impl ServedRows {
     /// The hash shown at a line, if that line was shown.
     pub fn hash_at(&self, line: LineNo) -> Option<LineHash> {
-        self.rows
-            .get(&line.get())
-            .and_then(|h| LineHash::from_value(*h))
+        self.rows.get(&line.get()).and_then(|h| LineHash::from_value(*h))
     }
 
     /// Number of rows recorded.
@@ -52,10 +50,7 @@ impl Ledger {
         if complete {
             entry.rows.clear();
         }
-        entry.rows.extend(
-            rows.into_iter()
-                .map(|(line, hash)| (line.get(), hash.value())),
-        );
+        entry.rows.extend(rows.into_iter().map(|(line, hash)| (line.get(), hash.value())));
     }
 
     /// What was served for `path`.
@@ -74,10 +69,7 @@ mod tests {
     use super::*;
 
     fn row(line: u32, text: &str) -> (LineNo, LineHash) {
-        (
-            LineNo::new(line).expect("line"),
-            LineHash::of(text.as_bytes()),
-        )
+        (LineNo::new(line).expect("line"), LineHash::of(text.as_bytes()))
     }
 
     #[test]
@@ -101,9 +93,6 @@ mod tests {
         let mut ledger = Ledger::default();
         ledger.record(Path::new("/w/a.txt"), [row(7, "seven")], false);
         let json = serde_json::to_string(&ledger).expect("serialize");
-        assert_eq!(
-            serde_json::from_str::<Ledger>(&json).expect("parse"),
-            ledger
-        );
+        assert_eq!(serde_json::from_str::<Ledger>(&json).expect("parse"), ledger);
     }
 }

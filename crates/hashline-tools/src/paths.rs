@@ -30,24 +30,12 @@ impl ResolvedPath {
 /// spaces, `~` and `~/` expand to the home directory.
 pub fn clean_input(raw: &str) -> String {
     let raw = raw.strip_prefix('@').unwrap_or(raw);
-    let spaced: String = raw
-        .chars()
-        .map(|c| {
-            if c != ' ' && c.is_whitespace() && c != '\n' && c != '\t' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
+    let spaced: String =
+        raw.chars().map(|c| if c != ' ' && c.is_whitespace() && c != '\n' && c != '\t' { ' ' } else { c }).collect();
     match (spaced.as_str(), std::env::var_os("HOME")) {
         ("~", Some(home)) => home.to_string_lossy().into_owned(),
         (s, Some(home)) if s.starts_with("~/") => {
-            format!(
-                "{}/{}",
-                home.to_string_lossy().trim_end_matches('/'),
-                &s[2..]
-            )
+            format!("{}/{}", home.to_string_lossy().trim_end_matches('/'), &s[2..])
         }
         _ => spaced,
     }
@@ -122,50 +110,28 @@ pub fn resolve_real(path: &Path) -> PathBuf {
 }
 
 /// Resolves `raw` against `base` and checks it against `roots` (when confined).
-pub fn resolve(
-    raw: &str,
-    base: &Path,
-    roots: &[PathBuf],
-    confined: bool,
-) -> Result<ResolvedPath, ToolError> {
+pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Result<ResolvedPath, ToolError> {
     let display = clean_input(raw);
     if display.is_empty() {
-        return Err(ToolError::new(
-            ErrorCode::InvalidType,
-            "Invalid path: expected a non-empty string.",
-        ));
+        return Err(ToolError::new(ErrorCode::InvalidType, "Invalid path: expected a non-empty string."));
     }
     if display.contains('\0') {
-        return Err(ToolError::new(
-            ErrorCode::InvalidType,
-            "Invalid path: a path cannot contain a NUL character.",
-        ));
+        return Err(ToolError::new(ErrorCode::InvalidType, "Invalid path: a path cannot contain a NUL character."));
     }
     let absolute = normalize_lexically(&base.join(&display));
     // Resolve the path as written (not the lexically normalized one), so that `link/..`
     // follows the link the way the operating system will.
     let real = resolve_real(&base.join(&display));
     if confined && !roots.iter().any(|root| real.starts_with(root)) {
-        let allowed = roots
-            .iter()
-            .map(|r| r.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let allowed = roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ");
         return Err(ToolError::new(
             ErrorCode::PathOutsideRoot,
-            format!(
-                "Path is outside the session roots: {display} (resolves to {}).",
-                real.display()
-            ),
+            format!("Path is outside the session roots: {display} (resolves to {}).", real.display()),
         )
         .with_hint(format!("Use a path inside: {allowed}."))
         .with_path(absolute.to_string_lossy()));
     }
-    Ok(ResolvedPath {
-        display,
-        absolute,
-        real,
-    })
+    Ok(ResolvedPath { display, absolute, real })
 }
 
 #[cfg(test)]
@@ -184,10 +150,7 @@ mod tests {
 
     #[test]
     fn lexical_normalization() {
-        assert_eq!(
-            normalize_lexically(Path::new("/a/./b/../c")),
-            PathBuf::from("/a/c")
-        );
+        assert_eq!(normalize_lexically(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         assert_eq!(normalize_lexically(Path::new("/../x")), PathBuf::from("/x"));
     }
 
@@ -200,10 +163,7 @@ mod tests {
         std::os::unix::fs::symlink("/nowhere/file", root.join("dangling")).expect("symlink");
         std::os::unix::fs::symlink("loop", root.join("loop")).expect("symlink");
         assert_eq!(resolve_real(&root.join("lb/../x")), root.join("a/x"));
-        assert_eq!(
-            resolve_real(&root.join("dangling")),
-            PathBuf::from("/nowhere/file")
-        );
+        assert_eq!(resolve_real(&root.join("dangling")), PathBuf::from("/nowhere/file"));
         assert_eq!(resolve_real(&root.join("missing/../y")), root.join("y"));
         assert_eq!(resolve_real(&root.join("loop")), root.join("loop"));
     }

@@ -33,18 +33,9 @@ impl PtcLine {
         anchor.push_str(&hash_text);
         let (raw, display) = match std::str::from_utf8(content) {
             Ok(text) if is_plain_ascii(content) => (text.to_owned(), text.to_owned()),
-            _ => (
-                decode_lossy(content).into_owned(),
-                display_line(content).into_owned(),
-            ),
+            _ => (decode_lossy(content).into_owned(), display_line(content).into_owned()),
         };
-        Self {
-            line: line.get(),
-            hash: hash_text,
-            anchor,
-            raw,
-            display,
-        }
+        Self { line: line.get(), hash: hash_text, anchor, raw, display }
     }
 }
 

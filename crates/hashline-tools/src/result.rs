@@ -96,11 +96,7 @@ pub struct ToolOutput<V> {
 impl<V> ToolOutput<V> {
     /// An output with one text block and no meta.
     pub fn text(value: V, text: String) -> Self {
-        Self {
-            value,
-            content: vec![ContentBlock::Text { text }],
-            meta: None,
-        }
+        Self { value, content: vec![ContentBlock::Text { text }], meta: None }
     }
 
     /// Adds presentation meta.
@@ -120,11 +116,7 @@ pub trait Tool {
     type Value: ToolValue;
 
     /// Runs the tool.
-    fn run(
-        session: &Session,
-        args: Self::Args,
-        ctx: &CallContext,
-    ) -> Result<ToolOutput<Self::Value>, ToolError>;
+    fn run(session: &Session, args: Self::Args, ctx: &CallContext) -> Result<ToolOutput<Self::Value>, ToolError>;
 
     /// The code for a malformed integer parameter `name`.
     fn integer_error_code(name: &str) -> ErrorCode {
@@ -138,8 +130,7 @@ pub trait Tool {
 
 /// The JSON Schema of a type, inlined (no `$ref`s), as JSON.
 pub fn schema_of<T: JsonSchema>() -> Value {
-    let settings =
-        schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
     let schema = settings.into_generator().into_root_schema_for::<T>();
     serde_json::to_value(schema).unwrap_or(Value::Null)
 }
@@ -179,8 +170,7 @@ fn cached_schema<T: JsonSchema + 'static>() -> &'static Value {
     let cache = CACHE.get_or_init(Default::default);
     let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
     // Built once per type; a schema lives as long as the program, like the type itself.
-    map.entry(TypeId::of::<T>())
-        .or_insert_with(|| Box::leak(Box::new(schema_of::<T>())))
+    map.entry(TypeId::of::<T>()).or_insert_with(|| Box::leak(Box::new(schema_of::<T>())))
 }
 
 /// `details` of a result.
@@ -242,14 +232,8 @@ impl ToolResult {
         Self {
             content: output.content,
             is_error: false,
-            details: ResultDetails {
-                ptc_value: Value::Object(ptc),
-            },
-            meta: if ctx.is_top_level() {
-                output.meta.as_ref().map(Meta::to_value)
-            } else {
-                None
-            },
+            details: ResultDetails { ptc_value: Value::Object(ptc) },
+            meta: if ctx.is_top_level() { output.meta.as_ref().map(Meta::to_value) } else { None },
         }
     }
 
@@ -261,16 +245,11 @@ impl ToolResult {
         if let Some(path) = &error.path {
             ptc.insert("path".into(), Value::from(path.as_str()));
         }
-        ptc.insert(
-            "error".into(),
-            serde_json::to_value(error).unwrap_or(Value::Null),
-        );
+        ptc.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null));
         Self {
             content: vec![ContentBlock::Text { text: error.text() }],
             is_error: true,
-            details: ResultDetails {
-                ptc_value: Value::Object(ptc),
-            },
+            details: ResultDetails { ptc_value: Value::Object(ptc) },
             meta: None,
         }
     }
@@ -283,11 +262,7 @@ pub fn prepare_args<T: Tool>(raw: Value) -> Result<Prepared<T::Args>, ToolError>
 
 /// Runs `T` on JSON arguments and returns the typed outcome; argument adjustments
 /// become a `params-adjusted` warning.
-pub fn run_json<T: Tool>(
-    session: &Session,
-    raw: Value,
-    ctx: &CallContext,
-) -> Result<ToolOutput<T::Value>, ToolError> {
+pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Result<ToolOutput<T::Value>, ToolError> {
     let Prepared { args, adjustments } = prepare_args::<T>(raw)?;
     let mut output = T::run(session, args, ctx)?;
     if !adjustments.is_empty() {
@@ -296,12 +271,7 @@ pub fn run_json<T: Tool>(
         output.value.warnings_mut().insert(0, warning);
         match output.content.first_mut() {
             Some(ContentBlock::Text { text }) => text.insert_str(0, &notice),
-            _ => output.content.insert(
-                0,
-                ContentBlock::Text {
-                    text: notice.trim_end().to_owned(),
-                },
-            ),
+            _ => output.content.insert(0, ContentBlock::Text { text: notice.trim_end().to_owned() }),
         }
     }
     Ok(output)
@@ -309,11 +279,7 @@ pub fn run_json<T: Tool>(
 
 /// Runs `T` on JSON arguments and returns only what the model sees, without building the
 /// structured projection (the CLI's text mode): the content and whether it is an error.
-pub fn execute_content<T: Tool>(
-    session: &Session,
-    raw: Value,
-    ctx: &CallContext,
-) -> (Vec<ContentBlock>, bool) {
+pub fn execute_content<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> (Vec<ContentBlock>, bool) {
     match run_json::<T>(session, raw, ctx) {
         Ok(output) => (output.content, false),
         Err(error) => (vec![ContentBlock::Text { text: error.text() }], true),

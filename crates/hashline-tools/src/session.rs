@@ -121,17 +121,12 @@ impl Session {
 
     /// Shows `path` relative to the working directory when it lies below it.
     pub fn relative_display(&self, path: &Path) -> String {
-        path.strip_prefix(self.cwd())
-            .unwrap_or(path)
-            .to_string_lossy()
-            .into_owned()
+        path.strip_prefix(self.cwd()).unwrap_or(path).to_string_lossy().into_owned()
     }
 
     /// The served-lines ledger.
     pub fn ledger(&self) -> MutexGuard<'_, Ledger> {
-        self.ledger
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Replaces the ledger (used to resume a persisted session).
@@ -155,10 +150,7 @@ impl Session {
     /// The mutation lock of one resolved target: hold the returned lock's guard while
     /// reading-modifying-writing the file.
     pub fn lock_path(&self, real: &Path) -> Arc<Mutex<()>> {
-        let mut locks = self
-            .locks
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut locks = self.locks.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         locks.entry(real.to_path_buf()).or_default().clone()
     }
 }
@@ -191,10 +183,7 @@ mod tests {
         assert_eq!(missing.code, ErrorCode::PathNotFound);
         let file = dir.path().join("f");
         std::fs::write(&file, "x").expect("write");
-        assert_eq!(
-            Session::open(&file).expect_err("file").code,
-            ErrorCode::PathNotDirectory
-        );
+        assert_eq!(Session::open(&file).expect_err("file").code, ErrorCode::PathNotDirectory);
     }
 
     #[test]

@@ -37,18 +37,12 @@ pub struct Warning {
 impl Warning {
     /// A warning from its parts.
     pub fn new(code: WarningCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
+        Self { code, message: message.into() }
     }
 
     /// The `params-adjusted` warning for a list of adjustments, e.g.
     /// `[Read params adjusted: ignored offset 0; ignored limit 0]`.
     pub fn params_adjusted(label: &str, adjustments: &[String]) -> Self {
-        Self::new(
-            WarningCode::ParamsAdjusted,
-            format!("[{label} adjusted: {}]", adjustments.join("; ")),
-        )
+        Self::new(WarningCode::ParamsAdjusted, format!("[{label} adjusted: {}]", adjustments.join("; ")))
     }
 }

@@ -49,12 +49,8 @@ impl Ws {
 
     /// Sets a file's modification time to `secs` after the Unix epoch.
     fn touch(&self, rel: &str, secs: u64) {
-        let file = std::fs::File::options()
-            .append(true)
-            .open(self.path(rel))
-            .expect("open");
-        file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
-            .expect("set mtime");
+        let file = std::fs::File::options().append(true).open(self.path(rel)).expect("open");
+        file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(secs)).expect("set mtime");
     }
 
     fn call(&self, args: Value) -> ToolResult {
@@ -63,9 +59,7 @@ impl Ws {
 
     /// The text of a call, with the workspace path replaced by `{{cwd}}`.
     fn text(&self, args: Value) -> String {
-        self.call(args)
-            .text()
-            .replace(&*self.session.cwd().to_string_lossy(), "{{cwd}}")
+        self.call(args).text().replace(&*self.session.cwd().to_string_lossy(), "{{cwd}}")
     }
 }
 
@@ -116,52 +110,24 @@ fn finds_by_basename_respecting_ignores_skipping_git_including_hidden() {
     ");
     assert_snapshot!(
         "json_projection",
-        serde_json::to_string_pretty(&result)
-            .expect("json")
-            .replace(&*ws.session.cwd().to_string_lossy(), "{{cwd}}")
+        serde_json::to_string_pretty(&result).expect("json").replace(&*ws.session.cwd().to_string_lossy(), "{{cwd}}")
     );
-    let meta =
-        hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
-    assert_eq!(
-        (meta.paths.len(), meta.total, meta.truncated),
-        (7, 7, false)
-    );
-    let nested = CallContext {
-        call_id: Some("c2".into()),
-        parent_call_id: Some("c1".into()),
-    };
-    assert!(
-        execute::<FindTool>(&ws.session, json!({"pattern": "*"}), &nested)
-            .meta
-            .is_none()
-    );
+    let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
+    assert_eq!((meta.paths.len(), meta.total, meta.truncated), (7, 7, false));
+    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()) };
+    assert!(execute::<FindTool>(&ws.session, json!({"pattern": "*"}), &nested).meta.is_none());
 }
 
 #[test]
 fn paths_are_relative_to_the_working_directory_and_parent_ignores_apply() {
     let ws = repo();
-    let out = find(
-        &ws.session,
-        FindArgs::builder().pattern("*.rs").path("src").build(),
-    )
-    .expect("find");
+    let out = find(&ws.session, FindArgs::builder().pattern("*.rs").path("src").build()).expect("find");
     let paths: Vec<&str> = out.value.entries.iter().map(|e| e.path.as_str()).collect();
-    assert_eq!(
-        paths,
-        [
-            "src/gen/keep.rs",
-            "src/lib.rs",
-            "src/main.rs",
-            "src/tools/find.rs"
-        ]
-    );
+    assert_eq!(paths, ["src/gen/keep.rs", "src/lib.rs", "src/main.rs", "src/tools/find.rs"]);
     assert_eq!(out.value.path, ws.path("src").to_string_lossy());
     assert_eq!(out.value.pattern, "*.rs");
     // The root's `.gitignore` still applies when searching below it.
-    assert_eq!(
-        ws.text(json!({"pattern": "*.log", "path": "src"})),
-        "No files found matching pattern: *.log"
-    );
+    assert_eq!(ws.text(json!({"pattern": "*.log", "path": "src"})), "No files found matching pattern: *.log");
 }
 
 #[test]
@@ -180,18 +146,8 @@ fn type_dir_and_any() {
     .hidden.rs
     .ignore
     ");
-    let out = find(
-        &ws.session,
-        FindArgs::builder()
-            .pattern("src")
-            .kind(FindType::Dir)
-            .build(),
-    )
-    .expect("find");
-    assert_eq!(
-        serde_json::to_value(&out.value.entries).expect("json"),
-        json!([{"path": "src", "type": "dir"}])
-    );
+    let out = find(&ws.session, FindArgs::builder().pattern("src").kind(FindType::Dir).build()).expect("find");
+    assert_eq!(serde_json::to_value(&out.value.entries).expect("json"), json!([{"path": "src", "type": "dir"}]));
 }
 
 #[test]
@@ -221,17 +177,11 @@ fn max_depth() {
     src/main.rs
     tests/it.rs
     ");
-    assert_eq!(
-        ws.text(json!({"pattern": "*", "maxDepth": 0})),
-        "No files found matching pattern: *"
-    );
+    assert_eq!(ws.text(json!({"pattern": "*", "maxDepth": 0})), "No files found matching pattern: *");
     let negative = ws.call(json!({"pattern": "*", "maxDepth": -1}));
     assert_eq!(code(&negative), "invalid-params-combo");
     assert_snapshot!(negative.text(), @"Invalid maxDepth: expected an integer between 0 and 4294967295, received -1.");
-    assert_eq!(
-        code(&ws.call(json!({"pattern": "*", "maxDepth": "deep"}))),
-        "invalid-params-combo"
-    );
+    assert_eq!(code(&ws.call(json!({"pattern": "*", "maxDepth": "deep"}))), "invalid-params-combo");
 }
 
 /// Three files with distinct sizes and modification times, in no order of either.
@@ -252,8 +202,7 @@ fn dated() -> Ws {
 fn sort_by_name_mtime_and_size_with_reverse() {
     let ws = dated();
     let order = |sort: &str, reverse: bool| {
-        ws.text(json!({"pattern": "*.txt", "sortBy": sort, "reverse": reverse}))
-            .replace('\n', " ")
+        ws.text(json!({"pattern": "*.txt", "sortBy": sort, "reverse": reverse})).replace('\n', " ")
     };
     assert_eq!(order("name", false), "a.txt b.txt c.txt d.txt");
     assert_eq!(order("name", true), "d.txt c.txt b.txt a.txt");
@@ -261,24 +210,11 @@ fn sort_by_name_mtime_and_size_with_reverse() {
     assert_eq!(order("mtime", true), "a.txt c.txt d.txt b.txt");
     assert_eq!(order("size", false), "a.txt c.txt d.txt b.txt");
     assert_eq!(order("size", true), "b.txt c.txt d.txt a.txt");
-    let typed = find(
-        &ws.session,
-        FindArgs::builder()
-            .pattern("*")
-            .sort_by(SortBy::Size)
-            .reverse(true)
-            .limit(1)
-            .build(),
-    )
-    .expect("find");
-    assert_eq!(
-        typed.value.entries[0].path, "b.txt",
-        "sorting happens before limit"
-    );
-    assert_eq!(
-        code(&ws.call(json!({"pattern": "*", "sortBy": "colour"}))),
-        "invalid-type"
-    );
+    let typed =
+        find(&ws.session, FindArgs::builder().pattern("*").sort_by(SortBy::Size).reverse(true).limit(1).build())
+            .expect("find");
+    assert_eq!(typed.value.entries[0].path, "b.txt", "sorting happens before limit");
+    assert_eq!(code(&ws.call(json!({"pattern": "*", "sortBy": "colour"}))), "invalid-type");
 }
 
 #[test]
@@ -289,10 +225,7 @@ fn modified_since_in_all_three_forms() {
     ws.file("new.txt");
     ws.touch("old.txt", 1_577_836_800); // 2020-01-01T00:00:00Z
     ws.touch("edge.txt", 1_640_995_200); // 2022-01-01T00:00:00Z
-    let since = |value: &str| {
-        ws.text(json!({"pattern": "*", "modifiedSince": value}))
-            .replace('\n', " ")
-    };
+    let since = |value: &str| ws.text(json!({"pattern": "*", "modifiedSince": value})).replace('\n', " ");
     assert_eq!(since("2021-06-01"), "edge.txt new.txt");
     assert_eq!(since("2022-01-01"), "new.txt", "strictly after");
     assert_eq!(since("2022-01-01T01:00:00+02:00"), "edge.txt new.txt");
@@ -314,43 +247,17 @@ fn size_bounds_with_suffixes_apply_to_files_only() {
     let big = std::fs::File::create(ws.path("mega.bin")).expect("create");
     big.set_len(3 << 20).expect("set_len");
     let sized = |args: Value| ws.text(args).replace('\n', " ");
-    assert_eq!(
-        sized(json!({"pattern": "*", "minSize": "1K"})),
-        "kilo.bin mega.bin"
-    );
-    assert_eq!(
-        sized(json!({"pattern": "*", "minSize": 2048, "maxSize": "2KB"})),
-        "kilo.bin"
-    );
-    assert_eq!(
-        sized(json!({"pattern": "*", "maxSize": "1.5m"})),
-        "kilo.bin tiny.bin"
-    );
-    assert_eq!(
-        sized(json!({"pattern": "*", "minSize": "3MB", "maxSize": "1G"})),
-        "mega.bin"
-    );
-    assert_eq!(
-        sized(json!({"pattern": "*", "type": "any", "minSize": "1GB"})),
-        "folder/"
-    );
-    let typed = find(
-        &ws.session,
-        FindArgs::builder()
-            .pattern("*")
-            .min_size(11)
-            .max_size("2047B")
-            .build(),
-    )
-    .expect("find");
+    assert_eq!(sized(json!({"pattern": "*", "minSize": "1K"})), "kilo.bin mega.bin");
+    assert_eq!(sized(json!({"pattern": "*", "minSize": 2048, "maxSize": "2KB"})), "kilo.bin");
+    assert_eq!(sized(json!({"pattern": "*", "maxSize": "1.5m"})), "kilo.bin tiny.bin");
+    assert_eq!(sized(json!({"pattern": "*", "minSize": "3MB", "maxSize": "1G"})), "mega.bin");
+    assert_eq!(sized(json!({"pattern": "*", "type": "any", "minSize": "1GB"})), "folder/");
+    let typed =
+        find(&ws.session, FindArgs::builder().pattern("*").min_size(11).max_size("2047B").build()).expect("find");
     assert_eq!(typed.value.total_entries, 0);
 
     let mut errors = Vec::new();
-    for (key, value) in [
-        ("minSize", json!("1XB")),
-        ("maxSize", json!("lots")),
-        ("minSize", json!(-5)),
-    ] {
+    for (key, value) in [("minSize", json!("1XB")), ("maxSize", json!("lots")), ("minSize", json!(-5))] {
         let mut args = json!({"pattern": "*"});
         args[key] = value;
         let result = ws.call(args);
@@ -360,10 +267,7 @@ fn size_bounds_with_suffixes_apply_to_files_only() {
     let crossed = ws.call(json!({"pattern": "*", "minSize": "2K", "maxSize": "1K"}));
     assert_eq!(code(&crossed), "invalid-params-combo");
     errors.push(crossed.text());
-    assert_eq!(
-        code(&ws.call(json!({"pattern": "*", "minSize": true}))),
-        "invalid-type"
-    );
+    assert_eq!(code(&ws.call(json!({"pattern": "*", "minSize": true}))), "invalid-type");
     assert_snapshot!(errors.join("\n"), @r#"
     Error: Invalid minSize value: "1XB" (unknown unit 'XB'; accepted: B, K, KB, M, MB, G, GB)
     Error: Invalid maxSize value: "lots" (expected a number with optional B/K/KB/M/MB/G/GB suffix; units are 1024-based)
@@ -388,10 +292,7 @@ fn regex_mode_and_invalid_regex() {
     error: unclosed character class
     "#);
     // In regex mode a `/` gets no glob guidance.
-    assert_eq!(
-        ws.text(json!({"pattern": "src/.*", "regex": true})),
-        "No files found matching pattern: src/.*"
-    );
+    assert_eq!(ws.text(json!({"pattern": "src/.*", "regex": true})), "No files found matching pattern: src/.*");
 }
 
 #[test]
@@ -422,10 +323,7 @@ fn a_glob_with_a_slash_gets_guidance() {
     No files found matching pattern: src/*.rs
     find matches basenames only; move the directory part into path (e.g. path: "src", pattern: "*.rs").
     "#);
-    assert_eq!(
-        ws.text(json!({"pattern": "*.zig"})),
-        "No files found matching pattern: *.zig"
-    );
+    assert_eq!(ws.text(json!({"pattern": "*.zig"})), "No files found matching pattern: *.zig");
 }
 
 #[test]
@@ -438,19 +336,11 @@ fn limit_notice_and_limit_values() {
     [… 5 more entries — refine pattern or increase limit]
     ");
     let value = result.ptc_value();
-    assert_eq!(
-        (value["totalEntries"].as_u64(), value["truncated"].as_bool()),
-        (Some(7), Some(true))
-    );
-    let meta =
-        hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
+    assert_eq!((value["totalEntries"].as_u64(), value["truncated"].as_bool()), (Some(7), Some(true)));
+    let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
     assert_eq!(
         (meta.paths, meta.total, meta.truncated),
-        (
-            vec![".config/settings.rs".to_owned(), ".hidden.rs".to_owned()],
-            7,
-            true
-        )
+        (vec![".config/settings.rs".to_owned(), ".hidden.rs".to_owned()], 7, true)
     );
     let zero = ws.call(json!({"pattern": "lib.rs", "limit": 0}));
     assert_snapshot!(zero.text(), @r"
@@ -459,11 +349,7 @@ fn limit_notice_and_limit_values() {
     src/lib.rs
     ");
     for bad in [json!(-3), json!("many")] {
-        assert_eq!(
-            code(&ws.call(json!({"pattern": "*", "limit": bad}))),
-            "invalid-limit",
-            "{bad}"
-        );
+        assert_eq!(code(&ws.call(json!({"pattern": "*", "limit": bad}))), "invalid-limit", "{bad}");
     }
 }
 
@@ -482,10 +368,7 @@ fn path_errors() {
 
     let outside = tempfile::tempdir().expect("outside");
     std::fs::write(outside.path().join("secret.rs"), "s").expect("write");
-    assert_eq!(
-        code(&ws.call(json!({"pattern": "*", "path": "../"}))),
-        "path-outside-root"
-    );
+    assert_eq!(code(&ws.call(json!({"pattern": "*", "path": "../"}))), "path-outside-root");
     symlink(outside.path(), ws.path("escape")).expect("symlink");
     let link = ws.call(json!({"pattern": "*", "path": "escape"}));
     assert_eq!(code(&link), "path-outside-root");
@@ -504,18 +387,10 @@ fn output_is_cut_at_50_kb_at_whole_entries() {
     assert!(text.ends_with("\n[… truncated at 50 KB]"));
     let lines: Vec<&str> = text.lines().collect();
     let shown = lines.len() - 1;
-    assert!(
-        lines[..shown]
-            .iter()
-            .all(|l| l.len() == "deep/".len() + 203)
-    );
+    assert!(lines[..shown].iter().all(|l| l.len() == "deep/".len() + 203));
     assert!(text.len() - "\n[… truncated at 50 KB]".len() <= 50 * 1024);
-    let meta =
-        hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
-    assert_eq!(
-        (meta.paths.len(), meta.total, meta.truncated),
-        (shown, 300, true)
-    );
+    let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
+    assert_eq!((meta.paths.len(), meta.total, meta.truncated), (shown, 300, true));
     assert_eq!(meta.paths[0], lines[0]);
 }
 

@@ -73,12 +73,7 @@ fn directories_first_then_files_case_insensitively_dotfiles_included() {
     let ws = mixed();
     let out = ls(&ws.session, LsArgs::builder().build()).expect("ls");
     let names: Vec<&str> = out.value.entries.iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            ".git", "assets", "Docs", "src", ".env", "_notes", "A.md", "a.md", "b.txt", "Z"
-        ]
-    );
+    assert_eq!(names, [".git", "assets", "Docs", "src", ".env", "_notes", "A.md", "a.md", "b.txt", "Z"]);
     assert_eq!(out.value.path, ws.session.cwd().to_string_lossy());
     assert_eq!((out.value.total_entries, out.value.truncated), (10, false));
     let result = ws.call(json!({}));
@@ -94,29 +89,18 @@ fn directories_first_then_files_case_insensitively_dotfiles_included() {
     b.txt
     Z
     ");
-    assert_snapshot!(
-        "json_projection",
-        ws.redact(&serde_json::to_string_pretty(&result).expect("json"))
-    );
+    assert_snapshot!("json_projection", ws.redact(&serde_json::to_string_pretty(&result).expect("json")));
 }
 
 #[test]
 fn meta_is_the_paths_meta_of_the_shown_names() {
     let ws = mixed();
     let result = ws.call(json!({"path": ".", "limit": 3}));
-    let meta =
-        hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
+    let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
     assert_eq!(meta.paths, [".git/", "assets/", "Docs/"]);
     assert_eq!((meta.truncated, meta.total), (true, 10));
-    let nested = CallContext {
-        call_id: Some("c2".into()),
-        parent_call_id: Some("c1".into()),
-    };
-    assert!(
-        execute::<LsTool>(&ws.session, json!({}), &nested)
-            .meta
-            .is_none()
-    );
+    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()) };
+    assert!(execute::<LsTool>(&ws.session, json!({}), &nested).meta.is_none());
 }
 
 #[test]
@@ -188,14 +172,8 @@ fn limit_notice_and_limit_values() {
     [… 3 more entries — use glob to narrow results]
     ");
     let value = result.ptc_value();
-    assert_eq!(
-        (value["totalEntries"].as_u64(), value["truncated"].as_bool()),
-        (Some(5), Some(true))
-    );
-    assert_eq!(
-        value["entries"],
-        json!([{"name": "a", "type": "file"}, {"name": "b", "type": "file"}])
-    );
+    assert_eq!((value["totalEntries"].as_u64(), value["truncated"].as_bool()), (Some(5), Some(true)));
+    assert_eq!(value["entries"], json!([{"name": "a", "type": "file"}, {"name": "b", "type": "file"}]));
 
     let zero = ws.call(json!({"limit": 0}));
     assert!(!zero.is_error);
@@ -210,11 +188,7 @@ fn limit_notice_and_limit_values() {
     e
     ");
     for bad in [json!(-1), json!("two"), json!(1.5)] {
-        assert_eq!(
-            code(&ws.call(json!({"limit": bad}))),
-            "invalid-limit",
-            "{bad}"
-        );
+        assert_eq!(code(&ws.call(json!({"limit": bad}))), "invalid-limit", "{bad}");
     }
 }
 
@@ -229,10 +203,7 @@ fn empty_directory_and_no_match() {
     assert_eq!(none.text(), "(no entries match glob \"*.rs\")");
     assert_eq!(none.ptc_value()["entries"], json!([]));
     let meta = hashline_view::paths_from_meta(none.meta.as_ref().expect("meta")).expect("narrows");
-    assert_eq!(
-        (meta.paths.len(), meta.total, meta.truncated),
-        (0, 0, false)
-    );
+    assert_eq!((meta.paths.len(), meta.total, meta.truncated), (0, 0, false));
 }
 
 #[test]
@@ -257,10 +228,7 @@ fn a_file_is_not_a_directory() {
     Error: 'notes.txt' is a file, not a directory. Use read to inspect files.
     Use read("notes.txt") to inspect files.
     "#);
-    assert_eq!(
-        result.ptc_value()["error"]["hint"],
-        "Use read(\"notes.txt\") to inspect files."
-    );
+    assert_eq!(result.ptc_value()["error"]["hint"], "Use read(\"notes.txt\") to inspect files.");
 }
 
 #[test]
@@ -314,28 +282,14 @@ fn output_is_cut_at_50_kb_at_whole_entries() {
     }
     let result = ws.call(json!({}));
     let text = result.text();
-    assert!(
-        text.ends_with("\n[… truncated at 50 KB]"),
-        "{}",
-        &text[text.len() - 80..]
-    );
+    assert!(text.ends_with("\n[… truncated at 50 KB]"), "{}", &text[text.len() - 80..]);
     let lines: Vec<&str> = text.lines().collect();
     let shown = lines.len() - 1;
-    assert!(
-        lines[..shown].iter().all(|l| l.len() == 203),
-        "whole entries only"
-    );
+    assert!(lines[..shown].iter().all(|l| l.len() == 203), "whole entries only");
     assert!(text.len() - "\n[… truncated at 50 KB]".len() <= 50 * 1024);
-    assert_eq!(
-        result.ptc_value()["entries"].as_array().map(Vec::len),
-        Some(300)
-    );
-    let meta =
-        hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
-    assert_eq!(
-        (meta.paths.len(), meta.total, meta.truncated),
-        (shown, 300, true)
-    );
+    assert_eq!(result.ptc_value()["entries"].as_array().map(Vec::len), Some(300));
+    let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
+    assert_eq!((meta.paths.len(), meta.total, meta.truncated), (shown, 300, true));
 }
 
 #[test]

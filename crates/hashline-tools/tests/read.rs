@@ -18,10 +18,7 @@ fn reads_alpha_beta_as_rows_with_matching_value_and_meta() {
     assert_rows_match_value(&result);
     let meta = result.meta.as_ref().expect("top-level read has meta");
     let narrowed = hashline_view::read_meta_from_meta(meta).expect("meta narrows");
-    assert_eq!(
-        (narrowed.offset, narrowed.total_lines, narrowed.lines.len()),
-        (1, 2, 2)
-    );
+    assert_eq!((narrowed.offset, narrowed.total_lines, narrowed.lines.len()), (1, 2, 2));
     assert_snapshot!(ws.json(&result));
 }
 
@@ -29,10 +26,7 @@ fn reads_alpha_beta_as_rows_with_matching_value_and_meta() {
 fn nested_calls_get_no_meta() {
     let ws = Workspace::new();
     ws.file("a.txt", "x");
-    let ctx = hashline_tools::CallContext {
-        call_id: Some("c2".into()),
-        parent_call_id: Some("c1".into()),
-    };
+    let ctx = hashline_tools::CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()) };
     let result = hashline_tools::execute::<ReadTool>(&ws.session, json!({"path": "a.txt"}), &ctx);
     assert!(result.meta.is_none());
 }
@@ -52,10 +46,7 @@ fn window_with_continuation_footer() {
     [Showing lines 5-8 of 10. Use offset=9 to continue.]
     ");
     assert_eq!(result.ptc_value()["continuation"]["nextOffset"], 9);
-    assert_eq!(
-        result.ptc_value()["range"],
-        json!({"startLine": 5, "endLine": 8, "totalLines": 10})
-    );
+    assert_eq!(result.ptc_value()["range"], json!({"startLine": 5, "endLine": 8, "totalLines": 10}));
     assert_rows_match_value(&result);
 }
 
@@ -68,10 +59,7 @@ fn budget_cuts_at_2000_rows() {
     let text = result.text();
     assert_eq!(text.lines().filter(|l| l.contains('|')).count(), 2000);
     assert_snapshot!(text.lines().last().unwrap_or_default(), @"[Output truncated: showing 2000 of 2500 lines (8.7KB of 11.1KB). Use offset=2001 to continue.]");
-    assert_eq!(
-        result.ptc_value()["lines"].as_array().map(Vec::len),
-        Some(2000)
-    );
+    assert_eq!(result.ptc_value()["lines"].as_array().map(Vec::len), Some(2000));
     assert_eq!(result.ptc_value()["truncation"]["outputLines"], 2000);
     let second = ws.call::<ReadTool>(json!({"path": "long.txt", "offset": 2001}));
     assert!(second.text().starts_with("2001:"));
@@ -88,11 +76,7 @@ fn budget_cuts_at_50_kib_of_text() {
     let body = result.text();
     let rows = body.lines().filter(|l| l.contains('|')).count();
     assert!(rows < 100 && rows > 40, "{rows}");
-    let rows_text: usize = body
-        .lines()
-        .filter(|l| l.contains('|'))
-        .map(|l| l.len() + 1)
-        .sum();
+    let rows_text: usize = body.lines().filter(|l| l.contains('|')).map(|l| l.len() + 1).sum();
     assert!(rows_text <= 50 * 1024);
     assert!(
         body.ends_with(&format!("Use offset={} to continue.]", rows + 1)),
@@ -113,13 +97,7 @@ fn one_giant_line_is_shown_cut_with_a_usable_anchor() {
     assert!(text.contains("[line truncated for display; the anchor covers the whole line]"));
     assert_eq!(
         result.ptc_value()["lines"][0]["anchor"].as_str(),
-        Some(
-            format!(
-                "1:{}",
-                hashline_core::LineHash::of("y".repeat(200_000).as_bytes())
-            )
-            .as_str()
-        )
+        Some(format!("1:{}", hashline_core::LineHash::of("y".repeat(200_000).as_bytes())).as_str())
     );
     assert!(text.ends_with("Use offset=2 to continue.]"));
 }
@@ -128,8 +106,7 @@ fn one_giant_line_is_shown_cut_with_a_usable_anchor() {
 fn zero_offset_and_limit_and_unknown_keys_are_adjusted_not_silent() {
     let ws = Workspace::new();
     ws.file("a.txt", "alpha\nbeta");
-    let result =
-        ws.call::<ReadTool>(json!({"path": "a.txt", "offset": 0, "limit": 0, "colour": "red"}));
+    let result = ws.call::<ReadTool>(json!({"path": "a.txt", "offset": 0, "limit": 0, "colour": "red"}));
     assert_snapshot!(result.text(), @r#"
     [Params adjusted: ignored unknown key "colour"]
 
@@ -157,22 +134,10 @@ fn parameter_errors() {
         (json!({"path": "a.txt", "offset": "two"}), "invalid-offset"),
         (json!({"path": "a.txt", "limit": 1.5}), "invalid-limit"),
         (json!({"path": "a.txt", "offset": 3}), "offset-past-end"),
-        (
-            json!({"path": "a.txt", "symbol": "main", "offset": 2}),
-            "invalid-params-combo",
-        ),
-        (
-            json!({"path": "a.txt", "bundle": "local"}),
-            "invalid-params-combo",
-        ),
-        (
-            json!({"path": "a.txt", "symbol": "main"}),
-            "unsupported-language",
-        ),
-        (
-            json!({"path": "a.txt", "map": true}),
-            "unsupported-language",
-        ),
+        (json!({"path": "a.txt", "symbol": "main", "offset": 2}), "invalid-params-combo"),
+        (json!({"path": "a.txt", "bundle": "local"}), "invalid-params-combo"),
+        (json!({"path": "a.txt", "symbol": "main"}), "unsupported-language"),
+        (json!({"path": "a.txt", "map": true}), "unsupported-language"),
     ];
     for (args, expected) in cases {
         let result = ws.call::<ReadTool>(args.clone());
@@ -193,10 +158,7 @@ fn parameter_errors() {
 fn file_errors_have_codes_and_hints() {
     let ws = Workspace::new();
     std::fs::create_dir(ws.path("dir")).expect("mkdir");
-    assert_eq!(
-        code(&ws.call::<ReadTool>(json!({"path": "missing.txt"}))),
-        "file-not-found"
-    );
+    assert_eq!(code(&ws.call::<ReadTool>(json!({"path": "missing.txt"}))), "file-not-found");
     let dir = ws.call::<ReadTool>(json!({"path": "dir"}));
     assert_eq!(code(&dir), "path-is-directory");
     assert_snapshot!(dir.text(), @r#"
@@ -204,10 +166,7 @@ fn file_errors_have_codes_and_hints() {
     Use ls("dir") to inspect directories.
     "#);
     let fifo = ws.path("pipe");
-    let status = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("mkfifo");
+    let status = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(status.success());
     let result = ws.call::<ReadTool>(json!({"path": "pipe"}));
     assert_eq!(code(&result), "fs-error");
@@ -219,21 +178,10 @@ fn paths_outside_the_root_are_refused() {
     let ws = Workspace::new();
     let outside = tempfile::tempdir().expect("outside");
     std::fs::write(outside.path().join("secret.txt"), "s").expect("write");
-    std::os::unix::fs::symlink(outside.path().join("secret.txt"), ws.path("link.txt"))
-        .expect("symlink");
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), ws.path("link.txt")).expect("symlink");
     std::os::unix::fs::symlink(outside.path(), ws.path("linkdir")).expect("symlink");
-    let direct = outside
-        .path()
-        .join("secret.txt")
-        .to_string_lossy()
-        .into_owned();
-    for path in [
-        direct.as_str(),
-        "../secret.txt",
-        "link.txt",
-        "linkdir/secret.txt",
-        "linkdir/../../x",
-    ] {
+    let direct = outside.path().join("secret.txt").to_string_lossy().into_owned();
+    for path in [direct.as_str(), "../secret.txt", "link.txt", "linkdir/secret.txt", "linkdir/../../x"] {
         let result = ws.call::<ReadTool>(json!({"path": path}));
         assert_eq!(code(&result), "path-outside-root", "{path}");
     }
@@ -243,24 +191,12 @@ fn paths_outside_the_root_are_refused() {
 fn line_endings_bom_empty_and_controls() {
     let ws = Workspace::new();
     ws.file("crlf.txt", b"\xEF\xBB\xBFalpha\r\nbeta\r\n");
-    assert_eq!(
-        ws.call::<ReadTool>(json!({"path": "crlf.txt"})).text(),
-        "1:3c8|alpha\n2:589|beta"
-    );
+    assert_eq!(ws.call::<ReadTool>(json!({"path": "crlf.txt"})).text(), "1:3c8|alpha\n2:589|beta");
     ws.file("empty.txt", b"");
-    assert_eq!(
-        ws.call::<ReadTool>(json!({"path": "empty.txt"})).text(),
-        "1:d05|"
-    );
+    assert_eq!(ws.call::<ReadTool>(json!({"path": "empty.txt"})).text(), "1:d05|");
     ws.file("ctl.txt", b"bell\x07\ttab");
     let ctl = ws.call::<ReadTool>(json!({"path": "ctl.txt"}));
-    assert_eq!(
-        ctl.text(),
-        format!(
-            "1:{}|bell\\u0007\ttab",
-            hashline_core::LineHash::of(b"bell\x07\ttab")
-        )
-    );
+    assert_eq!(ctl.text(), format!("1:{}|bell\\u0007\ttab", hashline_core::LineHash::of(b"bell\x07\ttab")));
     assert_eq!(ctl.ptc_value()["lines"][0]["raw"], "bell\u{7}\ttab");
 }
 
@@ -277,10 +213,7 @@ fn bare_cr_and_binary_warnings() {
     ");
     ws.file("bin.dat", b"head\x00\x01\x02tail\n");
     let bin = ws.call::<ReadTool>(json!({"path": "bin.dat"}));
-    assert!(
-        bin.text()
-            .starts_with("[Warning: file appears to be binary — output may be garbled]\n\n1:")
-    );
+    assert!(bin.text().starts_with("[Warning: file appears to be binary — output may be garbled]\n\n1:"));
     assert_eq!(bin.ptc_value()["warnings"][0]["code"], "binary-content");
 }
 
@@ -312,18 +245,14 @@ fn served_rows_are_recorded_in_the_session() {
     let ledger = ws.session.ledger();
     let served = ledger.served(&path).expect("served");
     assert_eq!(served.len(), 1);
-    assert_eq!(
-        served.hash_at(LineNo::new(2).expect("2")),
-        Some(hashline_core::LineHash::of(b"two"))
-    );
+    assert_eq!(served.hash_at(LineNo::new(2).expect("2")), Some(hashline_core::LineHash::of(b"two")));
 }
 
 #[test]
 fn files_over_the_size_limit_are_refused_without_loading() {
     let ws = Workspace::new();
     let file = std::fs::File::create(ws.path("huge.log")).expect("create");
-    file.set_len(hashline_tools::fsio::MAX_FILE_BYTES + 1)
-        .expect("sparse file");
+    file.set_len(hashline_tools::fsio::MAX_FILE_BYTES + 1).expect("sparse file");
     let result = ws.call::<ReadTool>(json!({"path": "huge.log"}));
     assert_eq!(code(&result), "file-too-large");
     assert_snapshot!(result.text(), @r"

@@ -17,18 +17,10 @@ fn create_returns_rows_served_and_empty_meta_diffs() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.text(), "1:3c8|alpha\n2:589|beta");
     assert_rows_match_value(&result);
-    assert_eq!(
-        std::fs::read(ws.path("new/dir/a.txt")).expect("read"),
-        b"alpha\nbeta\n"
-    );
+    assert_eq!(std::fs::read(ws.path("new/dir/a.txt")).expect("read"), b"alpha\nbeta\n");
     assert_eq!(result.ptc_value()["writeState"], "created");
     assert_eq!(result.meta, Some(json!({"diffs": []})));
-    assert!(
-        ws.session
-            .ledger()
-            .served(&ws.path("new/dir/a.txt"))
-            .is_some()
-    );
+    assert!(ws.session.ledger().served(&ws.path("new/dir/a.txt")).is_some());
     assert_snapshot!(ws.json(&result));
 }
 
@@ -37,9 +29,7 @@ fn overwrite_carries_a_diff_and_hunks_with_start_lines() {
     let ws = Workspace::new();
     let body: String = (1..=12).map(|i| format!("line {i}\n")).collect();
     ws.file("data.txt", &body);
-    let result = ws.call::<WriteTool>(
-        json!({"path": "data.txt", "content": body.replace("line 6\n", "line six\n")}),
-    );
+    let result = ws.call::<WriteTool>(json!({"path": "data.txt", "content": body.replace("line 6\n", "line six\n")}));
     assert_eq!(result.ptc_value()["writeState"], "overwritten");
     assert_snapshot!(result.ptc_value()["diff"].as_str().unwrap_or_default(), @r"
     --- a/data.txt
@@ -89,10 +79,7 @@ fn bare_cr_is_refused_before_anything_is_written() {
     ");
     let crlf = ws.call::<WriteTool>(json!({"path": "crlf.txt", "content": "one\r\ntwo\r\n"}));
     assert!(!crlf.is_error);
-    assert_eq!(
-        std::fs::read(ws.path("crlf.txt")).expect("read"),
-        b"one\r\ntwo\r\n"
-    );
+    assert_eq!(std::fs::read(ws.path("crlf.txt")).expect("read"), b"one\r\ntwo\r\n");
 }
 
 #[test]
@@ -117,10 +104,7 @@ fn large_content_omits_anchors() {
     let result = ws.call::<WriteTool>(json!({"path": "big.txt", "content": content}));
     assert!(!result.is_error);
     let value = result.ptc_value();
-    assert_eq!(
-        (value["truncated"].as_bool(), value["totalLines"].as_u64()),
-        (Some(true), Some(2001))
-    );
+    assert_eq!((value["truncated"].as_bool(), value["totalLines"].as_u64()), (Some(true), Some(2001)));
     assert_eq!(value["lines"], json!([]));
     assert!(value.get("diff").is_none());
     assert_eq!(value["warnings"][0]["code"], "anchors-omitted");
@@ -136,22 +120,10 @@ fn large_content_omits_anchors() {
 #[test]
 fn wrong_types_and_nulls() {
     let ws = Workspace::new();
-    assert_eq!(
-        code(&ws.call::<WriteTool>(json!({"path": "a.txt", "content": 5}))),
-        "invalid-type"
-    );
-    assert_eq!(
-        code(&ws.call::<WriteTool>(json!({"path": ["a"], "content": "x"}))),
-        "invalid-type"
-    );
-    assert_eq!(
-        code(&ws.call::<WriteTool>(json!({"path": "a.txt", "content": null}))),
-        "invalid-null"
-    );
-    assert_eq!(
-        code(&ws.call::<WriteTool>(json!({"path": "a.txt"}))),
-        "invalid-type"
-    );
+    assert_eq!(code(&ws.call::<WriteTool>(json!({"path": "a.txt", "content": 5}))), "invalid-type");
+    assert_eq!(code(&ws.call::<WriteTool>(json!({"path": ["a"], "content": "x"}))), "invalid-type");
+    assert_eq!(code(&ws.call::<WriteTool>(json!({"path": "a.txt", "content": null}))), "invalid-null");
+    assert_eq!(code(&ws.call::<WriteTool>(json!({"path": "a.txt"}))), "invalid-type");
     let named_null = ws.call::<WriteTool>(json!({"path": "null", "content": "null"}));
     assert!(!named_null.is_error, "the string \"null\" is a valid value");
     assert!(!exists(&ws.path("a.txt")));
@@ -163,21 +135,13 @@ fn keeps_mode_symlinks_and_hard_links() {
     let file = ws.file("mode.txt", "old");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).expect("chmod");
     ws.call::<WriteTool>(json!({"path": "mode.txt", "content": "new"}));
-    assert_eq!(
-        std::fs::metadata(&file).expect("meta").permissions().mode() & 0o7777,
-        0o640
-    );
+    assert_eq!(std::fs::metadata(&file).expect("meta").permissions().mode() & 0o7777, 0o640);
 
     let target = ws.file("target.txt", "old");
     std::os::unix::fs::symlink("target.txt", ws.path("link.txt")).expect("symlink");
     let result = ws.call::<WriteTool>(json!({"path": "link.txt", "content": "via link"}));
     assert!(!result.is_error, "{}", result.text());
-    assert!(
-        std::fs::symlink_metadata(ws.path("link.txt"))
-            .expect("meta")
-            .file_type()
-            .is_symlink()
-    );
+    assert!(std::fs::symlink_metadata(ws.path("link.txt")).expect("meta").file_type().is_symlink());
     assert_eq!(std::fs::read(&target).expect("read"), b"via link");
 
     let one = ws.file("one.txt", "old");
@@ -200,11 +164,7 @@ fn refusals_leave_the_file_system_alone() {
     let outside = tempfile::tempdir().expect("outside");
     let target = outside.path().join("x.txt");
     std::os::unix::fs::symlink(&target, ws.path("escape.txt")).expect("symlink");
-    for path in [
-        target.to_string_lossy().into_owned(),
-        "../x.txt".to_owned(),
-        "escape.txt".to_owned(),
-    ] {
+    for path in [target.to_string_lossy().into_owned(), "../x.txt".to_owned(), "escape.txt".to_owned()] {
         let result = ws.call::<WriteTool>(json!({"path": path, "content": "x"}));
         assert_eq!(code(&result), "path-outside-root", "{path}");
     }
@@ -218,12 +178,8 @@ fn refusals_leave_the_file_system_alone() {
 #[test]
 fn map_is_ignored_with_a_warning_and_rows_read_back_identically() {
     let ws = Workspace::new();
-    let written =
-        ws.call::<WriteTool>(json!({"path": "m.rs", "content": "fn main() {}\n", "map": true}));
-    assert_eq!(
-        written.ptc_value()["warnings"][0]["code"],
-        "map-unavailable"
-    );
+    let written = ws.call::<WriteTool>(json!({"path": "m.rs", "content": "fn main() {}\n", "map": true}));
+    assert_eq!(written.ptc_value()["warnings"][0]["code"], "map-unavailable");
     let read = ws.call::<ReadTool>(json!({"path": "m.rs"}));
     assert_eq!(written.ptc_value()["lines"], read.ptc_value()["lines"]);
 }

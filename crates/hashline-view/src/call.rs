@@ -46,13 +46,7 @@ pub struct GenericCallView {
 impl GenericCallView {
     /// A generic view with only a title.
     pub fn new(title: impl Into<String>) -> Self {
-        Self {
-            title: title.into(),
-            kind: None,
-            raw_input: None,
-            content: None,
-            locations: None,
-        }
+        Self { title: title.into(), kind: None, raw_input: None, content: None, locations: None }
     }
 }
 

@@ -26,9 +26,7 @@ pub(crate) fn optional<'a, T>(
     key: &str,
     narrow: impl FnOnce(&'a Value) -> Option<T>,
 ) -> Result<Option<T>, ()> {
-    object
-        .get(key)
-        .map_or(Ok(None), |v| narrow(v).map(Some).ok_or(()))
+    object.get(key).map_or(Ok(None), |v| narrow(v).map(Some).ok_or(()))
 }
 
 #[cfg(test)]
@@ -47,16 +45,8 @@ mod tests {
 
     #[test]
     fn uint_rejects_fractions_negatives_and_non_numbers() {
-        for value in [
-            json!(1.5),
-            json!(-1),
-            json!(-1.0),
-            json!(1e20),
-            json!("2"),
-            json!(null),
-            json!(true),
-            json!([1]),
-        ] {
+        for value in [json!(1.5), json!(-1), json!(-1.0), json!(1e20), json!("2"), json!(null), json!(true), json!([1])]
+        {
             assert_eq!(uint(&value), None, "{value}");
         }
     }

@@ -112,11 +112,7 @@ mod tests {
     #[test]
     fn every_table_entry_maps_as_documented() {
         for (ext, lang) in TABLE {
-            assert_eq!(
-                lang_from_path(&format!("dir/file.{ext}")),
-                Some(lang),
-                "{ext}"
-            );
+            assert_eq!(lang_from_path(&format!("dir/file.{ext}")), Some(lang), "{ext}");
             let upper = format!("FILE.{}", ext.to_ascii_uppercase());
             assert_eq!(lang_from_path(&upper), Some(lang), "{upper}");
         }
@@ -172,12 +168,7 @@ mod tests {
 
     #[test]
     fn object_member_names_are_not_extensions() {
-        for name in [
-            "foo.constructor",
-            "foo.__proto__",
-            "foo.toString",
-            "foo.hasOwnProperty",
-        ] {
+        for name in ["foo.constructor", "foo.__proto__", "foo.toString", "foo.hasOwnProperty"] {
             assert_eq!(lang_from_path(name), None, "{name}");
         }
     }

@@ -71,14 +71,11 @@ mod vocab;
 
 pub use call::{DiffCallView, GenericCallView, TerminalCallView, ToolCallView};
 pub use lang::lang_from_path;
-pub use meta::{
-    DiffsMeta, MatchesMeta, PathsMeta, diffs_from_meta, matches_from_meta, paths_from_meta,
-};
+pub use meta::{DiffsMeta, MatchesMeta, PathsMeta, diffs_from_meta, matches_from_meta, paths_from_meta};
 pub use present::{ToolResultRecord, present_call, present_result};
 pub use read_meta::{ReadMeta, read_meta_from_meta};
 pub use result::{
-    DiffResultView, GenericResultView, ReadResultView, SearchFileMatches, SearchLineMatch,
-    SearchMatchesResultView, SearchPathsResultView, SearchResultView, TerminalResultView,
-    ToolResultView,
+    DiffResultView, GenericResultView, ReadResultView, SearchFileMatches, SearchLineMatch, SearchMatchesResultView,
+    SearchPathsResultView, SearchResultView, TerminalResultView, ToolResultView,
 };
 pub use vocab::{ContentBlock, FileDiff, FileLocation, ReadFileLine, ToolCallKind};

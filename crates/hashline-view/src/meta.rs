@@ -60,10 +60,7 @@ pub fn diffs_from_meta(meta: &Value) -> Option<Vec<FileDiff>> {
     if diffs.is_empty() {
         return None;
     }
-    diffs
-        .iter()
-        .map(|diff| diff.as_object().and_then(file_diff))
-        .collect()
+    diffs.iter().map(|diff| diff.as_object().and_then(file_diff)).collect()
 }
 
 fn file_diff(diff: &Map<String, Value>) -> Option<FileDiff> {
@@ -85,18 +82,10 @@ fn file_diff(diff: &Map<String, Value>) -> Option<FileDiff> {
 /// malformed (`total` must be a non-negative integer). Unknown keys are dropped. Never panics.
 pub fn paths_from_meta(meta: &Value) -> Option<PathsMeta> {
     let object = meta.as_object()?;
-    let paths = object
-        .get("paths")?
-        .as_array()?
-        .iter()
-        .map(|path| path.as_str().map(str::to_owned))
-        .collect::<Option<_>>()?;
+    let paths =
+        object.get("paths")?.as_array()?.iter().map(|path| path.as_str().map(str::to_owned)).collect::<Option<_>>()?;
     let (truncated, total) = completeness(object)?;
-    Some(PathsMeta {
-        paths,
-        truncated,
-        total,
-    })
+    Some(PathsMeta { paths, truncated, total })
 }
 
 /// Narrows a matches meta `{files: [{path, matches: [{lineNumber, line}]}], truncated, total}`,
@@ -111,11 +100,7 @@ pub fn matches_from_meta(meta: &Value) -> Option<MatchesMeta> {
         .map(|file| file.as_object().and_then(file_matches))
         .collect::<Option<_>>()?;
     let (truncated, total) = completeness(object)?;
-    Some(MatchesMeta {
-        files,
-        truncated,
-        total,
-    })
+    Some(MatchesMeta { files, truncated, total })
 }
 
 fn file_matches(file: &Map<String, Value>) -> Option<SearchFileMatches> {
@@ -131,18 +116,12 @@ fn file_matches(file: &Map<String, Value>) -> Option<SearchFileMatches> {
             })
         })
         .collect::<Option<_>>()?;
-    Some(SearchFileMatches {
-        path: file.get("path")?.as_str()?.to_owned(),
-        matches,
-    })
+    Some(SearchFileMatches { path: file.get("path")?.as_str()?.to_owned(), matches })
 }
 
 /// The `truncated` flag and `total` count shared by both search metas.
 fn completeness(object: &Map<String, Value>) -> Option<(bool, u64)> {
-    Some((
-        object.get("truncated")?.as_bool()?,
-        object.get("total").and_then(uint)?,
-    ))
+    Some((object.get("truncated")?.as_bool()?, object.get("total").and_then(uint)?))
 }
 
 #[cfg(test)]
@@ -167,10 +146,7 @@ mod tests {
         inserted.new_start = Some(9);
         assert_eq!(
             diffs_from_meta(&meta),
-            Some(vec![
-                diff("config.txt", Some("mode=DEBUG"), "mode=RELEASE"),
-                inserted
-            ])
+            Some(vec![diff("config.txt", Some("mode=DEBUG"), "mode=RELEASE"), inserted])
         );
     }
 
@@ -200,14 +176,9 @@ mod tests {
 
     #[test]
     fn diffs_meta_serializes_to_what_diffs_from_meta_reads() {
-        let meta = DiffsMeta {
-            diffs: vec![diff("a.txt", None, "x")],
-        };
+        let meta = DiffsMeta { diffs: vec![diff("a.txt", None, "x")] };
         let json = serde_json::to_value(&meta).expect("serializable");
-        assert_eq!(
-            json,
-            json!({"diffs": [{"path": "a.txt", "oldText": null, "newText": "x"}]})
-        );
+        assert_eq!(json, json!({"diffs": [{"path": "a.txt", "oldText": null, "newText": "x"}]}));
         assert_eq!(diffs_from_meta(&json), Some(meta.diffs));
     }
 
@@ -216,11 +187,7 @@ mod tests {
         let meta = json!({"paths": ["src/", "src/lib.rs"], "truncated": true, "total": 812.0});
         assert_eq!(
             paths_from_meta(&meta),
-            Some(PathsMeta {
-                paths: vec!["src/".to_owned(), "src/lib.rs".to_owned()],
-                truncated: true,
-                total: 812,
-            })
+            Some(PathsMeta { paths: vec!["src/".to_owned(), "src/lib.rs".to_owned()], truncated: true, total: 812 })
         );
         let empty = json!({"paths": [], "truncated": false, "total": 0});
         assert_eq!(paths_from_meta(&empty).map(|m| m.paths.len()), Some(0));
@@ -258,7 +225,8 @@ mod tests {
 
     #[test]
     fn matches_decline_malformed_metas() {
-        let file = |m: serde_json::Value| json!({"files": [{"path": "a", "matches": [m]}], "truncated": false, "total": 1});
+        let file =
+            |m: serde_json::Value| json!({"files": [{"path": "a", "matches": [m]}], "truncated": false, "total": 1});
         for meta in [
             json!(null),
             json!({"files": {}, "truncated": false, "total": 1}),

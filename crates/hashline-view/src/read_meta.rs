@@ -27,21 +27,10 @@ pub struct ReadMeta {
 
 impl ReadMeta {
     /// A meta for a window of `path`, with `lang` derived by [`lang_from_path`].
-    pub fn new(
-        path: impl Into<String>,
-        offset: u32,
-        lines: Vec<ReadFileLine>,
-        total_lines: u32,
-    ) -> Self {
+    pub fn new(path: impl Into<String>, offset: u32, lines: Vec<ReadFileLine>, total_lines: u32) -> Self {
         let path = path.into();
         let lang = lang_from_path(&path).map(str::to_owned);
-        Self {
-            path,
-            offset,
-            lines,
-            total_lines,
-            lang,
-        }
+        Self { path, offset, lines, total_lines, lang }
     }
 
     /// The read card for this window, carrying `content` as the model-facing fallback.
@@ -101,13 +90,7 @@ pub fn read_meta_from_meta(meta: &Value) -> Option<ReadMeta> {
         previous = line.number;
     }
 
-    Some(ReadMeta {
-        path: path.to_owned(),
-        offset,
-        lines,
-        total_lines,
-        lang: lang.map(str::to_owned),
-    })
+    Some(ReadMeta { path: path.to_owned(), offset, lines, total_lines, lang: lang.map(str::to_owned) })
 }
 
 /// One line entry: `number` an integer `>= 1`, `text` a string, `hash` absent or 3 lowercase hex.
@@ -115,19 +98,12 @@ fn file_line(line: &Map<String, Value>) -> Option<ReadFileLine> {
     let number = line.get("number").and_then(u32_of).filter(|&n| n >= 1)?;
     let text = line.get("text")?.as_str()?;
     let hash = optional(line, "hash", |v| v.as_str().filter(|h| is_hash(h))).ok()?;
-    Some(ReadFileLine {
-        number,
-        text: text.to_owned(),
-        hash: hash.map(str::to_owned),
-    })
+    Some(ReadFileLine { number, text: text.to_owned(), hash: hash.map(str::to_owned) })
 }
 
 /// Exactly 3 lowercase hex digits, the form of an anchor hash.
 fn is_hash(hash: &str) -> bool {
-    hash.len() == 3
-        && hash
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    hash.len() == 3 && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[cfg(test)]
@@ -137,11 +113,7 @@ mod tests {
     use super::*;
 
     fn line(number: u32, text: &str, hash: Option<&str>) -> ReadFileLine {
-        ReadFileLine {
-            number,
-            text: text.to_owned(),
-            hash: hash.map(str::to_owned),
-        }
+        ReadFileLine { number, text: text.to_owned(), hash: hash.map(str::to_owned) }
     }
 
     /// A well-formed two-line window of a four-line file, starting at line 2.
@@ -227,10 +199,7 @@ mod tests {
         let meta = json!({"path": "/w/a", "offset": 2.0, "totalLines": 3.0,
                           "lines": [{"number": 3.0, "text": "c"}]});
         let meta = read_meta_from_meta(&meta).expect("valid meta");
-        assert_eq!(
-            (meta.offset, meta.total_lines, meta.lines[0].number),
-            (2, 3, 3)
-        );
+        assert_eq!((meta.offset, meta.total_lines, meta.lines[0].number), (2, 3, 3));
     }
 
     #[test]
@@ -349,16 +318,12 @@ mod tests {
 
     #[test]
     fn rejects_duplicate_line_numbers() {
-        rejects(&with_lines(
-            json!([{"number": 2, "text": "a"}, {"number": 2, "text": "b"}]),
-        ));
+        rejects(&with_lines(json!([{"number": 2, "text": "a"}, {"number": 2, "text": "b"}])));
     }
 
     #[test]
     fn rejects_decreasing_line_numbers() {
-        rejects(&with_lines(
-            json!([{"number": 3, "text": "a"}, {"number": 2, "text": "b"}]),
-        ));
+        rejects(&with_lines(json!([{"number": 3, "text": "a"}, {"number": 2, "text": "b"}])));
     }
 
     #[test]
@@ -368,18 +333,8 @@ mod tests {
 
     #[test]
     fn rejects_a_bad_hash() {
-        for hash in [
-            json!("3C8"),
-            json!("3c"),
-            json!("3c8a"),
-            json!("xyz"),
-            json!(""),
-            json!(968),
-            json!(null),
-        ] {
-            rejects(&with_lines(
-                json!([{"number": 2, "text": "alpha", "hash": hash}]),
-            ));
+        for hash in [json!("3C8"), json!("3c"), json!("3c8a"), json!("xyz"), json!(""), json!(968), json!(null)] {
+            rejects(&with_lines(json!([{"number": 2, "text": "alpha", "hash": hash}])));
         }
     }
 
@@ -387,9 +342,7 @@ mod tests {
     fn new_derives_lang_and_into_view_keeps_every_field() {
         let meta = ReadMeta::new("/w/a.py", 1, vec![line(1, "x = 1", Some("abc"))], 1);
         assert_eq!(meta.lang.as_deref(), Some("py"));
-        let view = meta
-            .clone()
-            .into_view(Some(vec![ContentBlock::text("1:abc|x = 1")]));
+        let view = meta.clone().into_view(Some(vec![ContentBlock::text("1:abc|x = 1")]));
         assert_eq!(view.path, meta.path);
         assert_eq!(view.lines, meta.lines);
         assert_eq!(view.lang, meta.lang);

@@ -41,18 +41,12 @@ pub struct FileLocation {
 impl FileLocation {
     /// A location without a focus line.
     pub fn new(path: impl Into<String>) -> Self {
-        Self {
-            path: path.into(),
-            line: None,
-        }
+        Self { path: path.into(), line: None }
     }
 
     /// A location focused on the 1-based `line`.
     pub fn at(path: impl Into<String>, line: u32) -> Self {
-        Self {
-            path: path.into(),
-            line: Some(line),
-        }
+        Self { path: path.into(), line: Some(line) }
     }
 }
 
@@ -81,18 +75,8 @@ pub struct FileDiff {
 
 impl FileDiff {
     /// A whole-file diff without start lines: `old_text` becomes `new_text`.
-    pub fn whole_file(
-        path: impl Into<String>,
-        old_text: Option<String>,
-        new_text: impl Into<String>,
-    ) -> Self {
-        Self {
-            path: path.into(),
-            old_text,
-            new_text: new_text.into(),
-            old_start: None,
-            new_start: None,
-        }
+    pub fn whole_file(path: impl Into<String>, old_text: Option<String>, new_text: impl Into<String>) -> Self {
+        Self { path: path.into(), old_text, new_text: new_text.into(), old_start: None, new_start: None }
     }
 }
 
@@ -112,11 +96,7 @@ pub struct ReadFileLine {
 /// A content block as the model sees it, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(
-    tag = "type",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
 pub enum ContentBlock {
     /// Plain text.
     Text {

@@ -2,21 +2,12 @@
 //! and whatever they accept is well-formed.
 
 use hashline_view::{
-    ContentBlock, ToolCallView, ToolResultRecord, ToolResultView, diffs_from_meta,
-    matches_from_meta, paths_from_meta, present_call, present_result, read_meta_from_meta,
+    ContentBlock, ToolCallView, ToolResultRecord, ToolResultView, diffs_from_meta, matches_from_meta, paths_from_meta,
+    present_call, present_result, read_meta_from_meta,
 };
 use serde_json::{Value, json};
 
-const TOOLS: [&str; 8] = [
-    "read",
-    "write",
-    "edit",
-    "ls",
-    "find",
-    "grep",
-    "ast_search",
-    "bash",
-];
+const TOOLS: [&str; 8] = ["read", "write", "edit", "ls", "find", "grep", "ast_search", "bash"];
 
 /// Values that break type expectations: nulls, booleans, edge numbers, odd strings, nesting.
 fn junk() -> Vec<Value> {
@@ -158,9 +149,7 @@ impl Random {
             (5, n) => Value::Array((0..n % 4).map(|_| self.value(depth - 1)).collect()),
             _ => {
                 let size = self.next() % 6;
-                let object = (0..size)
-                    .map(|_| (self.pick(KEYS).to_owned(), self.value(depth - 1)))
-                    .collect();
+                let object = (0..size).map(|_| (self.pick(KEYS).to_owned(), self.value(depth - 1))).collect();
                 Value::Object(object)
             }
         }
@@ -168,11 +157,7 @@ impl Random {
 }
 
 fn record(content: Vec<ContentBlock>, is_error: bool, meta: Option<Value>) -> ToolResultRecord {
-    ToolResultRecord {
-        content,
-        is_error,
-        meta,
-    }
+    ToolResultRecord { content, is_error, meta }
 }
 
 /// Runs every narrowing function on `meta` and checks that what they accept re-narrows to itself.
@@ -205,19 +190,13 @@ fn present_all(args: &Value, meta: &Value) {
     for tool in TOOLS {
         if let Some(view) = present_call(tool, args) {
             let json = serde_json::to_value(&view).expect("call views serialize");
-            assert_eq!(
-                serde_json::from_value::<ToolCallView>(json).ok(),
-                Some(view)
-            );
+            assert_eq!(serde_json::from_value::<ToolCallView>(json).ok(), Some(view));
         }
         for result in &results {
             if let Some(view) = present_result(tool, args, result) {
                 assert!(!result.is_error, "{tool} presented an error result");
                 let json = serde_json::to_value(&view).expect("result views serialize");
-                assert_eq!(
-                    serde_json::from_value::<ToolResultView>(json).ok(),
-                    Some(view)
-                );
+                assert_eq!(serde_json::from_value::<ToolResultView>(json).ok(), Some(view));
             }
         }
     }

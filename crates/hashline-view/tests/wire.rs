@@ -2,10 +2,9 @@
 //! round-tripped through serde.
 
 use hashline_view::{
-    ContentBlock, DiffCallView, DiffResultView, FileDiff, FileLocation, GenericCallView,
-    GenericResultView, ReadFileLine, ReadResultView, SearchFileMatches, SearchLineMatch,
-    SearchMatchesResultView, SearchPathsResultView, TerminalCallView, TerminalResultView,
-    ToolCallKind, ToolCallView, ToolResultView,
+    ContentBlock, DiffCallView, DiffResultView, FileDiff, FileLocation, GenericCallView, GenericResultView,
+    ReadFileLine, ReadResultView, SearchFileMatches, SearchLineMatch, SearchMatchesResultView, SearchPathsResultView,
+    TerminalCallView, TerminalResultView, ToolCallKind, ToolCallView, ToolResultView,
 };
 use insta::assert_json_snapshot;
 use serde::Serialize;
@@ -31,10 +30,7 @@ fn call_views() -> Vec<(&'static str, ToolCallView)> {
                 locations: Some(vec![FileLocation::at("src/lib.rs", 5)]),
             }),
         ),
-        (
-            "call_generic_minimal",
-            ToolCallView::Generic(GenericCallView::new("grep")),
-        ),
+        ("call_generic_minimal", ToolCallView::Generic(GenericCallView::new("grep"))),
         (
             "call_terminal",
             ToolCallView::Terminal(TerminalCallView {
@@ -66,10 +62,7 @@ fn result_views() -> Vec<(&'static str, ToolResultView)> {
                 }]),
             }),
         ),
-        (
-            "result_generic_minimal",
-            ToolResultView::Generic(GenericResultView::default()),
-        ),
+        ("result_generic_minimal", ToolResultView::Generic(GenericResultView::default())),
         (
             "result_terminal_exit",
             ToolResultView::Terminal(TerminalResultView {
@@ -110,10 +103,7 @@ fn result_views() -> Vec<(&'static str, ToolResultView)> {
                 title: None,
                 files: vec![SearchFileMatches {
                     path: "src/main.rs".to_owned(),
-                    matches: vec![SearchLineMatch {
-                        line_number: 3,
-                        line: "fn main() {".to_owned(),
-                    }],
+                    matches: vec![SearchLineMatch { line_number: 3, line: "fn main() {".to_owned() }],
                 }],
                 truncated: false,
                 total: 1,
@@ -135,16 +125,8 @@ fn result_views() -> Vec<(&'static str, ToolResultView)> {
                 path: "/work/greeting.txt".to_owned(),
                 offset: 1,
                 lines: vec![
-                    ReadFileLine {
-                        number: 1,
-                        text: "hello".to_owned(),
-                        hash: Some("0a3".to_owned()),
-                    },
-                    ReadFileLine {
-                        number: 2,
-                        text: String::new(),
-                        hash: None,
-                    },
+                    ReadFileLine { number: 1, text: "hello".to_owned(), hash: Some("0a3".to_owned()) },
+                    ReadFileLine { number: 2, text: String::new(), hash: None },
                 ],
                 total_lines: 2,
                 lang: None,
@@ -215,8 +197,7 @@ fn views_read_from_foreign_json() {
     .expect("a paths view");
     assert!(matches!(view, ToolResultView::Search(_)));
     let view: ToolCallView =
-        serde_json::from_value(json!({"card": "generic", "title": "t", "kind": "fetch"}))
-            .expect("a generic call view");
+        serde_json::from_value(json!({"card": "generic", "title": "t", "kind": "fetch"})).expect("a generic call view");
     assert!(matches!(view, ToolCallView::Generic(v) if v.kind == Some(ToolCallKind::Fetch)));
 }
 
@@ -227,20 +208,14 @@ fn unknown_cards_and_shapes_are_rejected() {
         json!({"card": "search", "shape": "tree"}),
         json!({"title": "no card"}),
     ] {
-        assert!(
-            serde_json::from_value::<ToolResultView>(json.clone()).is_err(),
-            "{json}"
-        );
+        assert!(serde_json::from_value::<ToolResultView>(json.clone()).is_err(), "{json}");
     }
     assert!(serde_json::from_value::<ToolCallView>(json!({"card": "read", "title": "t"})).is_err());
 }
 
 #[test]
 fn content_blocks_are_tagged_by_type() {
-    let image = ContentBlock::Image {
-        data: "AAAA".to_owned(),
-        mime_type: "image/gif".to_owned(),
-    };
+    let image = ContentBlock::Image { data: "AAAA".to_owned(), mime_type: "image/gif".to_owned() };
     assert_eq!(
         serde_json::to_value(&image).expect("serializes"),
         json!({"type": "image", "data": "AAAA", "mimeType": "image/gif"})
@@ -255,13 +230,7 @@ fn content_blocks_are_tagged_by_type() {
 fn schemas_describe_the_wire_format() {
     let schema = serde_json::to_value(schemars::schema_for!(ToolResultView)).expect("schema");
     let text = schema.to_string();
-    for needle in [
-        "\"card\"",
-        "\"shape\"",
-        "\"totalLines\"",
-        "\"oldText\"",
-        "\"lineNumber\"",
-    ] {
+    for needle in ["\"card\"", "\"shape\"", "\"totalLines\"", "\"oldText\"", "\"lineNumber\""] {
         assert!(text.contains(needle), "{needle} missing from {text}");
     }
     let diff = serde_json::to_value(schemars::schema_for!(FileDiff)).expect("schema");

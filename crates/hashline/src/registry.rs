@@ -48,9 +48,7 @@ pub struct ToolSpec {
 
 impl std::fmt::Debug for ToolSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolSpec")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
+        f.debug_struct("ToolSpec").field("name", &self.name).finish_non_exhaustive()
     }
 }
 
@@ -84,12 +82,7 @@ impl ToolSpec {
 
     /// Runs the tool and returns only what the model sees and whether it is an error,
     /// skipping the structured projection (faster, for text front ends).
-    pub fn execute_content(
-        &self,
-        session: &Session,
-        args: Value,
-        ctx: &CallContext,
-    ) -> (Vec<ContentBlock>, bool) {
+    pub fn execute_content(&self, session: &Session, args: Value, ctx: &CallContext) -> (Vec<ContentBlock>, bool) {
         (self.execute_content)(session, args, ctx)
     }
 
@@ -106,21 +99,11 @@ impl ToolSpec {
 
 /// The durable part of a result that presenters see.
 pub fn record_of(result: &ToolResult) -> ToolResultRecord {
-    ToolResultRecord {
-        content: result.content.clone(),
-        is_error: result.is_error,
-        meta: result.meta.clone(),
-    }
+    ToolResultRecord { content: result.content.clone(), is_error: result.is_error, meta: result.meta.clone() }
 }
 
 const fn read_only(title: &'static str) -> Annotations {
-    Annotations {
-        title,
-        read_only_hint: true,
-        destructive_hint: false,
-        idempotent_hint: true,
-        open_world_hint: false,
-    }
+    Annotations { title, read_only_hint: true, destructive_hint: false, idempotent_hint: true, open_world_hint: false }
 }
 
 const fn destructive(title: &'static str, idempotent: bool) -> Annotations {
@@ -184,24 +167,12 @@ impl Toolbox {
 
     fn unknown(&self, name: &str) -> ToolError {
         let names: Vec<&str> = self.tools.iter().map(|t| t.name).collect();
-        ToolError::new(
-            ErrorCode::UnknownTool,
-            format!(
-                "Unknown tool: {name}. Available tools: {}.",
-                names.join(", ")
-            ),
-        )
+        ToolError::new(ErrorCode::UnknownTool, format!("Unknown tool: {name}. Available tools: {}.", names.join(", ")))
     }
 
     /// Runs a tool by name on JSON arguments and returns the SPEC §4.1 projection.
     /// An unknown name is an `unknown-tool` error result.
-    pub fn execute(
-        &self,
-        session: &Session,
-        name: &str,
-        args: Value,
-        ctx: &CallContext,
-    ) -> ToolResult {
+    pub fn execute(&self, session: &Session, name: &str, args: Value, ctx: &CallContext) -> ToolResult {
         match self.get(name) {
             Some(tool) => tool.execute(session, args, ctx),
             None => ToolResult::failure(name, &self.unknown(name)),

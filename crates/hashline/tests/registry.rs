@@ -17,23 +17,9 @@ fn every_tool_is_registered_with_annotations() {
     let summary: Vec<(&str, bool, bool)> = toolbox
         .tools()
         .iter()
-        .map(|t| {
-            (
-                t.name,
-                t.annotations.read_only_hint,
-                t.annotations.destructive_hint,
-            )
-        })
+        .map(|t| (t.name, t.annotations.read_only_hint, t.annotations.destructive_hint))
         .collect();
-    assert_eq!(
-        summary,
-        [
-            ("read", true, false),
-            ("write", false, true),
-            ("ls", true, false),
-            ("find", true, false)
-        ]
-    );
+    assert_eq!(summary, [("read", true, false), ("write", false, true), ("ls", true, false), ("find", true, false)]);
 }
 
 /// The model-facing descriptions and schemas are protocol: pinned here.
@@ -57,11 +43,7 @@ fn schemas_are_self_contained_objects() {
     for tool in Toolbox::new().tools() {
         for schema in [tool.input_schema(), tool.output_schema()] {
             assert_eq!(schema["type"], "object", "{}", tool.name);
-            assert!(
-                !schema.to_string().contains("\"$ref\""),
-                "{} has a $ref",
-                tool.name
-            );
+            assert!(!schema.to_string().contains("\"$ref\""), "{} has a $ref", tool.name);
         }
     }
 }
@@ -72,63 +54,28 @@ fn unknown_tools_are_error_results() {
     let result = Toolbox::new().execute(&session, "rm", json!({}), &CallContext::top_level());
     assert!(result.is_error);
     assert_eq!(result.error_code(), Some("unknown-tool"));
-    assert_eq!(
-        result.text(),
-        "Unknown tool: rm. Available tools: read, write, ls, find."
-    );
+    assert_eq!(result.text(), "Unknown tool: rm. Available tools: read, write, ls, find.");
 }
 
 #[test]
 fn invoke_honours_error_mode() {
     let (_dir, session) = workspace();
     let toolbox = Toolbox::new();
-    let ok = toolbox
-        .invoke(&session, "read", json!({"path": "a.txt"}))
-        .expect("ok");
-    assert_eq!(
-        (ok["tool"].as_str(), ok["ok"].as_bool()),
-        (Some("read"), Some(true))
-    );
+    let ok = toolbox.invoke(&session, "read", json!({"path": "a.txt"})).expect("ok");
+    assert_eq!((ok["tool"].as_str(), ok["ok"].as_bool()), (Some("read"), Some(true)));
     assert_eq!(ok["text"], "1:3c8|alpha\n2:589|beta");
-    let thrown = toolbox
-        .invoke(
-            &session,
-            "read",
-            json!({"path": "nope.txt", "errorMode": "throw"}),
-        )
-        .expect_err("throw");
-    assert_eq!(
-        (thrown.code.as_str(), thrown.message.as_str()),
-        ("file-not-found", "File not found: nope.txt")
-    );
-    let value = toolbox
-        .invoke(
-            &session,
-            "read",
-            json!({"path": "nope.txt", "errorMode": "value"}),
-        )
-        .expect("value");
+    let thrown =
+        toolbox.invoke(&session, "read", json!({"path": "nope.txt", "errorMode": "throw"})).expect_err("throw");
+    assert_eq!((thrown.code.as_str(), thrown.message.as_str()), ("file-not-found", "File not found: nope.txt"));
+    let value = toolbox.invoke(&session, "read", json!({"path": "nope.txt", "errorMode": "value"})).expect("value");
     assert_eq!(
         value,
         json!({"text": "File not found: nope.txt", "tool": "read", "ok": false,
                "error": {"code": "file-not-found", "message": "File not found: nope.txt"}})
     );
-    let bad_mode = toolbox
-        .invoke(
-            &session,
-            "read",
-            json!({"path": "a.txt", "errorMode": "loud"}),
-        )
-        .expect_err("mode");
+    let bad_mode = toolbox.invoke(&session, "read", json!({"path": "a.txt", "errorMode": "loud"})).expect_err("mode");
     assert_eq!(bad_mode.code.as_str(), "invalid-type");
-    assert_eq!(
-        toolbox
-            .invoke(&session, "nope", json!({}))
-            .expect_err("unknown")
-            .code
-            .as_str(),
-        "unknown-tool"
-    );
+    assert_eq!(toolbox.invoke(&session, "nope", json!({})).expect_err("unknown").code.as_str(), "unknown-tool");
 }
 
 #[test]
@@ -160,10 +107,7 @@ fn presenters_run_on_live_results() {
         other => panic!("{other:?}"),
     }
     let failed = read.execute(&session, json!({"path": "nope"}), &CallContext::top_level());
-    assert!(
-        read.present_result(&json!({"path": "nope"}), &failed)
-            .is_none()
-    );
+    assert!(read.present_result(&json!({"path": "nope"}), &failed).is_none());
 }
 
 #[test]
@@ -184,15 +128,8 @@ fn every_tool_refuses_paths_outside_the_roots() {
         ];
         for (tool, args) in calls {
             let result = toolbox.execute(&session, tool, args.clone(), &CallContext::top_level());
-            assert_eq!(
-                result.error_code(),
-                Some("path-outside-root"),
-                "{tool} {args}"
-            );
+            assert_eq!(result.error_code(), Some("path-outside-root"), "{tool} {args}");
         }
     }
-    assert_eq!(
-        std::fs::read(outside.path().join("o.txt")).expect("read"),
-        b"o"
-    );
+    assert_eq!(std::fs::read(outside.path().join("o.txt")).expect("read"), b"o");
 }

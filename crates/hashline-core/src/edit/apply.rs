@@ -55,62 +55,31 @@ impl EditOutcome {
     pub fn relocation_notes(&self) -> Vec<String> {
         self.relocations
             .iter()
-            .map(|r| {
-                format!(
-                    "Auto-relocated anchor {} -> {}:{} (window ±{}).",
-                    r.from, r.to, r.from.hash, self.window
-                )
-            })
+            .map(|r| format!("Auto-relocated anchor {} -> {}:{} (window ±{}).", r.from, r.to, r.from.hash, self.window))
             .collect()
     }
 }
 
 /// Validates and applies a batch (see the module docs of [`crate::edit`]).
-pub fn apply(
-    doc: &Document,
-    ops: &[EditOp],
-    options: &EditOptions,
-) -> Result<EditOutcome, EditError> {
+pub fn apply(doc: &Document, ops: &[EditOp], options: &EditOptions) -> Result<EditOutcome, EditError> {
     let window = relocation_window(ops.len());
-    let anchored: Vec<(usize, &EditOp)> = ops
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| !matches!(op, EditOp::Replace { .. }))
-        .collect();
+    let anchored: Vec<(usize, &EditOp)> =
+        ops.iter().enumerate().filter(|(_, op)| !matches!(op, EditOp::Replace { .. })).collect();
     let planned = plan(doc, &anchored, window, !options.no_relocation)?;
     let mut noop_edits = planned.noop_edits.clone();
     let mut overwritten: Vec<LineNo> = Vec::new();
-    note_overwrites(
-        doc,
-        &planned.splices,
-        &ChangeMap::identity(doc.line_count()),
-        &mut overwritten,
-        &mut noop_edits,
-    );
+    note_overwrites(doc, &planned.splices, &ChangeMap::identity(doc.line_count()), &mut overwritten, &mut noop_edits);
     let (mut current, mut changes, mut first) = splice(doc, &planned.splices);
     let mut warnings = planned.warnings;
 
     for (edit, op) in ops.iter().enumerate() {
-        let EditOp::Replace {
-            old_text,
-            new_text,
-            all,
-            fuzzy,
-        } = op
-        else {
+        let EditOp::Replace { old_text, new_text, all, fuzzy } = op else {
             continue;
         };
-        let (splices, replace_warnings) =
-            replace_splices(&current, edit, old_text, new_text, *all, *fuzzy)?;
+        let (splices, replace_warnings) = replace_splices(&current, edit, old_text, new_text, *all, *fuzzy)?;
         warnings.extend(replace_warnings);
         let inverse = invert(&changes, current.line_count());
-        note_overwrites(
-            &current,
-            &splices,
-            &inverse,
-            &mut overwritten,
-            &mut noop_edits,
-        );
+        note_overwrites(&current, &splices, &inverse, &mut overwritten, &mut noop_edits);
         let (next, step, step_first) = splice(&current, &splices);
         first = match (first.map(|f| step.new_line_of(f)), step_first) {
             (Some(Some(f)), Some(s)) => Some(f.min(s)),
@@ -132,17 +101,9 @@ pub fn apply(
     overwritten.dedup();
     noop_edits.sort_unstable();
     noop_edits.dedup();
-    let relocations = planned
-        .relocations
-        .into_iter()
-        .map(|(edit, from, to)| Relocation { edit, from, to })
-        .collect();
+    let relocations = planned.relocations.into_iter().map(|(edit, from, to)| Relocation { edit, from, to }).collect();
     Ok(EditOutcome {
-        first_changed_line: if current.as_bytes() == doc.as_bytes() {
-            None
-        } else {
-            first
-        },
+        first_changed_line: if current.as_bytes() == doc.as_bytes() { None } else { first },
         document: current,
         changes,
         relocations,
@@ -163,22 +124,12 @@ fn note_overwrites(
     noop_edits: &mut Vec<usize>,
 ) {
     for s in splices.iter().filter(|s| s.after.is_none()) {
-        let old: Vec<&[u8]> = doc
-            .lines()
-            .skip(s.start)
-            .take(s.end - s.start)
-            .map(|l| l.content)
-            .collect();
-        if !s.move_source
-            && old.len() == s.lines.len()
-            && old.iter().zip(&s.lines).all(|(a, b)| *a == b.as_slice())
-        {
+        let old: Vec<&[u8]> = doc.lines().skip(s.start).take(s.end - s.start).map(|l| l.content).collect();
+        if !s.move_source && old.len() == s.lines.len() && old.iter().zip(&s.lines).all(|(a, b)| *a == b.as_slice()) {
             noop_edits.push(s.edit);
             continue;
         }
-        overwritten.extend(
-            (s.start..s.end).filter_map(|i| to_original.new_line_of(LineNo::from_index(i))),
-        );
+        overwritten.extend((s.start..s.end).filter_map(|i| to_original.new_line_of(LineNo::from_index(i))));
     }
 }
 
@@ -203,15 +154,8 @@ fn changed_lines(original: &Document, changes: &ChangeMap, current: &Document) -
 /// before's, else the document's most common one.
 fn local_terminator(doc: &Document, index: usize) -> Terminator {
     let own = doc.line(LineNo::from_index(index)).map(|l| l.terminator);
-    let before = index
-        .checked_sub(1)
-        .and_then(|i| doc.line(LineNo::from_index(i)))
-        .map(|l| l.terminator);
-    [own, before]
-        .into_iter()
-        .flatten()
-        .find(|t| *t != Terminator::None)
-        .unwrap_or_else(|| doc.dominant_terminator())
+    let before = index.checked_sub(1).and_then(|i| doc.line(LineNo::from_index(i))).map(|l| l.terminator);
+    [own, before].into_iter().flatten().find(|t| *t != Terminator::None).unwrap_or_else(|| doc.dominant_terminator())
 }
 
 /// One line of the output being assembled.
@@ -228,11 +172,8 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
     }
     let n = doc.line_count();
     let is_empty_file = doc.as_bytes().len() == if doc.has_bom() { BOM.len() } else { 0 };
-    let replaced: HashMap<usize, &Splice> = splices
-        .iter()
-        .filter(|s| s.after.is_none())
-        .map(|s| (s.start, s))
-        .collect();
+    let replaced: HashMap<usize, &Splice> =
+        splices.iter().filter(|s| s.after.is_none()).map(|s| (s.start, s)).collect();
     let mut inserts: BTreeMap<usize, Vec<&Splice>> = BTreeMap::new();
     for s in splices {
         if let Some(after) = s.after {
@@ -248,19 +189,10 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
         if let Some(s) = replaced.get(&i) {
             first = Some(first.map_or(out.len(), |f| f.min(out.len())));
             let local = local_terminator(doc, s.start);
-            let boundary = doc
-                .line(LineNo::from_index(s.end - 1))
-                .map_or(Terminator::None, |l| l.terminator);
+            let boundary = doc.line(LineNo::from_index(s.end - 1)).map_or(Terminator::None, |l| l.terminator);
             for (k, line) in s.lines.iter().enumerate() {
-                let terminator = if k + 1 == s.lines.len() {
-                    boundary
-                } else {
-                    local
-                };
-                out.push(Out {
-                    content: line,
-                    terminator,
-                });
+                let terminator = if k + 1 == s.lines.len() { boundary } else { local };
+                out.push(Out { content: line, terminator });
             }
             if s.lines.is_empty() && boundary == Terminator::None {
                 // The file's unterminated last line was deleted: the file keeps having no final newline.
@@ -276,10 +208,7 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
             i = 1;
         } else if let Some(line) = doc.line(LineNo::from_index(i)) {
             map[i] = Some(out.len() as u32);
-            out.push(Out {
-                content: line.content,
-                terminator: line.terminator,
-            });
+            out.push(Out { content: line.content, terminator: line.terminator });
             last_of_step = i;
             i += 1;
         } else {
@@ -294,33 +223,16 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
             }
             for (k, line) in s.lines.iter().enumerate() {
                 let last = k + 1 == s.lines.len();
-                let terminator = if last && (tail_unterminated || is_empty_file) {
-                    Terminator::None
-                } else {
-                    local
-                };
-                out.push(Out {
-                    content: line,
-                    terminator,
-                });
+                let terminator = if last && (tail_unterminated || is_empty_file) { Terminator::None } else { local };
+                out.push(Out { content: line, terminator });
             }
         }
     }
     // An empty last line needs a terminator before it to exist at all.
-    if out.len() > 1
-        && out
-            .last()
-            .is_some_and(|o| o.content.is_empty() && o.terminator == Terminator::None)
-    {
-        let local = out
-            .get(out.len() - 2)
-            .map_or(Terminator::Lf, |o| o.terminator);
+    if out.len() > 1 && out.last().is_some_and(|o| o.content.is_empty() && o.terminator == Terminator::None) {
+        let local = out.get(out.len() - 2).map_or(Terminator::Lf, |o| o.terminator);
         if let Some(last) = out.last_mut() {
-            last.terminator = if local == Terminator::None {
-                Terminator::Lf
-            } else {
-                local
-            };
+            last.terminator = if local == Terminator::None { Terminator::Lf } else { local };
         }
     }
     let mut bytes = Vec::with_capacity(doc.as_bytes().len() + 64);

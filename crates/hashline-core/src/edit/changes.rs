@@ -17,27 +17,18 @@ impl ChangeMap {
 
     /// The identity map of a document with `lines` lines.
     pub fn identity(lines: usize) -> Self {
-        Self {
-            old_to_new: (0..lines as u32).map(Some).collect(),
-        }
+        Self { old_to_new: (0..lines as u32).map(Some).collect() }
     }
 
     /// Where original line `old` is now, if it survived unchanged.
     pub fn new_line_of(&self, old: LineNo) -> Option<LineNo> {
-        self.old_to_new
-            .get(old.index())
-            .copied()
-            .flatten()
-            .map(|n| LineNo::from_index(n as usize))
+        self.old_to_new.get(old.index()).copied().flatten().map(|n| LineNo::from_index(n as usize))
     }
 
     /// Which original line an unchanged new line came from.
     pub fn old_line_of(&self, new: LineNo) -> Option<LineNo> {
         let target = new.index() as u32;
-        self.old_to_new
-            .iter()
-            .position(|n| *n == Some(target))
-            .map(LineNo::from_index)
+        self.old_to_new.iter().position(|n| *n == Some(target)).map(LineNo::from_index)
     }
 
     /// `self` then `next`.
@@ -63,8 +54,9 @@ impl ChangeMap {
 
     /// Pairs of (original, new) for every line that survived unchanged.
     pub fn kept(&self) -> impl Iterator<Item = (LineNo, LineNo)> + '_ {
-        self.old_to_new.iter().enumerate().filter_map(|(old, new)| {
-            new.map(|n| (LineNo::from_index(old), LineNo::from_index(n as usize)))
-        })
+        self.old_to_new
+            .iter()
+            .enumerate()
+            .filter_map(|(old, new)| new.map(|n| (LineNo::from_index(old), LineNo::from_index(n as usize))))
     }
 }

@@ -34,31 +34,17 @@ pub struct EditError {
 
 impl EditError {
     pub(crate) fn new(code: &'static str, edit: Option<usize>, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            mismatches: Vec::new(),
-            shown: Vec::new(),
-            edit,
-        }
+        Self { code, message: message.into(), mismatches: Vec::new(), shown: Vec::new(), edit }
     }
 
     /// `invalid-anchor`.
     pub(crate) fn invalid_anchor(edit: usize, message: impl std::fmt::Display) -> Self {
-        Self::new(
-            "invalid-anchor",
-            Some(edit),
-            format!("{REJECTED} edits[{edit}]: {message}"),
-        )
+        Self::new("invalid-anchor", Some(edit), format!("{REJECTED} edits[{edit}]: {message}"))
     }
 
     /// `invalid-edit-variant`.
     pub(crate) fn variant(edit: usize, message: impl std::fmt::Display) -> Self {
-        Self::new(
-            "invalid-edit-variant",
-            Some(edit),
-            format!("{REJECTED} edits[{edit}]: {message}"),
-        )
+        Self::new("invalid-edit-variant", Some(edit), format!("{REJECTED} edits[{edit}]: {message}"))
     }
 
     /// `overlapping-edit`.

@@ -38,11 +38,7 @@ pub fn marked_rows(doc: &Document, marked: &[LineNo], context: usize) -> (String
         if previous.is_some_and(|p| index > p + 1) {
             text.extend_from_slice(b"    ...\n");
         }
-        let marker: &[u8] = if marked.contains(&line.number) {
-            b">>> "
-        } else {
-            b"    "
-        };
+        let marker: &[u8] = if marked.contains(&line.number) { b">>> " } else { b"    " };
         text.extend_from_slice(marker);
         push_row(&mut text, line.number, line.hash(), line.content);
         text.push(b'\n');
@@ -58,16 +54,11 @@ pub fn marked_rows(doc: &Document, marked: &[LineNo], context: usize) -> (String
 /// The `hash-mismatch` (or, when no anchored line exists any more, `line-out-of-range`)
 /// refusal for stale anchors, with fresh rows.
 pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Mismatch>) -> EditError {
-    let marked: Vec<LineNo> = mismatches
-        .iter()
-        .filter_map(|m| m.current.map(|a| a.line))
-        .collect();
+    let marked: Vec<LineNo> = mismatches.iter().filter_map(|m| m.current.map(|a| a.line)).collect();
     if marked.is_empty() {
         let first = &mismatches[0];
         let total = doc.line_count();
-        let tail: Vec<LineNo> = (total.saturating_sub(3)..total)
-            .map(LineNo::from_index)
-            .collect();
+        let tail: Vec<LineNo> = (total.saturating_sub(3)..total).map(LineNo::from_index).collect();
         let (rows, shown) = marked_rows(doc, &tail, 0);
         let mut error = EditError::new(
             "line-out-of-range",
@@ -83,11 +74,7 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
     }
     let (rows, shown) = marked_rows(doc, &marked, CONTEXT);
     let n = marked.len();
-    let (lines, have) = if n == 1 {
-        ("line", "has")
-    } else {
-        ("lines", "have")
-    };
+    let (lines, have) = if n == 1 { ("line", "has") } else { ("lines", "have") };
     let mut error = EditError::new(
         "hash-mismatch",
         mismatches.first().map(|m| m.edit),

@@ -66,9 +66,7 @@ pub fn strip_echoed_anchors(doc: &Document, lines: Vec<String>) -> (Vec<String>,
     };
     let non_empty: Vec<&String> = out.iter().filter(|l| !l.is_empty()).collect();
     let all_real = !non_empty.is_empty()
-        && non_empty
-            .iter()
-            .all(|l| hash_prefix(l).is_some_and(|h| doc.lines().any(|d| d.hash() == h)));
+        && non_empty.iter().all(|l| hash_prefix(l).is_some_and(|h| doc.lines().any(|d| d.hash() == h)));
     if all_real {
         for line in out.iter_mut().filter(|l| !l.is_empty()) {
             line.replace_range(..4, "");
@@ -103,21 +101,13 @@ mod tests {
 
     #[test]
     fn real_line_anchors_are_stripped() {
-        let (out, n) = strip_echoed_anchors(
-            &doc(),
-            lines(&["1:3c8|alpha one", "+2:589|beta two", "plain"]),
-        );
+        let (out, n) = strip_echoed_anchors(&doc(), lines(&["1:3c8|alpha one", "+2:589|beta two", "plain"]));
         assert_eq!((out, n), (lines(&["alpha one", "beta two", "plain"]), 2));
     }
 
     #[test]
     fn look_alikes_stay() {
-        let input = lines(&[
-            "12:30|meeting",
-            "1:abc|not this file's hash",
-            "+ item",
-            "3c9|x",
-        ]);
+        let input = lines(&["12:30|meeting", "1:abc|not this file's hash", "+ item", "3c9|x"]);
         assert_eq!(strip_echoed_anchors(&doc(), input.clone()), (input, 0));
     }
 

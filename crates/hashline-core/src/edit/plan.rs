@@ -47,20 +47,9 @@ pub(crate) struct Plan {
 }
 
 /// Plans the anchored ops (`(index, op)` pairs; `replace` ops are not passed here).
-pub(crate) fn plan(
-    doc: &Document,
-    ops: &[(usize, &EditOp)],
-    window: usize,
-    relocate: bool,
-) -> Result<Plan, EditError> {
-    let mut planner = Planner {
-        doc,
-        window,
-        relocate,
-        plan: Plan::default(),
-        mismatches: Vec::new(),
-        source_mismatches: Vec::new(),
-    };
+pub(crate) fn plan(doc: &Document, ops: &[(usize, &EditOp)], window: usize, relocate: bool) -> Result<Plan, EditError> {
+    let mut planner =
+        Planner { doc, window, relocate, plan: Plan::default(), mismatches: Vec::new(), source_mismatches: Vec::new() };
     for &(edit, op) in ops {
         planner.op(edit, op)?;
     }
@@ -69,9 +58,7 @@ pub(crate) fn plan(
     }
     if let Some((source, mismatches)) = planner.source_mismatches.pop() {
         let mut error = feedback::stale_anchors(&source, window, mismatches);
-        error.message = error
-            .message
-            .replacen("The anchor hash", "A from_path anchor hash", 1);
+        error.message = error.message.replacen("The anchor hash", "A from_path anchor hash", 1);
         error.shown.clear();
         return Err(error);
     }
@@ -93,11 +80,7 @@ struct Planner<'a> {
 impl Planner<'_> {
     fn op(&mut self, edit: usize, op: &EditOp) -> Result<(), EditError> {
         match op {
-            EditOp::SetLine {
-                anchor,
-                new_text,
-                literal,
-            } => {
+            EditOp::SetLine { anchor, new_text, literal } => {
                 let Some(line) = self.single(edit, anchor)? else {
                     return Ok(());
                 };
@@ -112,12 +95,7 @@ impl Planner<'_> {
                     move_source: false,
                 });
             }
-            EditOp::ReplaceLines {
-                start,
-                end,
-                new_text,
-                literal,
-            } => {
+            EditOp::ReplaceLines { start, end, new_text, literal } => {
                 let Some((first, last)) = self.range(edit, None, start, end)? else {
                     return Ok(());
                 };
@@ -132,19 +110,12 @@ impl Planner<'_> {
                     move_source: false,
                 });
             }
-            EditOp::InsertAfter {
-                anchor,
-                new_text,
-                literal,
-            } => {
+            EditOp::InsertAfter { anchor, new_text, literal } => {
                 let Some(line) = self.single(edit, anchor)? else {
                     return Ok(());
                 };
                 let mut lines = self.new_lines(edit, new_text, *literal);
-                let anchor_content = self
-                    .doc
-                    .line(LineNo::from_index(line))
-                    .map(|l| l.content.to_vec());
+                let anchor_content = self.doc.line(LineNo::from_index(line)).map(|l| l.content.to_vec());
                 if lines.len() > 1 && lines.first() == anchor_content.as_ref() {
                     lines.remove(0);
                     self.plan.warnings.push(format!(
@@ -166,18 +137,7 @@ impl Planner<'_> {
                     move_source: false,
                 });
             }
-            EditOp::CopyLines {
-                start,
-                end,
-                after,
-                source,
-            }
-            | EditOp::MoveLines {
-                start,
-                end,
-                after,
-                source,
-            } => {
+            EditOp::CopyLines { start, end, after, source } | EditOp::MoveLines { start, end, after, source } => {
                 let moving = matches!(op, EditOp::MoveLines { .. });
                 let range = self.range(edit, source.clone(), start, end)?;
                 let target = self.single(edit, after)?;
@@ -185,12 +145,8 @@ impl Planner<'_> {
                     return Ok(());
                 };
                 let from = source.as_deref().unwrap_or(self.doc);
-                let lines: Vec<Vec<u8>> = from
-                    .lines()
-                    .skip(first)
-                    .take(last + 1 - first)
-                    .map(|l| l.content.to_vec())
-                    .collect();
+                let lines: Vec<Vec<u8>> =
+                    from.lines().skip(first).take(last + 1 - first).map(|l| l.content.to_vec()).collect();
                 if moving && source.is_none() {
                     if (first..=last).contains(&target) {
                         return Err(EditError::overlap(format!(
@@ -272,12 +228,8 @@ impl Planner<'_> {
     ) -> Result<Option<(usize, usize)>, EditError> {
         let doc: &Document = source.as_deref().unwrap_or(self.doc);
         let (a, b) = (concrete(doc, edit, start)?, concrete(doc, edit, end)?);
-        let (ca, cb) = (
-            check(doc, a, self.window, self.relocate),
-            check(doc, b, self.window, self.relocate),
-        );
-        let offset =
-            |anchor: Anchor, c: Check| c.line().map(|l| l.get() as i64 - anchor.line.get() as i64);
+        let (ca, cb) = (check(doc, a, self.window, self.relocate), check(doc, b, self.window, self.relocate));
+        let offset = |anchor: Anchor, c: Check| c.line().map(|l| l.get() as i64 - anchor.line.get() as i64);
         let consistent = matches!((offset(a, ca), offset(b, cb)), (Some(x), Some(y)) if x == y);
         if !consistent {
             let stale: Vec<Mismatch> = [(a, ca), (b, cb)]
@@ -342,10 +294,7 @@ fn resolve_duplicates(plan: &mut Plan) {
 
 /// Refuses intersecting destructive spans, and insertions into a replaced span (except
 /// after a one-for-one `set_line` of that very line).
-fn check_overlaps(
-    splices: &[Splice],
-    copy_sources: &[(usize, usize, usize)],
-) -> Result<(), EditError> {
+fn check_overlaps(splices: &[Splice], copy_sources: &[(usize, usize, usize)]) -> Result<(), EditError> {
     let destructive: Vec<&Splice> = splices.iter().filter(|s| !s.is_insert()).collect();
     for (n, a) in destructive.iter().enumerate() {
         for b in &destructive[n + 1..] {
@@ -353,15 +302,9 @@ fn check_overlaps(
                 return Err(EditError::overlap(format!(
                     "edits[{}] targets line(s) {} and edits[{}] targets {}",
                     a.edit.min(b.edit),
-                    span(
-                        if a.edit < b.edit { a.start } else { b.start },
-                        if a.edit < b.edit { a.end } else { b.end }
-                    ),
+                    span(if a.edit < b.edit { a.start } else { b.start }, if a.edit < b.edit { a.end } else { b.end }),
                     a.edit.max(b.edit),
-                    span(
-                        if a.edit < b.edit { b.start } else { a.start },
-                        if a.edit < b.edit { b.end } else { a.end }
-                    ),
+                    span(if a.edit < b.edit { b.start } else { a.start }, if a.edit < b.edit { b.end } else { a.end }),
                 )));
             }
         }
@@ -399,9 +342,5 @@ fn check_overlaps(
 
 /// `L` or `S-E` for 0-based `start..end`.
 fn span(start: usize, end: usize) -> String {
-    if end <= start + 1 {
-        format!("{}", start + 1)
-    } else {
-        format!("{}-{}", start + 1, end)
-    }
+    if end <= start + 1 { format!("{}", start + 1) } else { format!("{}-{}", start + 1, end) }
 }

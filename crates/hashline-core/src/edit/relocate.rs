@@ -25,22 +25,13 @@ impl Check {
 }
 
 /// Resolves a parsed anchor to a concrete one (bare hashes must be unique).
-pub(crate) fn concrete(
-    doc: &Document,
-    edit: usize,
-    anchor: &AnchorRef,
-) -> Result<Anchor, EditError> {
-    anchor
-        .resolve(doc)
-        .map_err(|err| EditError::invalid_anchor(edit, err))
+pub(crate) fn concrete(doc: &Document, edit: usize, anchor: &AnchorRef) -> Result<Anchor, EditError> {
+    anchor.resolve(doc).map_err(|err| EditError::invalid_anchor(edit, err))
 }
 
 /// Checks `anchor` against `doc`, relocating within `window` lines when allowed.
 pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, relocate: bool) -> Check {
-    if doc
-        .line(anchor.line)
-        .is_some_and(|l| l.hash() == anchor.hash)
-    {
+    if doc.line(anchor.line).is_some_and(|l| l.hash() == anchor.hash) {
         return Check::Exact(anchor.line);
     }
     if !relocate {
@@ -48,9 +39,7 @@ pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, relocate: boo
     }
     let center = anchor.line.index();
     let low = center.saturating_sub(window);
-    let high = center
-        .saturating_add(window)
-        .min(doc.line_count().saturating_sub(1));
+    let high = center.saturating_add(window).min(doc.line_count().saturating_sub(1));
     let mut found = None;
     for line in doc.lines().skip(low).take((high + 1).saturating_sub(low)) {
         if line.hash() == anchor.hash {
@@ -65,12 +54,6 @@ pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, relocate: boo
 
 /// The mismatch record for an anchor that failed.
 pub(crate) fn mismatch(doc: &Document, edit: usize, expected: Anchor) -> Mismatch {
-    let current = doc
-        .line(expected.line)
-        .map(|l| Anchor::new(l.number, l.hash()));
-    Mismatch {
-        edit,
-        expected,
-        current,
-    }
+    let current = doc.line(expected.line).map(|l| Anchor::new(l.number, l.hash()));
+    Mismatch { edit, expected, current }
 }

@@ -37,16 +37,12 @@ impl Logical {
 
     /// The 0-based line holding byte `offset`.
     fn line_of(&self, offset: usize) -> usize {
-        self.starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1)
+        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
     }
 
     /// One past the last byte of line `index` (its `\n` excluded).
     fn line_end(&self, index: usize) -> usize {
-        self.starts
-            .get(index + 1)
-            .map_or(self.bytes.len(), |next| next - 1)
+        self.starts.get(index + 1).map_or(self.bytes.len(), |next| next - 1)
     }
 }
 
@@ -62,18 +58,14 @@ pub(crate) fn replace_splices(
     fuzzy: bool,
 ) -> Result<(Vec<Splice>, Vec<String>), EditError> {
     if old_text.is_empty() {
-        return Err(EditError::variant(
-            edit,
-            "replace.old_text must not be empty.",
-        ));
+        return Err(EditError::variant(edit, "replace.old_text must not be empty."));
     }
     let logical = Logical::of(doc);
     let needle = normalize_newlines(old_text);
     let replacement = normalize_newlines(new_text);
     let mut warnings = Vec::new();
-    let mut matches: Vec<(usize, usize)> = memmem::find_iter(&logical.bytes, needle.as_bytes())
-        .map(|at| (at, at + needle.len()))
-        .collect();
+    let mut matches: Vec<(usize, usize)> =
+        memmem::find_iter(&logical.bytes, needle.as_bytes()).map(|at| (at, at + needle.len())).collect();
     drop_overlapping(&mut matches);
     if matches.is_empty() && fuzzy {
         matches = fuzzy_matches(&logical.bytes, &needle);
@@ -91,18 +83,11 @@ pub(crate) fn replace_splices(
         ));
     }
     if matches.len() > 1 && !all {
-        let lines: Vec<LineNo> = matches
-            .iter()
-            .take(MAX_LISTED)
-            .map(|(start, _)| LineNo::from_index(logical.line_of(*start)))
-            .collect();
+        let lines: Vec<LineNo> =
+            matches.iter().take(MAX_LISTED).map(|(start, _)| LineNo::from_index(logical.line_of(*start))).collect();
         let (rows, shown) = marked_rows(doc, &lines, 0);
         let more = matches.len().saturating_sub(MAX_LISTED);
-        let more = if more > 0 {
-            format!("\n    ... and {more} more")
-        } else {
-            String::new()
-        };
+        let more = if more > 0 { format!("\n    ... and {more} more") } else { String::new() };
         let mut error = EditError::new(
             "ambiguous-match",
             Some(edit),
@@ -114,10 +99,7 @@ pub(crate) fn replace_splices(
         error.shown = shown;
         return Err(error);
     }
-    Ok((
-        group_into_splices(&logical, edit, &matches, replacement.as_bytes()),
-        warnings,
-    ))
+    Ok((group_into_splices(&logical, edit, &matches, replacement.as_bytes()), warnings))
 }
 
 /// `\r\n` and bare `\r` become `\n`: the document's own terminators are kept separately.
@@ -137,42 +119,36 @@ fn drop_overlapping(matches: &mut Vec<(usize, usize)>) {
 }
 
 /// Merges matches that share lines and rewrites each group of whole lines.
-fn group_into_splices(
-    logical: &Logical,
-    edit: usize,
-    matches: &[(usize, usize)],
-    replacement: &[u8],
-) -> Vec<Splice> {
+fn group_into_splices(logical: &Logical, edit: usize, matches: &[(usize, usize)], replacement: &[u8]) -> Vec<Splice> {
     let mut splices: Vec<Splice> = Vec::new();
     let mut group: Vec<(usize, usize)> = Vec::new();
     let mut group_lines = (0, 0);
-    let flush =
-        |group: &mut Vec<(usize, usize)>, lines: (usize, usize), splices: &mut Vec<Splice>| {
-            if group.is_empty() {
-                return;
-            }
-            let (first, last) = lines;
-            let (from, to) = (logical.starts[first], logical.line_end(last));
-            let mut text = Vec::with_capacity(to - from + replacement.len());
-            let mut cursor = from;
-            for &(start, stop) in group.iter() {
-                text.extend_from_slice(&logical.bytes[cursor..start]);
-                text.extend_from_slice(replacement);
-                cursor = stop;
-            }
-            text.extend_from_slice(&logical.bytes[cursor..to]);
-            let lines = text.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
-            splices.push(Splice {
-                edit,
-                start: first,
-                end: last + 1,
-                after: None,
-                lines,
-                set_line: false,
-                move_source: false,
-            });
-            group.clear();
-        };
+    let flush = |group: &mut Vec<(usize, usize)>, lines: (usize, usize), splices: &mut Vec<Splice>| {
+        if group.is_empty() {
+            return;
+        }
+        let (first, last) = lines;
+        let (from, to) = (logical.starts[first], logical.line_end(last));
+        let mut text = Vec::with_capacity(to - from + replacement.len());
+        let mut cursor = from;
+        for &(start, stop) in group.iter() {
+            text.extend_from_slice(&logical.bytes[cursor..start]);
+            text.extend_from_slice(replacement);
+            cursor = stop;
+        }
+        text.extend_from_slice(&logical.bytes[cursor..to]);
+        let lines = text.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+        splices.push(Splice {
+            edit,
+            start: first,
+            end: last + 1,
+            after: None,
+            lines,
+            set_line: false,
+            move_source: false,
+        });
+        group.clear();
+    };
     for &(start, stop) in matches {
         let first = logical.line_of(start);
         // A match that ends with a line break runs into the next line.

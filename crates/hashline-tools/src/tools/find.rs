@@ -20,8 +20,8 @@ use typed_builder::TypedBuilder;
 pub use filters::{SizeArg, parse_modified_since, parse_size};
 
 use super::ls::{
-    EntryKind, effective_limit, effective_path, kind_through_link, name_glob, paths_meta, quoted,
-    render_listing, root_error, shown_path, with_warnings,
+    EntryKind, effective_limit, effective_path, kind_through_link, name_glob, paths_meta, quoted, render_listing,
+    root_error, shown_path, with_warnings,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
@@ -150,11 +150,7 @@ impl Tool for FindTool {
     type Args = FindArgs;
     type Value = FindValue;
 
-    fn run(
-        session: &Session,
-        args: FindArgs,
-        _ctx: &CallContext,
-    ) -> Result<ToolOutput<FindValue>, ToolError> {
+    fn run(session: &Session, args: FindArgs, _ctx: &CallContext) -> Result<ToolOutput<FindValue>, ToolError> {
         find(session, args)
     }
 
@@ -168,7 +164,8 @@ impl Tool for FindTool {
 }
 
 /// The guidance added when a glob with a `/` found nothing.
-const BASENAME_GUIDANCE: &str = "find matches basenames only; move the directory part into path (e.g. path: \"src\", pattern: \"*.rs\").";
+const BASENAME_GUIDANCE: &str =
+    "find matches basenames only; move the directory part into path (e.g. path: \"src\", pattern: \"*.rs\").";
 
 /// Runs `find`.
 pub fn find(session: &Session, args: FindArgs) -> Result<ToolOutput<FindValue>, ToolError> {
@@ -183,15 +180,9 @@ pub fn find(session: &Session, args: FindArgs) -> Result<ToolOutput<FindValue>, 
     let meta = fs::metadata(&path.real).map_err(|err| root_error(&err, &path))?;
     if !meta.is_dir() {
         let p = &path.display;
-        return Err(ToolError::new(
-            ErrorCode::PathNotDirectory,
-            format!("Error: '{p}' is not a directory"),
-        )
-        .with_hint(format!(
-            "Use ls on a directory, or read({}) for a single file.",
-            quoted(p)
-        ))
-        .with_path(path.absolute_str()));
+        return Err(ToolError::new(ErrorCode::PathNotDirectory, format!("Error: '{p}' is not a directory"))
+            .with_hint(format!("Use ls on a directory, or read({}) for a single file.", quoted(p)))
+            .with_path(path.absolute_str()));
     }
 
     let search = Search {
@@ -202,31 +193,14 @@ pub fn find(session: &Session, args: FindArgs) -> Result<ToolOutput<FindValue>, 
     };
     let mut found = search.walk(&path.real, args.max_depth);
     found.retain(|candidate| filters.keep(candidate));
-    sort(
-        &mut found,
-        args.sort_by.unwrap_or_default(),
-        args.reverse == Some(true),
-    );
+    sort(&mut found, args.sort_by.unwrap_or_default(), args.reverse == Some(true));
 
     let total = found.len();
     found.truncate(limit);
-    let entries: Vec<FindEntry> = found
-        .into_iter()
-        .map(|c| FindEntry {
-            path: c.path,
-            kind: c.kind,
-        })
-        .collect();
-    let lines: Vec<String> = entries
-        .iter()
-        .map(|e| shown_path(&e.path, e.kind))
-        .collect();
-    let more = (total > entries.len()).then(|| {
-        format!(
-            "[… {} more entries — refine pattern or increase limit]",
-            total - entries.len()
-        )
-    });
+    let entries: Vec<FindEntry> = found.into_iter().map(|c| FindEntry { path: c.path, kind: c.kind }).collect();
+    let lines: Vec<String> = entries.iter().map(|e| shown_path(&e.path, e.kind)).collect();
+    let more = (total > entries.len())
+        .then(|| format!("[… {} more entries — refine pattern or increase limit]", total - entries.len()));
     let listing = render_listing(lines, more);
 
     let mut warnings = Vec::new();
@@ -273,18 +247,12 @@ impl NameMatcher {
         if !regex {
             return name_glob(pattern).map(NameMatcher::Glob);
         }
-        RegexBuilder::new(pattern)
-            .build()
-            .map(NameMatcher::Regex)
-            .map_err(|err| {
-                ToolError::new(
-                    ErrorCode::InvalidParamsCombo,
-                    format!(
-                        "Error: invalid regex for fields 'pattern'/'regex' ({}): {err}",
-                        quoted(pattern)
-                    ),
-                )
-            })
+        RegexBuilder::new(pattern).build().map(NameMatcher::Regex).map_err(|err| {
+            ToolError::new(
+                ErrorCode::InvalidParamsCombo,
+                format!("Error: invalid regex for fields 'pattern'/'regex' ({}): {err}", quoted(pattern)),
+            )
+        })
     }
 
     fn is_match(&self, name: &OsStr) -> bool {
@@ -304,27 +272,15 @@ struct Filters {
 
 impl Filters {
     fn new(args: &FindArgs) -> Result<Self, ToolError> {
-        let invalid = |message: String| {
-            ToolError::new(ErrorCode::InvalidParamsCombo, format!("Error: {message}"))
-        };
+        let invalid = |message: String| ToolError::new(ErrorCode::InvalidParamsCombo, format!("Error: {message}"));
         let modified_since = args
             .modified_since
             .as_deref()
             .map(|value| parse_modified_since(value, SystemTime::now()))
             .transpose()
             .map_err(invalid)?;
-        let min_size = args
-            .min_size
-            .as_ref()
-            .map(|v| parse_size("minSize", v))
-            .transpose()
-            .map_err(invalid)?;
-        let max_size = args
-            .max_size
-            .as_ref()
-            .map(|v| parse_size("maxSize", v))
-            .transpose()
-            .map_err(invalid)?;
+        let min_size = args.min_size.as_ref().map(|v| parse_size("minSize", v)).transpose().map_err(invalid)?;
+        let max_size = args.max_size.as_ref().map(|v| parse_size("maxSize", v)).transpose().map_err(invalid)?;
         if let (Some(min), Some(max)) = (min_size, max_size)
             && min > max
         {
@@ -332,18 +288,11 @@ impl Filters {
                 "minSize ({min} bytes) is larger than maxSize ({max} bytes), so no file can match."
             )));
         }
-        Ok(Self {
-            modified_since,
-            min_size,
-            max_size,
-        })
+        Ok(Self { modified_since, min_size, max_size })
     }
 
     fn needs_stat(&self, sort_by: SortBy) -> bool {
-        sort_by != SortBy::Name
-            || self.modified_since.is_some()
-            || self.min_size.is_some()
-            || self.max_size.is_some()
+        sort_by != SortBy::Name || self.modified_since.is_some() || self.min_size.is_some() || self.max_size.is_some()
     }
 
     /// Whether a candidate passes: modified strictly after `modifiedSince`, and (files
@@ -355,14 +304,11 @@ impl Filters {
                 return false;
             }
         }
-        if candidate.kind == EntryKind::File && (self.min_size.is_some() || self.max_size.is_some())
-        {
+        if candidate.kind == EntryKind::File && (self.min_size.is_some() || self.max_size.is_some()) {
             let Some(size) = candidate.stat.map(|s| s.size) else {
                 return false;
             };
-            if self.min_size.is_some_and(|min| size < min)
-                || self.max_size.is_some_and(|max| size > max)
-            {
+            if self.min_size.is_some_and(|min| size < min) || self.max_size.is_some_and(|max| size > max) {
                 return false;
             }
         }
@@ -409,10 +355,7 @@ impl Search<'_> {
             .max_depth(max_depth.map(|d| d as usize))
             .filter_entry(|entry| entry.depth() == 0 || entry.file_name() != ".git")
             .build_parallel()
-            .visit(&mut CollectorBuilder {
-                search: self,
-                found: &found,
-            });
+            .visit(&mut CollectorBuilder { search: self, found: &found });
         found.into_inner().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -438,24 +381,13 @@ impl Search<'_> {
             return None;
         }
         let stat = self.needs_stat.then(|| stat_of(entry)).flatten();
-        Some(Candidate {
-            path: self.session.relative_display(entry.path()),
-            kind,
-            stat,
-        })
+        Some(Candidate { path: self.session.relative_display(entry.path()), kind, stat })
     }
 }
 
 fn stat_of(entry: &DirEntry) -> Option<Stat> {
-    let meta = if entry.path_is_symlink() {
-        fs::metadata(entry.path()).ok()?
-    } else {
-        entry.metadata().ok()?
-    };
-    Some(Stat {
-        modified: meta.modified().ok(),
-        size: meta.len(),
-    })
+    let meta = if entry.path_is_symlink() { fs::metadata(entry.path()).ok()? } else { entry.metadata().ok()? };
+    Some(Stat { modified: meta.modified().ok(), size: meta.len() })
 }
 
 /// Builds one collector per walker thread.
@@ -466,11 +398,7 @@ struct CollectorBuilder<'a> {
 
 impl<'s> ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Collector {
-            search: self.search,
-            found: self.found,
-            local: Vec::new(),
-        })
+        Box::new(Collector { search: self.search, found: self.found, local: Vec::new() })
     }
 }
 
@@ -506,14 +434,9 @@ fn sort(found: &mut [Candidate], sort_by: SortBy, reverse: bool) {
     let key = |c: &Candidate| -> u128 {
         match (sort_by, c.stat) {
             (SortBy::Size, Some(stat)) => u128::from(stat.size),
-            (
-                SortBy::Mtime,
-                Some(Stat {
-                    modified: Some(m), ..
-                }),
-            ) => m
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
+            (SortBy::Mtime, Some(Stat { modified: Some(m), .. })) => {
+                m.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+            }
             _ => 0,
         }
     };
@@ -537,20 +460,13 @@ mod tests {
         Candidate {
             path: path.to_owned(),
             kind: EntryKind::File,
-            stat: Some(Stat {
-                modified: Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs)),
-                size,
-            }),
+            stat: Some(Stat { modified: Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs)), size }),
         }
     }
 
     fn order(sort_by: SortBy, reverse: bool) -> Vec<String> {
-        let mut found = vec![
-            candidate("b", 1, 30),
-            candidate("a", 2, 10),
-            candidate("C", 1, 20),
-            candidate("d", 2, 20),
-        ];
+        let mut found =
+            vec![candidate("b", 1, 30), candidate("a", 2, 10), candidate("C", 1, 20), candidate("d", 2, 20)];
         sort(&mut found, sort_by, reverse);
         found.into_iter().map(|c| c.path).collect()
     }
@@ -574,14 +490,10 @@ mod tests {
         let err = NameMatcher::new("([", true).err().expect("invalid regex");
         assert_eq!(err.code, ErrorCode::InvalidParamsCombo);
         assert!(
-            err.message
-                .starts_with("Error: invalid regex for fields 'pattern'/'regex' (\"([\"): "),
+            err.message.starts_with("Error: invalid regex for fields 'pattern'/'regex' (\"([\"): "),
             "{}",
             err.message
         );
-        assert_eq!(
-            NameMatcher::new("", false).err().map(|e| e.code),
-            Some(ErrorCode::InvalidParamsCombo)
-        );
+        assert_eq!(NameMatcher::new("", false).err().map(|e| e.code), Some(ErrorCode::InvalidParamsCombo));
     }
 }

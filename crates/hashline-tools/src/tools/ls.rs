@@ -98,11 +98,7 @@ impl Tool for LsTool {
     type Args = LsArgs;
     type Value = LsValue;
 
-    fn run(
-        session: &Session,
-        args: LsArgs,
-        _ctx: &CallContext,
-    ) -> Result<ToolOutput<LsValue>, ToolError> {
+    fn run(session: &Session, args: LsArgs, _ctx: &CallContext) -> Result<ToolOutput<LsValue>, ToolError> {
         ls(session, args)
     }
 }
@@ -148,25 +144,15 @@ pub fn ls(session: &Session, args: LsArgs) -> Result<ToolOutput<LsValue>, ToolEr
             Ok(t) if t.is_dir() => EntryKind::Dir,
             _ => EntryKind::File,
         };
-        entries.push(LsEntry {
-            name: name.to_string_lossy().into_owned(),
-            kind,
-        });
+        entries.push(LsEntry { name: name.to_string_lossy().into_owned(), kind });
     }
     sort_entries(&mut entries);
 
     let total = entries.len();
     entries.truncate(limit);
-    let lines: Vec<String> = entries
-        .iter()
-        .map(|e| shown_path(&e.name, e.kind))
-        .collect();
-    let more = (total > entries.len()).then(|| {
-        format!(
-            "[… {} more entries — use glob to narrow results]",
-            total - entries.len()
-        )
-    });
+    let lines: Vec<String> = entries.iter().map(|e| shown_path(&e.name, e.kind)).collect();
+    let more = (total > entries.len())
+        .then(|| format!("[… {} more entries — use glob to narrow results]", total - entries.len()));
     let listing = render_listing(lines, more);
 
     let mut warnings = Vec::new();
@@ -191,11 +177,7 @@ pub fn ls(session: &Session, args: LsArgs) -> Result<ToolOutput<LsValue>, ToolEr
 }
 
 /// The `limit` to apply: `default` when absent; 0 is ignored (noted in `adjustments`).
-pub(crate) fn effective_limit(
-    limit: Option<u32>,
-    default: u32,
-    adjustments: &mut Vec<String>,
-) -> usize {
+pub(crate) fn effective_limit(limit: Option<u32>, default: u32, adjustments: &mut Vec<String>) -> usize {
     match limit {
         Some(0) => {
             adjustments.push("ignored limit 0".to_owned());
@@ -256,12 +238,8 @@ pub(crate) fn glob_balance_error(glob: &str) -> Option<&'static str> {
 /// Compiles a glob matched against one entry name: balance-checked first, `*` matches
 /// dotfiles, case-sensitive, `{a,b}` alternatives, `\` escapes.
 pub(crate) fn name_glob(glob: &str) -> Result<GlobMatcher, ToolError> {
-    let invalid = |why: &str| {
-        ToolError::new(
-            ErrorCode::InvalidParamsCombo,
-            format!("Invalid glob {}: {why}", quoted(glob)),
-        )
-    };
+    let invalid =
+        |why: &str| ToolError::new(ErrorCode::InvalidParamsCombo, format!("Invalid glob {}: {why}", quoted(glob)));
     if let Some(why) = glob_balance_error(glob) {
         return Err(invalid(why));
     }
@@ -286,23 +264,17 @@ pub(crate) fn kind_through_link(path: &Path) -> EntryKind {
 pub(crate) fn root_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
     let p = &path.display;
     let error = match err.kind() {
-        io::ErrorKind::NotFound => ToolError::new(
-            ErrorCode::PathNotFound,
-            format!("Error: path '{p}' does not exist"),
+        io::ErrorKind::NotFound => ToolError::new(ErrorCode::PathNotFound, format!("Error: path '{p}' does not exist")),
+        io::ErrorKind::PermissionDenied => {
+            ToolError::new(ErrorCode::PermissionDenied, format!("Error: permission denied for path '{p}'"))
+        }
+        _ => ToolError::new(ErrorCode::FsError, format!("Error: could not access path '{p}': {err}")).with_details(
+            json!({
+                "fsCode": format!("{:?}", err.kind()),
+                "errno": err.raw_os_error(),
+                "fsMessage": err.to_string(),
+            }),
         ),
-        io::ErrorKind::PermissionDenied => ToolError::new(
-            ErrorCode::PermissionDenied,
-            format!("Error: permission denied for path '{p}'"),
-        ),
-        _ => ToolError::new(
-            ErrorCode::FsError,
-            format!("Error: could not access path '{p}': {err}"),
-        )
-        .with_details(json!({
-            "fsCode": format!("{:?}", err.kind()),
-            "errno": err.raw_os_error(),
-            "fsMessage": err.to_string(),
-        })),
     };
     error.with_path(path.absolute_str())
 }
@@ -311,10 +283,7 @@ pub(crate) fn root_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
 /// `\uXXXX`, and a trailing `/` for a directory.
 pub(crate) fn shown_path(path: &str, kind: EntryKind) -> String {
     let mut shown: Cow<'_, str> = Cow::Borrowed(path);
-    if path
-        .chars()
-        .any(|c| c == '\n' || c == '\r' || is_escaped_control(c))
-    {
+    if path.chars().any(|c| c == '\n' || c == '\r' || is_escaped_control(c)) {
         let mut out = String::with_capacity(path.len() + 8);
         for c in path.chars() {
             if c == '\n' || c == '\r' || is_escaped_control(c) {
@@ -368,11 +337,7 @@ pub(crate) fn render_listing(lines: Vec<String>, more: Option<String>) -> Listin
 
 /// The presentation meta of a listing (`hashline_view::PathsMeta`).
 pub(crate) fn paths_meta(shown: Vec<String>, total: usize) -> PathsMeta {
-    PathsMeta {
-        truncated: shown.len() < total,
-        total: total as u64,
-        paths: shown,
-    }
+    PathsMeta { truncated: shown.len() < total, total: total as u64, paths: shown }
 }
 
 /// The text: each warning, a blank line, then the body.
@@ -389,13 +354,7 @@ pub(crate) fn with_warnings(warnings: &[Warning], body: &str) -> String {
 /// Directories first, then files; each group by name case-insensitively, ties by exact
 /// name.
 fn sort_entries(entries: &mut [LsEntry]) {
-    entries.sort_by_cached_key(|e| {
-        (
-            e.kind != EntryKind::Dir,
-            e.name.to_lowercase(),
-            e.name.clone(),
-        )
-    });
+    entries.sort_by_cached_key(|e| (e.kind != EntryKind::Dir, e.name.to_lowercase(), e.name.clone()));
 }
 
 #[cfg(test)]
@@ -409,18 +368,9 @@ mod tests {
         assert_eq!(glob_balance_error("a\\]"), None);
         assert_eq!(glob_balance_error("a]"), Some("Unmatched ']'."));
         assert_eq!(glob_balance_error("a}"), Some("Unmatched '}'."));
-        assert_eq!(
-            glob_balance_error("[abc"),
-            Some("Unterminated character class.")
-        );
-        assert_eq!(
-            glob_balance_error("{a,b"),
-            Some("Unterminated brace expansion.")
-        );
-        assert_eq!(
-            glob_balance_error("[a{b"),
-            Some("Unterminated character class.")
-        );
+        assert_eq!(glob_balance_error("[abc"), Some("Unterminated character class."));
+        assert_eq!(glob_balance_error("{a,b"), Some("Unterminated brace expansion."));
+        assert_eq!(glob_balance_error("[a{b"), Some("Unterminated character class."));
     }
 
     #[test]
@@ -436,19 +386,12 @@ mod tests {
         assert_eq!(err.message, "Invalid glob \"a]\": Unmatched ']'.");
         let bad_range = name_glob("[z-a]").expect_err("bad range");
         assert_eq!(bad_range.code, ErrorCode::InvalidParamsCombo);
-        assert!(
-            bad_range.message.starts_with("Invalid glob \"[z-a]\": "),
-            "{}",
-            bad_range.message
-        );
+        assert!(bad_range.message.starts_with("Invalid glob \"[z-a]\": "), "{}", bad_range.message);
     }
 
     #[test]
     fn directories_first_then_names_case_insensitively_then_exactly() {
-        let entry = |name: &str, kind| LsEntry {
-            name: name.to_owned(),
-            kind,
-        };
+        let entry = |name: &str, kind| LsEntry { name: name.to_owned(), kind };
         let mut entries = vec![
             entry("b", EntryKind::File),
             entry("B", EntryKind::File),

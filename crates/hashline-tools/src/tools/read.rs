@@ -140,11 +140,7 @@ impl Tool for ReadTool {
     type Args = ReadArgs;
     type Value = ReadValue;
 
-    fn run(
-        session: &Session,
-        args: ReadArgs,
-        _ctx: &CallContext,
-    ) -> Result<ToolOutput<ReadValue>, ToolError> {
+    fn run(session: &Session, args: ReadArgs, _ctx: &CallContext) -> Result<ToolOutput<ReadValue>, ToolError> {
         read(session, args)
     }
 }
@@ -213,10 +209,7 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
     if start > total {
         return Err(ToolError::new(
             ErrorCode::OffsetPastEnd,
-            format!(
-                "Offset {start} is past end of file ({total} lines): {}",
-                path.display
-            ),
+            format!("Offset {start} is past end of file ({total} lines): {}", path.display),
         )
         .with_hint(format!("Use an offset from 1 to {total}."))
         .with_path(absolute));
@@ -269,43 +262,26 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
         ));
     }
 
-    session.record_served(
-        &path.real,
-        window.served.iter().copied(),
-        start == 1 && shown_end == total,
-    );
+    session.record_served(&path.real, window.served.iter().copied(), start == 1 && shown_end == total);
     let meta = ReadMeta {
         path: absolute.clone(),
         offset: start as u32,
         lines: window
             .lines
             .iter()
-            .map(|l| ReadFileLine {
-                number: l.line,
-                text: l.raw.clone(),
-                hash: Some(l.hash.clone()),
-            })
+            .map(|l| ReadFileLine { number: l.line, text: l.raw.clone(), hash: Some(l.hash.clone()) })
             .collect(),
         total_lines: total as u32,
         lang: lang_from_path(&absolute).map(str::to_owned),
     };
     let value = ReadValue::Text(TextRead {
         path: absolute,
-        range: PtcRange {
-            start_line: start as u32,
-            end_line: shown_end as u32,
-            total_lines: total as u32,
-        },
+        range: PtcRange { start_line: start as u32, end_line: shown_end as u32, total_lines: total as u32 },
         lines: window.lines,
         warnings,
         truncation,
-        map: MapState {
-            requested: args.map == Some(true),
-            appended: false,
-        },
-        continuation: (shown_end < total).then(|| Continuation {
-            next_offset: shown_end as u32 + 1,
-        }),
+        map: MapState { requested: args.map == Some(true), appended: false },
+        continuation: (shown_end < total).then(|| Continuation { next_offset: shown_end as u32 + 1 }),
     });
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
@@ -350,11 +326,7 @@ fn render_window(doc: &Document, start: usize, end: usize) -> Window {
         lines.push(ptc);
         served.push((line.number, hash));
     }
-    Window {
-        rows: into_text(rows),
-        lines,
-        served,
-    }
+    Window { rows: into_text(rows), lines, served }
 }
 
 /// Bytes of lines `first..=last` in the file, terminators included.
@@ -381,25 +353,9 @@ pub fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-fn image_output(
-    path: String,
-    mime_type: &str,
-    bytes: &[u8],
-    warnings: Vec<Warning>,
-) -> ToolOutput<ReadValue> {
+fn image_output(path: String, mime_type: &str, bytes: &[u8], warnings: Vec<Warning>) -> ToolOutput<ReadValue> {
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-    let value = ReadValue::Image(ImageRead {
-        path,
-        mime_type: mime_type.to_owned(),
-        bytes: bytes.len() as u64,
-        warnings,
-    });
-    ToolOutput {
-        value,
-        content: vec![ContentBlock::Image {
-            data,
-            mime_type: mime_type.to_owned(),
-        }],
-        meta: None,
-    }
+    let value =
+        ReadValue::Image(ImageRead { path, mime_type: mime_type.to_owned(), bytes: bytes.len() as u64, warnings });
+    ToolOutput { value, content: vec![ContentBlock::Image { data, mime_type: mime_type.to_owned() }], meta: None }
 }

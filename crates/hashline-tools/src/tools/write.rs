@@ -68,11 +68,7 @@ impl Tool for WriteTool {
     type Args = WriteArgs;
     type Value = WriteValue;
 
-    fn run(
-        session: &Session,
-        args: WriteArgs,
-        _ctx: &CallContext,
-    ) -> Result<ToolOutput<WriteValue>, ToolError> {
+    fn run(session: &Session, args: WriteArgs, _ctx: &CallContext) -> Result<ToolOutput<WriteValue>, ToolError> {
         write(session, args)
     }
 }
@@ -115,19 +111,11 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
         && let Some(parent) = path.absolute.parent()
     {
         std::fs::create_dir_all(parent).map_err(|err| {
-            ToolError::new(
-                ErrorCode::FsError,
-                format!(
-                    "Cannot create parent directories for {}: {err}",
-                    path.display
-                ),
-            )
-            .with_path(path.absolute_str())
+            ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))
+                .with_path(path.absolute_str())
         })?;
     }
-    let write_state = session
-        .write_file(&path.absolute, &bytes)
-        .map_err(|err| write_error(&err, &path))?;
+    let write_state = session.write_file(&path.absolute, &bytes).map_err(|err| write_error(&err, &path))?;
 
     let absolute = path.absolute_str();
     let mut warnings = Vec::new();
@@ -156,10 +144,7 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
             WarningCode::BinaryContent,
             "⚠️ File content appears to be binary — hashlines not generated.",
         ));
-        let text = format!(
-            "Wrote {}\n⚠️ File content appears to be binary — hashlines not generated.",
-            path.display
-        );
+        let text = format!("Wrote {}\n⚠️ File content appears to be binary — hashlines not generated.", path.display);
         return Ok(ToolOutput::text(value, text).with_meta(empty_diffs()));
     }
 
@@ -197,25 +182,15 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
         return Ok(ToolOutput::text(value, text).with_meta(empty_diffs()));
     }
 
-    value.lines = doc
-        .lines()
-        .map(|l| PtcLine::new(l.number, l.hash(), l.content))
-        .collect();
+    value.lines = doc.lines().map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
     session.record_served(&path.real, doc.lines().map(|l| (l.number, l.hash())), true);
     let new_lines = display_lines(&doc);
     let meta = match before.as_deref().filter(|old| !looks_binary(old)) {
         Some(old) => {
             let old_lines = display_lines(&Document::parse(old.to_vec()));
-            let diff = unified(
-                &format!("a/{}", path.display),
-                &format!("b/{}", path.display),
-                &old_lines,
-                &new_lines,
-            );
+            let diff = unified(&format!("a/{}", path.display), &format!("b/{}", path.display), &old_lines, &new_lines);
             value.diff = (!diff.is_empty()).then_some(diff);
-            DiffsMeta {
-                diffs: file_diffs(&path.display, &old_lines, &new_lines),
-            }
+            DiffsMeta { diffs: file_diffs(&path.display, &old_lines, &new_lines) }
         }
         None => empty_diffs(),
     };
@@ -234,9 +209,7 @@ fn has_bare_cr(bytes: &[u8]) -> bool {
 }
 
 fn display_lines(doc: &Document) -> Vec<String> {
-    doc.lines()
-        .map(|l| String::from_utf8_lossy(l.content).into_owned())
-        .collect()
+    doc.lines().map(|l| String::from_utf8_lossy(l.content).into_owned()).collect()
 }
 
 fn empty_diffs() -> DiffsMeta {

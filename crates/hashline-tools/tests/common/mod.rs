@@ -17,8 +17,7 @@ impl Workspace {
     /// A stateful session in a fresh directory.
     pub fn new() -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
-        let session =
-            Session::new(SessionConfig::builder().root(dir.path()).build()).expect("session");
+        let session = Session::new(SessionConfig::builder().root(dir.path()).build()).expect("session");
         Self { dir, session }
     }
 
@@ -73,10 +72,7 @@ pub fn assert_rows_match_value(result: &ToolResult) {
         .as_array()
         .map(|lines| lines.iter().filter_map(|l| l["anchor"].as_str()).collect())
         .unwrap_or_default();
-    assert_eq!(
-        rows, values,
-        "rows in the text and lines in the value differ"
-    );
+    assert_eq!(rows, values, "rows in the text and lines in the value differ");
 }
 
 /// The error code of a result (panics on success).

@@ -74,11 +74,7 @@ pub fn present_call(tool: &str, args: &Value) -> Option<ToolCallView> {
 /// let view = present_result("write", &json!({"path": "a.txt", "content": "x"}), &result);
 /// assert!(matches!(view, Some(ToolResultView::Diff(d)) if d.diffs[0].new_text == "x"));
 /// ```
-pub fn present_result(
-    tool: &str,
-    args: &Value,
-    result: &ToolResultRecord,
-) -> Option<ToolResultView> {
+pub fn present_result(tool: &str, args: &Value, result: &ToolResultRecord) -> Option<ToolResultView> {
     match tool {
         "read" => read::result(args, result),
         "write" => mutate::write_result(args, result),
@@ -112,14 +108,10 @@ mod tests {
 
     #[test]
     fn record_uses_the_log_field_names() {
-        let record: ToolResultRecord =
-            serde_json::from_value(json!({"content": [{"type": "text", "text": "x"}]}))
-                .expect("a record without isError and meta");
+        let record: ToolResultRecord = serde_json::from_value(json!({"content": [{"type": "text", "text": "x"}]}))
+            .expect("a record without isError and meta");
         assert!(!record.is_error && record.meta.is_none());
-        let record = ToolResultRecord {
-            is_error: true,
-            ..record
-        };
+        let record = ToolResultRecord { is_error: true, ..record };
         assert_eq!(
             serde_json::to_value(&record).expect("serializable"),
             json!({"content": [{"type": "text", "text": "x"}], "isError": true})

@@ -4,10 +4,7 @@ use serde_json::Value;
 
 use super::ToolResultRecord;
 use super::args::Args;
-use crate::{
-    DiffCallView, DiffResultView, FileDiff, FileLocation, ToolCallView, ToolResultView,
-    diffs_from_meta,
-};
+use crate::{DiffCallView, DiffResultView, FileDiff, FileLocation, ToolCallView, ToolResultView, diffs_from_meta};
 
 /// The write arguments: the path and the whole new content.
 fn write_args(args: &Value) -> Option<(&str, &str)> {
@@ -37,10 +34,7 @@ pub(super) fn write_result(args: &Value, result: &ToolResultRecord) -> Option<To
         .as_ref()
         .and_then(diffs_from_meta)
         .unwrap_or_else(|| vec![FileDiff::whole_file(path, None, content)]);
-    Some(ToolResultView::Diff(DiffResultView {
-        title: Some(format!("Write {path}")),
-        diffs,
-    }))
+    Some(ToolResultView::Diff(DiffResultView { title: Some(format!("Write {path}")), diffs }))
 }
 
 /// The edit arguments the views use: the edited paths (one, or several for `files`) and the
@@ -68,21 +62,12 @@ fn edit_args(args: &Value) -> Option<EditArgs<'_>> {
             let legacy = args
                 .opt_str("newText")?
                 .map(|new_text| FileDiff::whole_file(path, old_text.map(str::to_owned), new_text));
-            Some(EditArgs {
-                paths: vec![path],
-                legacy,
-            })
+            Some(EditArgs { paths: vec![path], legacy })
         }
         (None, Some(files)) => {
-            let paths = files
-                .as_array()?
-                .iter()
-                .map(|file| Args::new(file)?.name("path"))
-                .collect::<Option<Vec<_>>>()?;
-            (!paths.is_empty()).then_some(EditArgs {
-                paths,
-                legacy: None,
-            })
+            let paths =
+                files.as_array()?.iter().map(|file| Args::new(file)?.name("path")).collect::<Option<Vec<_>>>()?;
+            (!paths.is_empty()).then_some(EditArgs { paths, legacy: None })
         }
         _ => None,
     }
@@ -124,11 +109,7 @@ mod tests {
     }
 
     fn record(is_error: bool, meta: Option<Value>) -> ToolResultRecord {
-        ToolResultRecord {
-            content: vec![ContentBlock::text("done")],
-            is_error,
-            meta,
-        }
+        ToolResultRecord { content: vec![ContentBlock::text("done")], is_error, meta }
     }
 
     fn hunk_meta() -> Value {
@@ -137,18 +118,11 @@ mod tests {
     }
 
     fn hunk() -> FileDiff {
-        FileDiff {
-            old_start: Some(1),
-            new_start: Some(1),
-            ..diff("data.txt", Some("original"), "replaced")
-        }
+        FileDiff { old_start: Some(1), new_start: Some(1), ..diff("data.txt", Some("original"), "replaced") }
     }
 
     fn diff_result(title: &str, diffs: Vec<FileDiff>) -> Option<ToolResultView> {
-        Some(ToolResultView::Diff(DiffResultView {
-            title: Some(title.to_owned()),
-            diffs,
-        }))
+        Some(ToolResultView::Diff(DiffResultView { title: Some(title.to_owned()), diffs }))
     }
 
     #[test]
@@ -196,21 +170,14 @@ mod tests {
     #[test]
     fn write_result_declines_errors_and_mismatched_arguments() {
         let args = json!({"path": "data.txt", "content": "x"});
-        assert_eq!(
-            present_result("write", &args, &record(true, Some(hunk_meta()))),
-            None
-        );
+        assert_eq!(present_result("write", &args, &record(true, Some(hunk_meta()))), None);
         let args = json!({"path": "data.txt"});
-        assert_eq!(
-            present_result("write", &args, &record(false, Some(hunk_meta()))),
-            None
-        );
+        assert_eq!(present_result("write", &args, &record(false, Some(hunk_meta()))), None);
     }
 
     #[test]
     fn edit_call_with_anchored_edits_has_no_diff() {
-        let args =
-            json!({"path": "a.rs", "edits": [{"set_line": {"anchor": "1:abc", "new_text": "x"}}]});
+        let args = json!({"path": "a.rs", "edits": [{"set_line": {"anchor": "1:abc", "new_text": "x"}}]});
         assert_eq!(
             present_call("edit", &args),
             Some(ToolCallView::Diff(DiffCallView {
@@ -246,9 +213,7 @@ mod tests {
         let locations = vec![FileLocation::new("a.rs"), FileLocation::new("b.rs")];
         assert_eq!(view.locations, Some(locations));
         let one = json!({"files": [{"path": "a.rs", "edits": []}]});
-        assert!(
-            matches!(present_call("edit", &one), Some(ToolCallView::Diff(v)) if v.title == "Edit a.rs")
-        );
+        assert!(matches!(present_call("edit", &one), Some(ToolCallView::Diff(v)) if v.title == "Edit a.rs"));
     }
 
     #[test]
@@ -286,9 +251,6 @@ mod tests {
             assert_eq!(present_result("edit", &args, &result), None, "{result:?}");
         }
         let bad_args = json!({"path": false});
-        assert_eq!(
-            present_result("edit", &bad_args, &record(false, Some(hunk_meta()))),
-            None
-        );
+        assert_eq!(present_result("edit", &bad_args, &record(false, Some(hunk_meta()))), None);
     }
 }

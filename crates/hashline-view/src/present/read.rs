@@ -5,8 +5,7 @@ use serde_json::Value;
 use super::ToolResultRecord;
 use super::args::Args;
 use crate::{
-    ContentBlock, FileLocation, GenericCallView, ToolCallKind, ToolCallView, ToolResultView,
-    read_meta_from_meta,
+    ContentBlock, FileLocation, GenericCallView, ToolCallKind, ToolCallView, ToolResultView, read_meta_from_meta,
 };
 
 /// The arguments the read views use. Offset and limit 0 are ignored by the tool, so they count
@@ -28,11 +27,7 @@ fn read_args(args: &Value) -> Option<ReadArgs<'_>> {
 
 /// `Read <path>`, `Read <path> (S - E)` or `Read <path> (from line S)`, focused on the first line.
 pub(super) fn call(args: &Value) -> Option<ToolCallView> {
-    let ReadArgs {
-        path,
-        offset,
-        limit,
-    } = read_args(args)?;
+    let ReadArgs { path, offset, limit } = read_args(args)?;
     let start = offset.unwrap_or(1);
     let title = match (offset, limit) {
         (_, Some(limit)) => {
@@ -59,9 +54,7 @@ pub(super) fn result(args: &Value, result: &ToolResultRecord) -> Option<ToolResu
         return None;
     };
     let meta = read_meta_from_meta(result.meta.as_ref()?)?;
-    Some(ToolResultView::Read(
-        meta.into_view(Some(vec![block.clone()])),
-    ))
+    Some(ToolResultView::Read(meta.into_view(Some(vec![block.clone()]))))
 }
 
 #[cfg(test)]
@@ -87,24 +80,15 @@ mod tests {
         let view = generic(json!({"path": "src/lib.rs"}));
         assert_eq!(view.title, "Read src/lib.rs");
         assert_eq!(view.kind, Some(ToolCallKind::Read));
-        assert_eq!(
-            view.locations,
-            Some(vec![FileLocation::at("src/lib.rs", 1)])
-        );
+        assert_eq!(view.locations, Some(vec![FileLocation::at("src/lib.rs", 1)]));
         assert_eq!((view.raw_input, view.content), (None, None));
     }
 
     #[test]
     fn call_titles_a_window() {
-        assert_eq!(
-            title(json!({"path": "a", "offset": 5, "limit": 4})),
-            "Read a (5 - 8)"
-        );
+        assert_eq!(title(json!({"path": "a", "offset": 5, "limit": 4})), "Read a (5 - 8)");
         assert_eq!(title(json!({"path": "a", "limit": 10})), "Read a (1 - 10)");
-        assert_eq!(
-            title(json!({"path": "a", "offset": "5", "limit": "1"})),
-            "Read a (5 - 5)"
-        );
+        assert_eq!(title(json!({"path": "a", "offset": "5", "limit": "1"})), "Read a (5 - 5)");
         assert_eq!(
             title(json!({"path": "a", "offset": u32::MAX, "limit": u32::MAX})),
             format!("Read a ({} - {})", u32::MAX, 2 * u64::from(u32::MAX) - 1)
@@ -120,14 +104,8 @@ mod tests {
 
     #[test]
     fn call_ignores_zero_offset_and_limit() {
-        assert_eq!(
-            title(json!({"path": "a", "offset": 0, "limit": 0})),
-            "Read a"
-        );
-        assert_eq!(
-            title(json!({"path": "a", "offset": 0, "limit": 3})),
-            "Read a (1 - 3)"
-        );
+        assert_eq!(title(json!({"path": "a", "offset": 0, "limit": 0})), "Read a");
+        assert_eq!(title(json!({"path": "a", "offset": 0, "limit": 3})), "Read a (1 - 3)");
     }
 
     #[test]
@@ -154,11 +132,7 @@ mod tests {
     }
 
     fn record(content: Vec<ContentBlock>, is_error: bool, meta: Option<Value>) -> ToolResultRecord {
-        ToolResultRecord {
-            content,
-            is_error,
-            meta,
-        }
+        ToolResultRecord { content, is_error, meta }
     }
 
     fn text() -> Vec<ContentBlock> {
@@ -173,11 +147,7 @@ mod tests {
             title: None,
             path: "/w/a.rs".to_owned(),
             offset: 1,
-            lines: vec![ReadFileLine {
-                number: 1,
-                text: "fn a() {}".to_owned(),
-                hash: Some("3c8".to_owned()),
-            }],
+            lines: vec![ReadFileLine { number: 1, text: "fn a() {}".to_owned(), hash: Some("3c8".to_owned()) }],
             total_lines: 1,
             lang: Some("rs".to_owned()),
             content: Some(text()),
@@ -188,19 +158,13 @@ mod tests {
     #[test]
     fn result_declines_an_error() {
         let result = record(text(), true, Some(meta()));
-        assert_eq!(
-            present_result("read", &json!({"path": "a.rs"}), &result),
-            None
-        );
+        assert_eq!(present_result("read", &json!({"path": "a.rs"}), &result), None);
     }
 
     #[test]
     fn result_declines_an_absent_or_malformed_meta() {
         let args = json!({"path": "a.rs"});
-        assert_eq!(
-            present_result("read", &args, &record(text(), false, None)),
-            None
-        );
+        assert_eq!(present_result("read", &args, &record(text(), false, None)), None);
         let malformed = record(text(), false, Some(json!({"path": "/w/a.rs"})));
         assert_eq!(present_result("read", &args, &malformed), None);
     }
@@ -208,16 +172,10 @@ mod tests {
     #[test]
     fn result_declines_content_other_than_one_text_block() {
         let args = json!({"path": "a.png"});
-        let image = ContentBlock::Image {
-            data: "iVBORw0KGgo=".to_owned(),
-            mime_type: "image/png".to_owned(),
-        };
+        let image = ContentBlock::Image { data: "iVBORw0KGgo=".to_owned(), mime_type: "image/png".to_owned() };
         let two = [text(), text()].concat();
         for content in [vec![], two, vec![image]] {
-            assert_eq!(
-                present_result("read", &args, &record(content, false, Some(meta()))),
-                None
-            );
+            assert_eq!(present_result("read", &args, &record(content, false, Some(meta()))), None);
         }
     }
 

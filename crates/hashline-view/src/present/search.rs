@@ -5,8 +5,8 @@ use serde_json::Value;
 use super::ToolResultRecord;
 use super::args::Args;
 use crate::{
-    FileLocation, GenericCallView, SearchMatchesResultView, SearchPathsResultView, ToolCallKind,
-    ToolCallView, ToolResultView, matches_from_meta, paths_from_meta,
+    FileLocation, GenericCallView, SearchMatchesResultView, SearchPathsResultView, ToolCallKind, ToolCallView,
+    ToolResultView, matches_from_meta, paths_from_meta,
 };
 
 /// A generic search card.
@@ -97,10 +97,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{
-        ContentBlock, SearchFileMatches, SearchLineMatch, SearchResultView, present_call,
-        present_result,
-    };
+    use crate::{ContentBlock, SearchFileMatches, SearchLineMatch, SearchResultView, present_call, present_result};
 
     fn generic(tool: &str, args: Value) -> GenericCallView {
         match present_call(tool, &args) {
@@ -110,11 +107,7 @@ mod tests {
     }
 
     fn record(is_error: bool, meta: Option<Value>) -> ToolResultRecord {
-        ToolResultRecord {
-            content: vec![ContentBlock::text("results")],
-            is_error,
-            meta,
-        }
+        ToolResultRecord { content: vec![ContentBlock::text("results")], is_error, meta }
     }
 
     #[test]
@@ -145,18 +138,12 @@ mod tests {
 
     #[test]
     fn grep_and_ast_search_calls_title_the_pattern() {
-        let view = generic(
-            "grep",
-            json!({"pattern": "fn main", "path": "src", "limit": "5"}),
-        );
+        let view = generic("grep", json!({"pattern": "fn main", "path": "src", "limit": "5"}));
         assert_eq!(view.title, "Grep fn main");
         assert_eq!(view.kind, Some(ToolCallKind::Search));
         assert_eq!(view.locations, Some(vec![FileLocation::new("src")]));
         let view = generic("ast_search", json!({"pattern": "foo($A)", "lang": "rust"}));
-        assert_eq!(
-            (view.title.as_str(), view.locations),
-            ("Search foo($A)", None)
-        );
+        assert_eq!((view.title.as_str(), view.locations), ("Search foo($A)", None));
     }
 
     #[test]
@@ -190,10 +177,7 @@ mod tests {
     #[test]
     fn ls_and_find_results_are_paths() {
         let result = record(false, Some(paths_meta()));
-        assert_eq!(
-            present_result("ls", &json!({}), &result),
-            Some(paths_view())
-        );
+        assert_eq!(present_result("ls", &json!({}), &result), Some(paths_view()));
         let args = json!({"pattern": "*"});
         assert_eq!(present_result("find", &args, &result), Some(paths_view()));
     }
@@ -201,16 +185,10 @@ mod tests {
     #[test]
     fn paths_results_decline() {
         for (tool, args) in [("ls", json!({})), ("find", json!({"pattern": "*"}))] {
-            for result in [
-                record(true, Some(paths_meta())),
-                record(false, None),
-                record(false, Some(json!({"paths": "src"}))),
-            ] {
-                assert_eq!(
-                    present_result(tool, &args, &result),
-                    None,
-                    "{tool} {result:?}"
-                );
+            for result in
+                [record(true, Some(paths_meta())), record(false, None), record(false, Some(json!({"paths": "src"})))]
+            {
+                assert_eq!(present_result(tool, &args, &result), None, "{tool} {result:?}");
             }
         }
         let result = record(false, Some(paths_meta()));
@@ -229,10 +207,7 @@ mod tests {
             title: None,
             files: vec![SearchFileMatches {
                 path: "src/main.rs".to_owned(),
-                matches: vec![SearchLineMatch {
-                    line_number: 1,
-                    line: "fn main() {}".to_owned(),
-                }],
+                matches: vec![SearchLineMatch { line_number: 1, line: "fn main() {}".to_owned() }],
             }],
             truncated: true,
             total: 40,
@@ -240,11 +215,7 @@ mod tests {
         let args = json!({"pattern": "main"});
         for tool in ["grep", "ast_search"] {
             let result = record(false, Some(matches_meta()));
-            assert_eq!(
-                present_result(tool, &args, &result),
-                Some(expected.clone()),
-                "{tool}"
-            );
+            assert_eq!(present_result(tool, &args, &result), Some(expected.clone()), "{tool}");
         }
     }
 
@@ -252,16 +223,8 @@ mod tests {
     fn matches_results_decline() {
         let args = json!({"pattern": "main"});
         for tool in ["grep", "ast_search"] {
-            for result in [
-                record(true, Some(matches_meta())),
-                record(false, None),
-                record(false, Some(paths_meta())),
-            ] {
-                assert_eq!(
-                    present_result(tool, &args, &result),
-                    None,
-                    "{tool} {result:?}"
-                );
+            for result in [record(true, Some(matches_meta())), record(false, None), record(false, Some(paths_meta()))] {
+                assert_eq!(present_result(tool, &args, &result), None, "{tool} {result:?}");
             }
             let result = record(false, Some(matches_meta()));
             assert_eq!(present_result(tool, &json!({"pattern": 1}), &result), None);

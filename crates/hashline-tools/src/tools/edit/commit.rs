@@ -33,17 +33,8 @@ pub(crate) fn run(
         }
     }
     reals.sort();
-    let targets: Vec<_> = requests
-        .iter()
-        .filter_map(|r| session.resolve(&r.path).ok())
-        .map(|p| p.real)
-        .collect();
-    if targets.len()
-        != targets
-            .iter()
-            .collect::<std::collections::HashSet<_>>()
-            .len()
-    {
+    let targets: Vec<_> = requests.iter().filter_map(|r| session.resolve(&r.path).ok()).map(|p| p.real).collect();
+    if targets.len() != targets.iter().collect::<std::collections::HashSet<_>>().len() {
         return Err(ToolError::new(
             ErrorCode::InvalidParamsCombo,
             "Edit rejected — nothing was written. files lists the same file twice; put all of a file's edits in one entry.",
@@ -51,26 +42,20 @@ pub(crate) fn run(
     }
     reals.dedup();
     let locks: Vec<Arc<Mutex<()>>> = reals.iter().map(|r| session.lock_path(r)).collect();
-    let _guards: Vec<_> = locks
-        .iter()
-        .map(|l| l.lock().unwrap_or_else(|p| p.into_inner()))
-        .collect();
+    let _guards: Vec<_> = locks.iter().map(|l| l.lock().unwrap_or_else(|p| p.into_inner())).collect();
 
     let mut prepared = Vec::with_capacity(requests.len());
     for (index, request) in requests.iter().enumerate() {
-        prepared.push(
-            prepare(session, request)
-                .map_err(|err| in_file(err, options.multi, index, &request.path))?,
-        );
+        prepared.push(prepare(session, request).map_err(|err| in_file(err, options.multi, index, &request.path))?);
     }
     // A move from another file deletes the range there: one more file of the commit.
     let mut extra = Vec::new();
     for file in &prepared {
         for (source, op) in &file.moved_from {
-            if requests.iter().any(|r| {
-                session.resolve(&r.path).ok().map(|p| p.real)
-                    == session.resolve(source).ok().map(|p| p.real)
-            }) {
+            if requests
+                .iter()
+                .any(|r| session.resolve(&r.path).ok().map(|p| p.real) == session.resolve(source).ok().map(|p| p.real))
+            {
                 return Err(ToolError::new(
                     ErrorCode::InvalidParamsCombo,
                     format!(
@@ -78,17 +63,11 @@ pub(crate) fn run(
                     ),
                 ));
             }
-            extra.push(Request {
-                path: source.clone(),
-                edits: deletion(op),
-            });
+            extra.push(Request { path: source.clone(), edits: deletion(op) });
         }
     }
     for request in &extra {
-        prepared.push(
-            prepare(session, request)
-                .map_err(|err| in_file(err, true, prepared.len(), &request.path))?,
-        );
+        prepared.push(prepare(session, request).map_err(|err| in_file(err, true, prepared.len(), &request.path))?);
     }
     requests.extend(extra);
 
@@ -111,22 +90,14 @@ pub(crate) fn run(
         file.warnings.splice(0..0, notes);
         EditValue::File(Box::new(file))
     } else {
-        EditValue::Files {
-            files: values,
-            warnings: notes,
-        }
+        EditValue::Files { files: values, warnings: notes }
     };
     let meta = hashline_view::DiffsMeta {
         diffs: prepared
             .iter()
             .zip(&requests)
             .flat_map(|(file, request)| {
-                let hunks = render::hunks(
-                    &file.before,
-                    &file.outcome.document,
-                    &file.outcome.changes,
-                    DIFF_CONTEXT,
-                );
+                let hunks = render::hunks(&file.before, &file.outcome.document, &file.outcome.changes, DIFF_CONTEXT);
                 let old = display_lines(&file.before);
                 let new = display_lines(&file.outcome.document);
                 crate::diff::file_diffs_of(&request.path, &old, &new, &hunks)
@@ -140,37 +111,27 @@ pub(crate) fn run(
 fn write_all(session: &Session, prepared: &[Prepared]) -> Result<(), ToolError> {
     let mut written: Vec<&Prepared> = Vec::new();
     for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
-        if let Err(err) = session.write_file(&file.path.absolute, file.outcome.document.as_bytes())
-        {
+        if let Err(err) = session.write_file(&file.path.absolute, file.outcome.document.as_bytes()) {
             let failure = write_error(&err, &file.path);
             let mut unrestored = Vec::new();
             for done in &written {
-                if session
-                    .write_file(&done.path.absolute, done.before.as_bytes())
-                    .is_err()
-                {
+                if session.write_file(&done.path.absolute, done.before.as_bytes()).is_err() {
                     unrestored.push(done.path.display.clone());
                 }
             }
             let restored = written.len() - unrestored.len();
-            let mut message = format!(
-                "Edit rejected — writing {} failed: {}",
-                file.path.display, failure.message
-            );
+            let mut message = format!("Edit rejected — writing {} failed: {}", file.path.display, failure.message);
             if written.is_empty() {
                 message.push_str(" Nothing was written.");
             } else if unrestored.is_empty() {
-                message.push_str(&format!(
-                    " The {restored} file(s) already written were restored; nothing changed."
-                ));
+                message.push_str(&format!(" The {restored} file(s) already written were restored; nothing changed."));
             } else {
                 message.push_str(&format!(
                     " Restoring failed for: {}. Those files hold the edit; the others are unchanged.",
                     unrestored.join(", ")
                 ));
             }
-            let mut error =
-                ToolError::new(failure.code, message).with_path(file.path.absolute_str());
+            let mut error = ToolError::new(failure.code, message).with_path(file.path.absolute_str());
             error.details = failure.details;
             return Err(error);
         }
@@ -180,11 +141,7 @@ fn write_all(session: &Session, prepared: &[Prepared]) -> Result<(), ToolError> 
 }
 
 /// After the write: ledger, verification, value and text of one file.
-fn finish(
-    session: &Session,
-    file: &Prepared,
-    options: &Options,
-) -> Result<(FileEditValue, String), ToolError> {
+fn finish(session: &Session, file: &Prepared, options: &Options) -> Result<(FileEditValue, String), ToolError> {
     let outcome = &file.outcome;
     let (old, new) = (&file.before, &outcome.document);
     let noop = outcome.is_noop(old);
@@ -198,10 +155,7 @@ fn finish(
     }
     let (added, removed) = render::counts(&hunks);
     let summary = if noop {
-        format!(
-            "No changes made to {}: the file already has this content. Nothing was written.",
-            file.path.display
-        )
+        format!("No changes made to {}: the file already has this content. Nothing was written.", file.path.display)
     } else {
         render::summary(&file.path.display, file.edits, added, removed)
     };
@@ -215,38 +169,25 @@ fn finish(
         text.push_str("\n\n");
         text.push_str(&diff);
         if cut {
-            text.push_str(&format!(
-                "\n[Diff cut at {} rows; read the file for the rest.]",
-                render::MAX_DIFF_ROWS
-            ));
+            text.push_str(&format!("\n[Diff cut at {} rows; read the file for the rest.]", render::MAX_DIFF_ROWS));
         }
     }
-    let anchors = fresh
-        .iter()
-        .filter_map(|&n| new.line(n))
-        .map(|l| PtcLine::new(l.number, l.hash(), l.content))
-        .collect();
+    let anchors =
+        fresh.iter().filter_map(|&n| new.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
     let value = FileEditValue {
         path: file.path.absolute_str(),
         summary,
         diff,
         diff_data: render::diff_data(old, new, &hunks),
-        first_changed_line: outcome
-            .first_changed_line
-            .map(|l| l.get().min(new.line_count() as u32)),
+        first_changed_line: outcome.first_changed_line.map(|l| l.get().min(new.line_count() as u32)),
         noop_edits: outcome.noop_edits.clone(),
         noop,
-        patch: if noop {
-            String::new()
-        } else {
-            render::patch(&file.path.display, old, new, &outcome.changes)
-        },
+        patch: if noop { String::new() } else { render::patch(&file.path.display, old, new, &outcome.changes) },
         anchors,
         syntax: SyntaxOutcome {
             mode: options.syntax,
             checked: false,
-            reason: (options.syntax != SyntaxMode::Off)
-                .then(|| "no syntax support in this build yet".to_owned()),
+            reason: (options.syntax != SyntaxMode::Off).then(|| "no syntax support in this build yet".to_owned()),
         },
         warnings: file.warnings.clone(),
     };
@@ -280,10 +221,7 @@ fn verify(file: &Prepared) -> Result<(), ToolError> {
 /// Names the file of a multi-file edit in an error.
 fn in_file(mut err: ToolError, multi: bool, index: usize, path: &str) -> ToolError {
     if multi {
-        err.message = format!(
-            "files[{index}] ({path}): {} Nothing was written to any file.",
-            err.message
-        );
+        err.message = format!("files[{index}] ({path}): {} Nothing was written to any file.", err.message);
     }
     err
 }
@@ -327,7 +265,5 @@ fn anchor_text(anchor: &hashline_core::AnchorRef) -> String {
 }
 
 fn display_lines(doc: &hashline_core::Document) -> Vec<String> {
-    doc.lines()
-        .map(|l| String::from_utf8_lossy(l.content).into_owned())
-        .collect()
+    doc.lines().map(|l| String::from_utf8_lossy(l.content).into_owned()).collect()
 }

@@ -10,15 +10,8 @@ use serde_json::{Map, Value};
 use crate::error::{ErrorCode, ToolError};
 
 /// The op keys an edit item may have (exactly one).
-pub const OPS: [&str; 7] = [
-    "set_line",
-    "replace_lines",
-    "insert_after",
-    "replace",
-    "replace_symbol",
-    "copy_lines",
-    "move_lines",
-];
+pub const OPS: [&str; 7] =
+    ["set_line", "replace_lines", "insert_after", "replace", "replace_symbol", "copy_lines", "move_lines"];
 
 /// Reads another file for `from_path` (copy/move across files).
 pub type SourceLoader<'a> = dyn Fn(&str) -> Result<Arc<Document>, ToolError> + 'a;
@@ -31,9 +24,7 @@ pub fn parse_edits(edits: &Value, load: &SourceLoader<'_>) -> Result<Parsed, Too
         Value::Array(items) => items.as_slice(),
         Value::String(text) => {
             owned = serde_json::from_str::<Value>(text).map_err(|err| {
-                variant(format!(
-                    "edits is a string but not valid JSON: {err}. Pass an array of edit items."
-                ))
+                variant(format!("edits is a string but not valid JSON: {err}. Pass an array of edit items."))
             })?;
             match &owned {
                 Value::Array(items) => items.as_slice(),
@@ -42,16 +33,11 @@ pub fn parse_edits(edits: &Value, load: &SourceLoader<'_>) -> Result<Parsed, Too
             }
         }
         other => {
-            return Err(variant(format!(
-                "edits must be an array of edit items, received {}.",
-                kind(other)
-            )));
+            return Err(variant(format!("edits must be an array of edit items, received {}.", kind(other))));
         }
     };
     if list.is_empty() {
-        return Err(variant(
-            "edits must contain at least one edit item.".to_owned(),
-        ));
+        return Err(variant("edits must contain at least one edit item.".to_owned()));
     }
     let mut parsed = Parsed::default();
     for (index, item) in list.iter().enumerate() {
@@ -86,10 +72,7 @@ fn parse_item(
             kind(item)
         )));
     };
-    if object.contains_key("old_text")
-        || object.contains_key("new_text")
-        || object.contains_key("oldText")
-    {
+    if object.contains_key("old_text") || object.contains_key("new_text") || object.contains_key("oldText") {
         return Err(variant(format!(
             "edits[{index}] has old_text/new_text at the top level of the item. Wrap them in an op: {{\"replace\": {{\"old_text\": \"...\", \"new_text\": \"...\"}}}}, or use set_line/replace_lines with anchors."
         )));
@@ -100,11 +83,7 @@ fn parse_item(
         return Err(variant(format!(
             "edits[{index}] must have exactly one key, one of {} (got: {}).",
             OPS.join(", "),
-            if keys.is_empty() {
-                "none".to_owned()
-            } else {
-                keys.join(", ")
-            }
+            if keys.is_empty() { "none".to_owned() } else { keys.join(", ") }
         )));
     }
     let name = ops[0];
@@ -114,12 +93,7 @@ fn parse_item(
             object.get(name).map_or("nothing", kind)
         )));
     };
-    let mut reader = Fields {
-        index,
-        op: name,
-        fields,
-        used: Vec::new(),
-    };
+    let mut reader = Fields { index, op: name, fields, used: Vec::new() };
     let parsed = match name {
         "set_line" => EditOp::SetLine {
             anchor: reader.anchor("anchor")?,
@@ -139,11 +113,7 @@ fn parse_item(
             } else {
                 reader.string("text")?
             };
-            EditOp::InsertAfter {
-                anchor,
-                new_text,
-                literal: reader.flag("literal")?,
-            }
+            EditOp::InsertAfter { anchor, new_text, literal: reader.flag("literal")? }
         }
         "replace" => EditOp::Replace {
             old_text: reader.string("old_text")?,
@@ -165,19 +135,9 @@ fn parse_item(
             let from_path = reader.optional_string("from_path")?;
             let source = from_path.as_deref().map(load).transpose()?;
             let op = if name == "copy_lines" {
-                EditOp::CopyLines {
-                    start,
-                    end,
-                    after,
-                    source,
-                }
+                EditOp::CopyLines { start, end, after, source }
             } else {
-                EditOp::MoveLines {
-                    start,
-                    end,
-                    after,
-                    source,
-                }
+                EditOp::MoveLines { start, end, after, source }
             };
             reader.finish(notes);
             return Ok((op, from_path));
@@ -204,11 +164,7 @@ impl Fields<'_> {
         self.used.push(field);
         match self.fields.get(field) {
             Some(Value::String(text)) => Ok(text.clone()),
-            Some(other) => Err(variant(format!(
-                "{} must be a string, received {}.",
-                self.where_(field),
-                kind(other)
-            ))),
+            Some(other) => Err(variant(format!("{} must be a string, received {}.", self.where_(field), kind(other)))),
             None => Err(variant(format!("{} is required.", self.where_(field)))),
         }
     }
@@ -218,11 +174,7 @@ impl Fields<'_> {
         match self.fields.get(field) {
             None => Ok(None),
             Some(Value::String(text)) => Ok(Some(text.clone())),
-            Some(other) => Err(variant(format!(
-                "{} must be a string, received {}.",
-                self.where_(field),
-                kind(other)
-            ))),
+            Some(other) => Err(variant(format!("{} must be a string, received {}.", self.where_(field), kind(other)))),
         }
     }
 
@@ -231,11 +183,9 @@ impl Fields<'_> {
         match self.fields.get(field) {
             None => Ok(false),
             Some(Value::Bool(flag)) => Ok(*flag),
-            Some(other) => Err(variant(format!(
-                "{} must be true or false, received {}.",
-                self.where_(field),
-                kind(other)
-            ))),
+            Some(other) => {
+                Err(variant(format!("{} must be true or false, received {}.", self.where_(field), kind(other))))
+            }
         }
     }
 
@@ -244,20 +194,13 @@ impl Fields<'_> {
         parse_anchor(&text).map_err(|err| {
             ToolError::new(
                 ErrorCode::InvalidAnchor,
-                format!(
-                    "Edit rejected — nothing was written. {}: {err}",
-                    self.where_(field)
-                ),
+                format!("Edit rejected — nothing was written. {}: {err}", self.where_(field)),
             )
         })
     }
 
     fn finish(self, notes: &mut Vec<String>) {
-        for key in self
-            .fields
-            .keys()
-            .filter(|k| !self.used.contains(&k.as_str()))
-        {
+        for key in self.fields.keys().filter(|k| !self.used.contains(&k.as_str())) {
             notes.push(format!(
                 "ignored unknown key {} in edits[{}].{}",
                 Value::String(key.clone()),
@@ -270,10 +213,7 @@ impl Fields<'_> {
 
 /// An `invalid-edit-variant` error.
 pub fn variant(message: String) -> ToolError {
-    ToolError::new(
-        ErrorCode::InvalidEditVariant,
-        format!("Edit rejected — nothing was written. {message}"),
-    )
+    ToolError::new(ErrorCode::InvalidEditVariant, format!("Edit rejected — nothing was written. {message}"))
 }
 
 fn kind(value: &Value) -> &'static str {

@@ -162,11 +162,7 @@ impl Tool for EditTool {
     type Args = EditArgs;
     type Value = EditValue;
 
-    fn run(
-        session: &Session,
-        args: EditArgs,
-        _ctx: &CallContext,
-    ) -> Result<ToolOutput<EditValue>, ToolError> {
+    fn run(session: &Session, args: EditArgs, _ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
         edit(session, args)
     }
 }
@@ -201,17 +197,9 @@ fn requests(args: &EditArgs, notes: &mut Vec<Warning>) -> Result<Vec<Request>, T
             ));
         }
         if files.is_empty() {
-            return Err(items::variant(
-                "files must contain at least one {path, edits} entry.".to_owned(),
-            ));
+            return Err(items::variant("files must contain at least one {path, edits} entry.".to_owned()));
         }
-        return Ok(files
-            .iter()
-            .map(|f| Request {
-                path: f.path.clone(),
-                edits: f.edits.clone(),
-            })
-            .collect());
+        return Ok(files.iter().map(|f| Request { path: f.path.clone(), edits: f.edits.clone() }).collect());
     }
     let Some(path) = args.path.clone() else {
         return Err(ToolError::new(

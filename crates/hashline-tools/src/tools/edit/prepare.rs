@@ -51,16 +51,12 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
         gate(session, &source)?;
         Ok(Arc::new(doc))
     };
-    let Parsed {
-        ops,
-        from_paths,
-        notes,
-    } = items::parse_edits(&request.edits, &loader)?;
+    let Parsed { ops, from_paths, notes } = items::parse_edits(&request.edits, &loader)?;
     if ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
         gate(session, &path)?;
     }
-    let outcome = apply(&before, &ops, &EditOptions::default())
-        .map_err(|err| engine_error(session, &path, &before, err))?;
+    let outcome =
+        apply(&before, &ops, &EditOptions::default()).map_err(|err| engine_error(session, &path, &before, err))?;
     if session.is_stateful() {
         served_guard(session, &path, &before, &outcome)?;
     }
@@ -68,18 +64,8 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
     if !notes.is_empty() {
         warnings.push(Warning::params_adjusted("Edit params", &notes));
     }
-    warnings.extend(
-        outcome
-            .relocation_notes()
-            .into_iter()
-            .map(|n| Warning::new(WarningCode::AnchorRelocated, n)),
-    );
-    warnings.extend(
-        outcome
-            .warnings
-            .iter()
-            .map(|w| Warning::new(WarningCode::EditWarning, w.clone())),
-    );
+    warnings.extend(outcome.relocation_notes().into_iter().map(|n| Warning::new(WarningCode::AnchorRelocated, n)));
+    warnings.extend(outcome.warnings.iter().map(|w| Warning::new(WarningCode::EditWarning, w.clone())));
     let moved_from = ops
         .iter()
         .zip(from_paths)
@@ -88,14 +74,7 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
             _ => None,
         })
         .collect();
-    Ok(Prepared {
-        path,
-        before,
-        outcome,
-        edits: ops.len(),
-        warnings,
-        moved_from,
-    })
+    Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, moved_from })
 }
 
 /// Loads a text file for editing (binary files are refused).
@@ -104,7 +83,10 @@ fn load(path: &ResolvedPath) -> Result<Document, ToolError> {
     if looks_binary(&bytes) {
         return Err(ToolError::new(
             ErrorCode::BinaryFile,
-            format!("Edit rejected — nothing was written. {} looks binary; edit changes text files only.", path.display),
+            format!(
+                "Edit rejected — nothing was written. {} looks binary; edit changes text files only.",
+                path.display
+            ),
         )
         .with_hint("Use write to replace a binary file's content as a whole.")
         .with_path(path.absolute_str()));
@@ -129,14 +111,8 @@ fn gate(session: &Session, path: &ResolvedPath) -> Result<(), ToolError> {
 }
 
 /// An engine refusal as a tool error; rows it showed count as served.
-fn engine_error(
-    session: &Session,
-    path: &ResolvedPath,
-    doc: &Document,
-    err: EditError,
-) -> ToolError {
-    let code = serde_json::from_value::<ErrorCode>(json!(err.code))
-        .unwrap_or(ErrorCode::InvalidEditVariant);
+fn engine_error(session: &Session, path: &ResolvedPath, doc: &Document, err: EditError) -> ToolError {
+    let code = serde_json::from_value::<ErrorCode>(json!(err.code)).unwrap_or(ErrorCode::InvalidEditVariant);
     record_rows(session, path, doc, &err.shown);
     let mut error = ToolError::new(code, err.message).with_path(path.absolute_str());
     let updated: Vec<PtcLine> = err
@@ -154,10 +130,7 @@ fn engine_error(
 
 /// Records rows shown in feedback as served.
 fn record_rows(session: &Session, path: &ResolvedPath, doc: &Document, lines: &[LineNo]) {
-    let rows = lines
-        .iter()
-        .filter_map(|&n| doc.line(n))
-        .map(|l| (l.number, l.hash()));
+    let rows = lines.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
     session.record_served(&path.real, rows, false);
 }
 
@@ -191,9 +164,7 @@ fn served_guard(
                 }
                 let low = line.get().saturating_sub(SHIFT_WINDOW as u32).max(1);
                 let high = line.get().saturating_add(SHIFT_WINDOW as u32);
-                !(low..=high)
-                    .filter_map(LineNo::new)
-                    .any(|near| served.hash_at(near) == Some(current))
+                !(low..=high).filter_map(LineNo::new).any(|near| served.hash_at(near) == Some(current))
             })
             .collect()
     };
@@ -203,16 +174,9 @@ fn served_guard(
     let (rows, shown) = marked_rows(doc, &stale, 1);
     record_rows(session, path, doc, &shown);
     let n = stale.len();
-    let (lines, it) = if n == 1 {
-        ("line", "it")
-    } else {
-        ("lines", "them")
-    };
-    let updated: Vec<PtcLine> = stale
-        .iter()
-        .filter_map(|&l| doc.line(l))
-        .map(|l| PtcLine::new(l.number, l.hash(), l.content))
-        .collect();
+    let (lines, it) = if n == 1 { ("line", "it") } else { ("lines", "them") };
+    let updated: Vec<PtcLine> =
+        stale.iter().filter_map(|&l| doc.line(l)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
     Err(ToolError::new(
         ErrorCode::HashMismatch,
         format!(
@@ -230,22 +194,12 @@ pub(crate) fn carry_served(session: &Session, prepared: &Prepared, fresh: &[Line
     let carried: Vec<(LineNo, LineHash)> = {
         let ledger = session.ledger();
         match ledger.served(&prepared.path.real) {
-            Some(served) => prepared
-                .outcome
-                .changes
-                .kept()
-                .filter_map(|(old, new)| served.hash_at(old).map(|h| (new, h)))
-                .collect(),
+            Some(served) => {
+                prepared.outcome.changes.kept().filter_map(|(old, new)| served.hash_at(old).map(|h| (new, h))).collect()
+            }
             None => Vec::new(),
         }
     };
-    let fresh_rows = fresh
-        .iter()
-        .filter_map(|&n| doc.line(n))
-        .map(|l| (l.number, l.hash()));
-    session.record_served(
-        &prepared.path.real,
-        carried.into_iter().chain(fresh_rows),
-        true,
-    );
+    let fresh_rows = fresh.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
+    session.record_served(&prepared.path.real, carried.into_iter().chain(fresh_rows), true);
 }

@@ -19,26 +19,30 @@ pub const MAX_DIFF_ROWS: usize = 400;
 /// The logical hunks of an edit, from its change map (no diff algorithm needed: the
 /// engine knows which lines survived).
 pub fn hunks(old: &Document, new: &Document, changes: &ChangeMap, context: u32) -> Vec<Hunk> {
-    let kept = changes
-        .kept()
-        .map(|(o, n)| (o.index() as u32, n.index() as u32));
+    let kept = changes.kept().map(|(o, n)| (o.index() as u32, n.index() as u32));
     let found = changes_from_kept(old.line_count() as u32, new.line_count() as u32, kept);
-    group(
-        found,
-        old.line_count() as u32,
-        new.line_count() as u32,
-        context,
-    )
+    fn content(doc: &Document, i: u32) -> Option<&[u8]> {
+        doc.line(LineNo::from_index(i as usize)).map(|l| l.content)
+    }
+    // A line rewritten with its own content is not a change.
+    let trimmed = found.into_iter().filter_map(|(mut removed, mut added)| {
+        while !removed.is_empty() && !added.is_empty() && content(old, removed.start) == content(new, added.start) {
+            removed.start += 1;
+            added.start += 1;
+        }
+        while !removed.is_empty() && !added.is_empty() && content(old, removed.end - 1) == content(new, added.end - 1) {
+            removed.end -= 1;
+            added.end -= 1;
+        }
+        (!removed.is_empty() || !added.is_empty()).then_some((removed, added))
+    });
+    group(trimmed, old.line_count() as u32, new.line_count() as u32, context)
 }
 
 /// `Edited <path> (<n> change(s), +A -R line(s))`.
 pub fn summary(path: &str, edits: usize, added: usize, removed: usize) -> String {
     let changes = if edits == 1 { "change" } else { "changes" };
-    let lines = if added.max(removed) == 1 {
-        "line"
-    } else {
-        "lines"
-    };
+    let lines = if added.max(removed) == 1 { "line" } else { "lines" };
     format!("Edited {path} ({edits} {changes}, +{added} -{removed} {lines})")
 }
 
@@ -95,11 +99,8 @@ pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk]) -> (String,
 
 /// The new document's lines inside the hunks (context included): the fresh anchors.
 pub fn fresh_lines(hunks: &[Hunk]) -> Vec<LineNo> {
-    let mut lines: Vec<LineNo> = hunks
-        .iter()
-        .flat_map(|h| h.after.clone())
-        .map(|i| LineNo::from_index(i as usize))
-        .collect();
+    let mut lines: Vec<LineNo> =
+        hunks.iter().flat_map(|h| h.after.clone()).map(|i| LineNo::from_index(i as usize)).collect();
     lines.dedup();
     lines
 }
@@ -167,72 +168,45 @@ pub struct DiffStats {
 /// Builds `diffData` from hunks.
 pub fn diff_data(old: &Document, new: &Document, hunks: &[Hunk]) -> DiffData {
     let text = |doc: &Document, i: u32| {
-        doc.line(LineNo::from_index(i as usize))
-            .map(|l| decode_lossy(l.content).into_owned())
-            .unwrap_or_default()
+        doc.line(LineNo::from_index(i as usize)).map(|l| decode_lossy(l.content).into_owned()).unwrap_or_default()
     };
     let mut entries = Vec::new();
     let mut stats = DiffStats::default();
     for hunk in hunks {
-        entries.push(DiffEntry::Meta {
-            text: hunk.header(),
-        });
+        entries.push(DiffEntry::Meta { text: hunk.header() });
         hunk.walk(|kind, o, n| match (kind, o, n) {
             (LineKind::Context, Some(o), Some(n)) => {
                 stats.context += 1;
-                entries.push(DiffEntry::Context {
-                    old_line: o + 1,
-                    new_line: n + 1,
-                    text: text(new, n),
-                });
+                entries.push(DiffEntry::Context { old_line: o + 1, new_line: n + 1, text: text(new, n) });
             }
             (LineKind::Add, _, Some(n)) => {
                 stats.added += 1;
-                entries.push(DiffEntry::Add {
-                    new_line: n + 1,
-                    text: text(new, n),
-                });
+                entries.push(DiffEntry::Add { new_line: n + 1, text: text(new, n) });
             }
             (LineKind::Remove, Some(o), _) => {
                 stats.removed += 1;
-                entries.push(DiffEntry::Remove {
-                    old_line: o + 1,
-                    text: text(old, o),
-                });
+                entries.push(DiffEntry::Remove { old_line: o + 1, text: text(old, o) });
             }
             _ => {}
         });
     }
-    DiffData {
-        version: 1,
-        entries,
-        stats,
-    }
+    DiffData { version: 1, entries, stats }
 }
 
 /// The unified diff of the physical bytes (BOM and line endings included): a line
 /// whose bytes changed in any way — content or terminator — is a change.
 pub fn patch(path: &str, old: &Document, new: &Document, changes: &ChangeMap) -> String {
     fn bytes(doc: &Document, i: usize) -> Option<(&[u8], Terminator)> {
-        doc.line(LineNo::from_index(i))
-            .map(|l| (l.content, l.terminator))
+        doc.line(LineNo::from_index(i)).map(|l| (l.content, l.terminator))
     }
-    let kept = changes
-        .kept()
-        .map(|(o, n)| (o.index(), n.index()))
-        .filter(|&(o, n)| {
-            // Line 1 carries the BOM: a BOM change is a change of line 1.
-            let bom_same = (o != 0 && n != 0) || old.has_bom() == new.has_bom();
-            bom_same && bytes(old, o) == bytes(new, n)
-        });
+    let kept = changes.kept().map(|(o, n)| (o.index(), n.index())).filter(|&(o, n)| {
+        // Line 1 carries the BOM: a BOM change is a change of line 1.
+        let bom_same = (o != 0 && n != 0) || old.has_bom() == new.has_bom();
+        bom_same && bytes(old, o) == bytes(new, n)
+    });
     let kept = kept.map(|(o, n)| (o as u32, n as u32));
     let found = changes_from_kept(old.line_count() as u32, new.line_count() as u32, kept);
-    let hunks = group(
-        found,
-        old.line_count() as u32,
-        new.line_count() as u32,
-        crate::diff::DIFF_CONTEXT,
-    );
+    let hunks = group(found, old.line_count() as u32, new.line_count() as u32, crate::diff::DIFF_CONTEXT);
     let physical = |doc: &Document, i: u32| {
         let mut text = String::new();
         if i == 0 && doc.has_bom() {
@@ -247,17 +221,12 @@ pub fn patch(path: &str, old: &Document, new: &Document, changes: &ChangeMap) ->
         }
         text
     };
-    unified_of(
-        &format!("a/{path}"),
-        &format!("b/{path}"),
-        &hunks,
-        |out, kind, o, n| {
-            let line = match (kind, o, n) {
-                (LineKind::Add, _, Some(n)) | (LineKind::Context, _, Some(n)) => physical(new, n),
-                (_, Some(o), _) => physical(old, o),
-                _ => String::new(),
-            };
-            out.push_str(&line);
-        },
-    )
+    unified_of(&format!("a/{path}"), &format!("b/{path}"), &hunks, |out, kind, o, n| {
+        let line = match (kind, o, n) {
+            (LineKind::Add, _, Some(n)) | (LineKind::Context, _, Some(n)) => physical(new, n),
+            (_, Some(o), _) => physical(old, o),
+            _ => String::new(),
+        };
+        out.push_str(&line);
+    })
 }

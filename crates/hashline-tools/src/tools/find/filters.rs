@@ -87,9 +87,7 @@ pub fn parse_size(field: &str, value: &SizeArg) -> Result<u64, String> {
                 Some(bytes) => Ok(bytes),
                 None => match n.as_f64() {
                     Some(f) if f.is_finite() && f >= 0.0 => Ok(f.round() as u64),
-                    _ => Err(format!(
-                        "Invalid {field} value: {n} (expected a non-negative number of bytes)"
-                    )),
+                    _ => Err(format!("Invalid {field} value: {n} (expected a non-negative number of bytes)")),
                 },
             };
         }
@@ -102,9 +100,7 @@ pub fn parse_size(field: &str, value: &SizeArg) -> Result<u64, String> {
         )
     };
     let trimmed = text.trim();
-    let number_end = trimmed
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(trimmed.len());
+    let number_end = trimmed.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(trimmed.len());
     let (number, rest) = trimmed.split_at(number_end);
     let unit = rest.trim_start();
     let well_formed = match number.split_once('.') {
@@ -142,11 +138,7 @@ pub fn parse_modified_since(value: &str, now: SystemTime) -> Result<SystemTime, 
         )
     };
     let trimmed = value.trim();
-    if let Some(unit) = trimmed
-        .chars()
-        .last()
-        .filter(|c| matches!(c, 'm' | 'h' | 'd'))
-    {
+    if let Some(unit) = trimmed.chars().last().filter(|c| matches!(c, 'm' | 'h' | 'd')) {
         let count = trimmed[..trimmed.len() - 1].trim_end();
         if is_digits(count) {
             let seconds_per_unit: u64 = match unit {
@@ -168,9 +160,7 @@ pub fn parse_modified_since(value: &str, now: SystemTime) -> Result<SystemTime, 
         }
         return Err(invalid());
     }
-    OffsetDateTime::parse(value, &Rfc3339)
-        .map(SystemTime::from)
-        .map_err(|_| invalid())
+    OffsetDateTime::parse(value, &Rfc3339).map(SystemTime::from).map_err(|_| invalid())
 }
 
 /// `dddd-dd-dd`.
@@ -213,14 +203,9 @@ mod tests {
             size("1XB"),
             Err("Invalid minSize value: \"1XB\" (unknown unit 'XB'; accepted: B, K, KB, M, MB, G, GB)".into())
         );
-        let shape =
-            " (expected a number with optional B/K/KB/M/MB/G/GB suffix; units are 1024-based)";
+        let shape = " (expected a number with optional B/K/KB/M/MB/G/GB suffix; units are 1024-based)";
         for bad in ["", "abc", "1.", ".5", "1.2.3", "-1", "1 K B", "1K!"] {
-            assert_eq!(
-                size(bad),
-                Err(format!("Invalid minSize value: {}{shape}", quoted(bad))),
-                "{bad:?}"
-            );
+            assert_eq!(size(bad), Err(format!("Invalid minSize value: {}{shape}", quoted(bad))), "{bad:?}");
         }
         let negative: SizeArg = serde_json::from_str("-5").expect("number");
         assert_eq!(
@@ -231,53 +216,26 @@ mod tests {
     }
 
     fn utc(text: &str) -> SystemTime {
-        OffsetDateTime::parse(text, &Rfc3339)
-            .expect("timestamp")
-            .into()
+        OffsetDateTime::parse(text, &Rfc3339).expect("timestamp").into()
     }
 
     #[test]
     fn instants_in_all_three_forms() {
         let now = utc("2024-06-15T12:00:00Z");
-        assert_eq!(
-            parse_modified_since("2024-01-02", now),
-            Ok(utc("2024-01-02T00:00:00Z"))
-        );
-        assert_eq!(
-            parse_modified_since("2024-01-02T03:04:05+02:00", now),
-            Ok(utc("2024-01-02T01:04:05Z"))
-        );
-        assert_eq!(
-            parse_modified_since("2024-01-02T03:04:05.250Z", now),
-            Ok(utc("2024-01-02T03:04:05.250Z"))
-        );
-        assert_eq!(
-            parse_modified_since("30m", now),
-            Ok(utc("2024-06-15T11:30:00Z"))
-        );
-        assert_eq!(
-            parse_modified_since(" 2 h ", now),
-            Ok(utc("2024-06-15T10:00:00Z"))
-        );
-        assert_eq!(
-            parse_modified_since("7d", now),
-            Ok(utc("2024-06-08T12:00:00Z"))
-        );
+        assert_eq!(parse_modified_since("2024-01-02", now), Ok(utc("2024-01-02T00:00:00Z")));
+        assert_eq!(parse_modified_since("2024-01-02T03:04:05+02:00", now), Ok(utc("2024-01-02T01:04:05Z")));
+        assert_eq!(parse_modified_since("2024-01-02T03:04:05.250Z", now), Ok(utc("2024-01-02T03:04:05.250Z")));
+        assert_eq!(parse_modified_since("30m", now), Ok(utc("2024-06-15T11:30:00Z")));
+        assert_eq!(parse_modified_since(" 2 h ", now), Ok(utc("2024-06-15T10:00:00Z")));
+        assert_eq!(parse_modified_since("7d", now), Ok(utc("2024-06-08T12:00:00Z")));
     }
 
     #[test]
     fn malformed_instants_say_what_is_accepted() {
         let now = SystemTime::UNIX_EPOCH;
-        for bad in [
-            "",
-            "yesterday",
-            "2024-02-30",
-            "2024-1-2",
-            "2024-01-02T03:04:05",
-            "5w",
-            "d",
-            "99999999999999999999d",
-        ] {
+        for bad in
+            ["", "yesterday", "2024-02-30", "2024-1-2", "2024-01-02T03:04:05", "5w", "d", "99999999999999999999d"]
+        {
             let err = parse_modified_since(bad, now).expect_err(bad);
             assert_eq!(
                 err,

@@ -1,0 +1,420 @@
+//! `edit` end to end: every rule and every error code, on a real file system, with the
+//! file checked byte for byte after each refusal.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{Workspace, code};
+use hashline_core::LineHash;
+use hashline_tools::edit::EditTool;
+use hashline_tools::read::ReadTool;
+use hashline_tools::{Session, SessionConfig, ToolResult};
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+fn anchor(line: u32, text: &str) -> String {
+    format!("{line}:{}", LineHash::of(text.as_bytes()))
+}
+
+fn set_line(line: u32, old: &str, new: &str) -> Value {
+    json!({"set_line": {"anchor": anchor(line, old), "new_text": new}})
+}
+
+impl Workspace {
+    fn edit(&self, path: &str, edits: Value) -> ToolResult {
+        self.call::<EditTool>(json!({"path": path, "edits": edits}))
+    }
+
+    fn read_file(&self, path: &str) -> ToolResult {
+        self.call::<ReadTool>(json!({"path": path}))
+    }
+
+    fn bytes(&self, path: &str) -> Vec<u8> {
+        std::fs::read(self.path(path)).expect("read")
+    }
+}
+
+/// Refused, with the file byte-identical.
+fn refused(ws: &Workspace, path: &str, result: &ToolResult, expected_code: &str, before: &[u8]) {
+    assert_eq!(code(result), expected_code, "{}", result.text());
+    assert!(
+        result.text().contains("nothing was written") || result.text().contains("Nothing was written"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(ws.bytes(path), before, "the file must be unchanged");
+}
+
+#[test]
+fn read_then_edit_shows_the_change_with_fresh_anchors() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "alpha\nbeta\ngamma\n");
+    ws.read_file("a.txt");
+    let result = ws.edit("a.txt", json!([set_line(2, "beta", "BETA")]));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(ws.bytes("a.txt"), b"alpha\nBETA\ngamma\n");
+    assert_snapshot!(result.text(), @"
+    Edited a.txt (1 change, +1 -1 line)
+
+    @@ -1,3 +1,3 @@
+     1:3c8|alpha
+    -2:589|beta
+    +2:a21|BETA
+     3:56d|gamma
+    ");
+    let anchors: Vec<&str> = result.ptc_value()["anchors"]
+        .as_array()
+        .expect("anchors")
+        .iter()
+        .filter_map(|l| l["anchor"].as_str())
+        .collect();
+    assert_eq!(anchors, [anchor(1, "alpha"), anchor(2, "BETA"), anchor(3, "gamma")]);
+    assert_eq!(result.ptc_value()["firstChangedLine"], 2);
+    // The fresh anchors are usable at once.
+    let next = ws.edit("a.txt", json!([set_line(2, "BETA", "beta again")]));
+    assert!(!next.is_error, "{}", next.text());
+}
+
+#[test]
+fn the_read_gate_refuses_unread_files_then_lets_the_edit_through() {
+    let ws = Workspace::new();
+    ws.file("settings.txt", "color: blue\n");
+    let before = ws.bytes("settings.txt");
+    let result = ws.edit("settings.txt", json!([set_line(1, "color: blue", "color: green")]));
+    refused(&ws, "settings.txt", &result, "file-not-read", &before);
+    assert_snapshot!(ws.redact(&result.text()), @r#"Edit rejected — nothing was written. You must get fresh anchors for {{cwd}}/settings.txt before editing it. Call read("settings.txt") first, or use grep, ast_search, or write to produce fresh anchors for this file. edit requires fresh LINE:HASH anchors from read, grep, ast_search, or write so the hashes match the current file contents."#);
+    ws.read_file("settings.txt");
+    let retried = ws.edit("settings.txt", json!([set_line(1, "color: blue", "color: green")]));
+    assert!(!retried.is_error, "{}", retried.text());
+    let meta = retried.meta.expect("top-level edit has meta");
+    assert_eq!(meta["diffs"][0]["newText"], "color: green");
+}
+
+#[test]
+fn a_unique_replace_needs_no_read() {
+    let ws = Workspace::new();
+    ws.file("r.txt", "one two three\n");
+    let result = ws.edit("r.txt", json!([{"replace": {"old_text": "two", "new_text": "2"}}]));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(ws.bytes("r.txt"), b"one 2 three\n");
+}
+
+#[test]
+fn stale_anchor_is_refused_with_rows_and_the_retry_needs_no_read() {
+    let ws = Workspace::new();
+    ws.file("g.txt", "hello\nworld\n");
+    ws.read_file("g.txt");
+    ws.file("g.txt", "hello\nWORLD\n");
+    let before = ws.bytes("g.txt");
+    let result = ws.edit("g.txt", json!([set_line(2, "world", "planet")]));
+    refused(&ws, "g.txt", &result, "hash-mismatch", &before);
+    assert_snapshot!(result.text(), @"
+    Edit rejected — nothing was written. The anchor hash did not match the current file content.
+    1 line has changed since last read. Auto-relocation checks only within ±20 lines of each anchor. Use the updated LINE:HASH references shown below (>>> marks changed lines).
+
+        1:7f9|hello
+    >>> 2:ef6|WORLD
+    ");
+    let updated = &result.ptc_value()["error"]["details"]["updatedAnchors"][0];
+    assert_eq!(updated["anchor"], anchor(2, "WORLD"));
+    let retry = ws.edit("g.txt", json!([{"set_line": {"anchor": updated["anchor"], "new_text": "planet"}}]));
+    assert!(!retry.is_error, "{}", retry.text());
+    assert_eq!(ws.bytes("g.txt"), b"hello\nplanet\n");
+}
+
+#[test]
+fn a_shifted_line_is_relocated_with_a_note() {
+    let ws = Workspace::new();
+    ws.file("s.txt", "a\nb\nc\n");
+    ws.read_file("s.txt");
+    ws.file("s.txt", "new top\na\nb\nc\n");
+    let result = ws.edit("s.txt", json!([set_line(2, "b", "B")]));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(ws.bytes("s.txt"), b"new top\na\nB\nc\n");
+    assert_eq!(result.ptc_value()["warnings"][0]["code"], "anchor-relocated");
+    assert!(result.text().contains(&format!("Auto-relocated anchor {} -> 3:", anchor(2, "b"))), "{}", result.text());
+}
+
+#[test]
+fn the_served_lines_guard_refuses_overwriting_a_line_changed_on_disk() {
+    let ws = Workspace::new();
+    ws.file("v.txt", "1\n2\n3\n4\n5\n");
+    ws.read_file("v.txt");
+    ws.file("v.txt", "1\n2\nTHREE\n4\n5\n");
+    let before = ws.bytes("v.txt");
+    let range =
+        json!([{"replace_lines": {"start_anchor": anchor(2, "2"), "end_anchor": anchor(4, "4"), "new_text": "x"}}]);
+    let result = ws.edit("v.txt", range.clone());
+    refused(&ws, "v.txt", &result, "hash-mismatch", &before);
+    assert_snapshot!(result.text(), @"
+    Edit rejected — nothing was written. 1 line this edit would overwrite changed on disk since you last saw it (>>> marks changed lines):
+
+        2:334|2
+    >>> 3:3c7|THREE
+        4:f36|4
+
+    Decide against the current content above and re-issue the edit with these LINE:HASH anchors; no re-read is needed.
+    ");
+    // The refusal showed the line: now it counts as seen.
+    let retry = ws.edit("v.txt", range);
+    assert!(!retry.is_error, "{}", retry.text());
+    assert_eq!(ws.bytes("v.txt"), b"1\nx\n5\n");
+
+    let other = Workspace::new();
+    other.file("r.txt", "1\n2\n3\n");
+    other.read_file("r.txt");
+    other.file("r.txt", "1\nTWO\n3\n");
+    let replace = other.edit("r.txt", json!([{"replace": {"old_text": "TWO", "new_text": "2"}}]));
+    assert_eq!(code(&replace), "hash-mismatch", "a replace over an unseen change is refused too");
+    assert_eq!(other.bytes("r.txt"), b"1\nTWO\n3\n");
+}
+
+#[test]
+fn error_codes_leave_the_file_alone() {
+    let ws = Workspace::new();
+    ws.file("e.txt", "x\ny\nx\n");
+    ws.read_file("e.txt");
+    let before = ws.bytes("e.txt");
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            json!([set_line(1, "x", "1"), {"replace_lines": {"start_anchor": anchor(1, "x"), "end_anchor": anchor(2, "y"), "new_text": "z"}}]),
+            "overlapping-edit",
+        ),
+        (json!([{"replace": {"old_text": "x", "new_text": "z"}}]), "ambiguous-match"),
+        (json!([{"replace": {"old_text": "nope", "new_text": "z"}}]), "text-not-found"),
+        (json!([{"set_line": {"anchor": "L1", "new_text": "z"}}]), "invalid-anchor"),
+        (json!([set_line(9, "nothing", "z")]), "line-out-of-range"),
+        (json!([]), "invalid-edit-variant"),
+        (json!([{}]), "invalid-edit-variant"),
+        (
+            json!([{"set_line": {"anchor": anchor(1, "x"), "new_text": "a"}, "insert_after": {"anchor": anchor(1, "x"), "new_text": "b"}}]),
+            "invalid-edit-variant",
+        ),
+        (json!([{"old_text": "x", "new_text": "y"}]), "invalid-edit-variant"),
+        (json!([{"replace": {"old_text": "", "new_text": "y"}}]), "invalid-edit-variant"),
+        (json!([{"set_line": {"anchor": null, "new_text": "y"}}]), "invalid-edit-variant"),
+        (json!([{"set_line": {"anchor": anchor(1, "x")}}]), "invalid-edit-variant"),
+        (json!("not json"), "invalid-edit-variant"),
+        (json!([{"replace_symbol": {"symbol": "main", "new_body": "fn main() {}"}}]), "unsupported-language"),
+    ];
+    for (edits, expected) in cases {
+        let result = ws.edit("e.txt", edits.clone());
+        assert_eq!(code(&result), expected, "{edits}: {}", result.text());
+        assert_eq!(ws.bytes("e.txt"), before, "{edits}");
+    }
+    let both = ws.call::<EditTool>(json!({"path": "e.txt", "edits": [], "files": [{"path": "e.txt", "edits": []}]}));
+    assert_eq!(code(&both), "invalid-params-combo");
+    assert_eq!(code(&ws.edit("missing.txt", json!([set_line(1, "x", "y")]))), "file-not-found");
+    ws.file("bin.dat", b"\x00\x01binary");
+    assert_eq!(
+        code(&ws.edit("bin.dat", json!([{"replace": {"old_text": "binary", "new_text": "text"}}]))),
+        "binary-file"
+    );
+    assert_eq!(ws.bytes("bin.dat"), b"\x00\x01binary");
+}
+
+#[test]
+fn refusal_texts_are_pinned() {
+    let ws = Workspace::new();
+    ws.file("t.txt", "x\ny\nx\n");
+    ws.read_file("t.txt");
+    let overlap = ws.edit("t.txt", json!([set_line(1, "x", "1"), {"replace_lines": {"start_anchor": anchor(1, "x"), "end_anchor": anchor(2, "y"), "new_text": "z"}}]));
+    assert_snapshot!("overlapping_edit", overlap.text());
+    let ambiguous = ws.edit("t.txt", json!([{"replace": {"old_text": "x", "new_text": "z"}}]));
+    assert_snapshot!("ambiguous_match", ambiguous.text());
+    let shape = ws.edit("t.txt", json!([{"old_text": "x", "new_text": "y"}]));
+    assert_snapshot!("top_level_old_text", shape.text());
+    let two = ws.edit("t.txt", json!([{"set_line": {"anchor": anchor(1, "x"), "new_text": "a"}, "replace": {"old_text": "y", "new_text": "b"}}]));
+    assert_snapshot!("two_keys", two.text());
+}
+
+#[test]
+fn noop_succeeds_without_writing() {
+    let ws = Workspace::new();
+    let path = ws.file("n.txt", "same\n");
+    ws.read_file("n.txt");
+    let old_time = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    std::fs::File::options().write(true).open(&path).expect("open").set_modified(old_time).expect("mtime");
+    let result = ws.edit("n.txt", json!([set_line(1, "same", "same")]));
+    assert!(!result.is_error);
+    assert_eq!(result.ptc_value()["noop"], true);
+    assert_eq!(result.ptc_value()["noopEdits"], json!([0]));
+    assert_snapshot!(result.text(), @"No changes made to n.txt: the file already has this content. Nothing was written.");
+    assert_eq!(std::fs::metadata(&path).expect("meta").modified().expect("mtime"), old_time);
+}
+
+#[test]
+fn crlf_bom_and_mixed_endings_are_kept() {
+    let ws = Workspace::new();
+    ws.file("w.txt", b"\xEF\xBB\xBFone\r\ntwo\nthree\r\n");
+    ws.read_file("w.txt");
+    let result = ws.edit(
+        "w.txt",
+        json!([set_line(2, "two", "TWO\nTWO-B"), {"insert_after": {"anchor": anchor(3, "three"), "new_text": "four"}}]),
+    );
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(ws.bytes("w.txt"), b"\xEF\xBB\xBFone\r\nTWO\nTWO-B\nthree\r\nfour\r\n");
+    assert_snapshot!("crlf_bom_patch", result.ptc_value()["patch"].as_str().unwrap_or_default());
+}
+
+#[test]
+fn legacy_input_and_json_string_edits() {
+    let ws = Workspace::new();
+    ws.file("l.txt", "old value\n");
+    let legacy = ws.call::<EditTool>(json!({"path": "l.txt", "oldText": "old", "newText": "new"}));
+    assert!(!legacy.is_error, "{}", legacy.text());
+    assert!(legacy.text().starts_with("Legacy top-level oldText/newText input was normalized"), "{}", legacy.text());
+    assert_eq!(legacy.ptc_value()["warnings"][0]["code"], "legacy-input");
+    let partial = ws.call::<EditTool>(json!({"path": "l.txt", "oldText": "new"}));
+    assert_eq!(code(&partial), "invalid-edit-variant");
+    ws.read_file("l.txt");
+    let as_string = ws.edit("l.txt", json!(json!([set_line(1, "new value", "third")]).to_string()));
+    assert!(!as_string.is_error, "{}", as_string.text());
+    assert_eq!(ws.bytes("l.txt"), b"third\n");
+}
+
+#[test]
+fn echoed_anchors_are_stripped_with_a_warning_unless_literal() {
+    let ws = Workspace::new();
+    ws.file("p.txt", "alpha\nbeta\n");
+    ws.read_file("p.txt");
+    let echoed = format!("{}|BETA", anchor(2, "beta"));
+    let result = ws.edit("p.txt", json!([set_line(2, "beta", &echoed)]));
+    assert_eq!(ws.bytes("p.txt"), b"alpha\nBETA\n");
+    assert_eq!(result.ptc_value()["warnings"][0]["code"], "edit-warning");
+    let look_alike = ws.edit("p.txt", json!([set_line(2, "BETA", "12:30|meeting")]));
+    assert!(!look_alike.is_error);
+    assert_eq!(ws.bytes("p.txt"), b"alpha\n12:30|meeting\n");
+}
+
+#[test]
+fn cross_file_move_takes_lines_from_the_other_file() {
+    let ws = Workspace::new();
+    ws.file("from.txt", "keep\nmove me\n");
+    ws.file("to.txt", "target\n");
+    ws.read_file("from.txt");
+    ws.read_file("to.txt");
+    let result = ws.edit(
+        "to.txt",
+        json!([{"move_lines": {"start_anchor": anchor(2, "move me"), "end_anchor": anchor(2, "move me"), "after_anchor": anchor(1, "target"), "from_path": "from.txt"}}]),
+    );
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(ws.bytes("to.txt"), b"target\nmove me\n");
+    assert_eq!(ws.bytes("from.txt"), b"keep\n");
+}
+
+#[test]
+fn multi_file_edit_validates_everything_before_writing_anything() {
+    let ws = Workspace::new();
+    ws.file("one.txt", "1\n");
+    ws.file("two.txt", "2\n");
+    ws.read_file("one.txt");
+    ws.read_file("two.txt");
+    let bad = ws.call::<EditTool>(json!({"files": [
+        {"path": "one.txt", "edits": [set_line(1, "1", "one")]},
+        {"path": "two.txt", "edits": [set_line(1, "stale", "two")]},
+    ]}));
+    assert_eq!(code(&bad), "hash-mismatch");
+    assert!(bad.text().starts_with("files[1] (two.txt): Edit rejected"), "{}", bad.text());
+    assert_eq!((ws.bytes("one.txt"), ws.bytes("two.txt")), (b"1\n".to_vec(), b"2\n".to_vec()));
+    let good = ws.call::<EditTool>(json!({"files": [
+        {"path": "one.txt", "edits": [set_line(1, "1", "one")]},
+        {"path": "two.txt", "edits": [set_line(1, "2", "two")]},
+    ]}));
+    assert!(!good.is_error, "{}", good.text());
+    assert_eq!((ws.bytes("one.txt"), ws.bytes("two.txt")), (b"one\n".to_vec(), b"two\n".to_vec()));
+    assert_eq!(good.ptc_value()["files"].as_array().map(Vec::len), Some(2));
+    assert_eq!(good.meta.expect("meta")["diffs"].as_array().map(Vec::len), Some(2));
+}
+
+/// A session whose writer fails on the `fail_at`-th write (1-based) and writes normally otherwise.
+fn failing_session(dir: &std::path::Path, fail_at: usize) -> Session {
+    let count = Arc::new(AtomicUsize::new(0));
+    let writer = move |path: &std::path::Path, bytes: &[u8]| {
+        if count.fetch_add(1, Ordering::SeqCst) + 1 == fail_at {
+            return Err(std::io::Error::other("simulated disk failure"));
+        }
+        hashline_tools::fsio::write_atomic(path, bytes)
+    };
+    Session::new(SessionConfig::builder().root(dir).writer(writer).build()).expect("session")
+}
+
+#[test]
+fn a_failed_second_write_restores_the_first_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("one.txt"), "1\n").expect("write");
+    std::fs::write(dir.path().join("two.txt"), "2\n").expect("write");
+    let session = failing_session(dir.path(), 2);
+    for file in ["one.txt", "two.txt"] {
+        hashline_tools::execute::<ReadTool>(&session, json!({"path": file}), &Default::default());
+    }
+    let result = hashline_tools::execute::<EditTool>(
+        &session,
+        json!({"files": [
+            {"path": "one.txt", "edits": [set_line(1, "1", "one")]},
+            {"path": "two.txt", "edits": [set_line(1, "2", "two")]},
+        ]}),
+        &Default::default(),
+    );
+    assert_eq!(code(&result), "fs-error");
+    assert!(result.text().contains("were restored; nothing changed"), "{}", result.text());
+    assert_eq!(std::fs::read(dir.path().join("one.txt")).expect("read"), b"1\n");
+    assert_eq!(std::fs::read(dir.path().join("two.txt")).expect("read"), b"2\n");
+}
+
+#[test]
+fn post_edit_verification_catches_a_bad_write() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("v.txt"), "a\n").expect("write");
+    let corrupting =
+        |path: &std::path::Path, bytes: &[u8]| hashline_tools::fsio::write_atomic(path, &bytes[..bytes.len() - 1]);
+    let session = Session::new(SessionConfig::builder().root(dir.path()).writer(corrupting).build()).expect("session");
+    hashline_tools::execute::<ReadTool>(&session, json!({"path": "v.txt"}), &Default::default());
+    let args = json!({"path": "v.txt", "edits": [set_line(1, "a", "b")], "postEditVerify": true});
+    let result = hashline_tools::execute::<EditTool>(&session, args, &Default::default());
+    assert_eq!(code(&result), "post-edit-verification-mismatch");
+    assert_eq!(result.ptc_value()["error"]["details"], json!({"expectedLength": 2, "actualLength": 1}));
+
+    std::fs::write(dir.path().join("w.txt"), "a\n").expect("write");
+    let vanishing = |path: &std::path::Path, bytes: &[u8]| {
+        let state = hashline_tools::fsio::write_atomic(path, bytes)?;
+        std::fs::remove_file(path)?;
+        Ok(state)
+    };
+    let session = Session::new(SessionConfig::builder().root(dir.path()).writer(vanishing).build()).expect("session");
+    hashline_tools::execute::<ReadTool>(&session, json!({"path": "w.txt"}), &Default::default());
+    let args = json!({"path": "w.txt", "edits": [set_line(1, "a", "b")], "postEditVerify": true});
+    let result = hashline_tools::execute::<EditTool>(&session, args, &Default::default());
+    assert_eq!(code(&result), "post-edit-verification-read-failed");
+}
+
+#[test]
+fn duplicate_targets_warn_and_the_last_wins() {
+    let ws = Workspace::new();
+    ws.file("d.txt", "a\nb\n");
+    ws.read_file("d.txt");
+    let result = ws.edit("d.txt", json!([set_line(1, "a", "x"), set_line(1, "a", "y")]));
+    assert_eq!(ws.bytes("d.txt"), b"y\nb\n");
+    assert!(result.text().contains("only the last will apply"), "{}", result.text());
+}
+
+#[test]
+fn stateless_sessions_check_hashes_but_need_no_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("s.txt"), "a\n").expect("write");
+    let session = Session::new(SessionConfig::builder().root(dir.path()).stateful(false).build()).expect("session");
+    let ok = hashline_tools::execute::<EditTool>(
+        &session,
+        json!({"path": "s.txt", "edits": [set_line(1, "a", "b")]}),
+        &Default::default(),
+    );
+    assert!(!ok.is_error, "{}", ok.text());
+    let stale = hashline_tools::execute::<EditTool>(
+        &session,
+        json!({"path": "s.txt", "edits": [set_line(1, "a", "c")]}),
+        &Default::default(),
+    );
+    assert_eq!(code(&stale), "hash-mismatch");
+}
