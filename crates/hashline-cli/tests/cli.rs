@@ -146,7 +146,7 @@ fn tools_lists_every_tool_with_schemas() {
     let out = dir.run(&["tools"], None);
     let tools: Value = serde_json::from_str(&stdout(&out)).expect("json");
     let names: Vec<&str> = tools.as_array().expect("array").iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["read", "write", "ls", "find"]);
+    assert_eq!(names, ["read", "edit", "write", "ls", "find"]);
     for tool in tools.as_array().expect("array") {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
         assert!(tool["outputSchema"]["properties"]["tool"].is_object());

@@ -19,7 +19,7 @@ fn every_tool_is_registered_with_annotations() {
         .iter()
         .map(|t| (t.name, t.annotations.read_only_hint, t.annotations.destructive_hint))
         .collect();
-    assert_eq!(summary, [("read", true, false), ("write", false, true), ("ls", true, false), ("find", true, false)]);
+    assert_eq!(summary, [("read", true, false), ("edit", false, true), ("write", false, true), ("ls", true, false), ("find", true, false)]);
 }
 
 /// The model-facing descriptions and schemas are protocol: pinned here.
@@ -54,7 +54,7 @@ fn unknown_tools_are_error_results() {
     let result = Toolbox::new().execute(&session, "rm", json!({}), &CallContext::top_level());
     assert!(result.is_error);
     assert_eq!(result.error_code(), Some("unknown-tool"));
-    assert_eq!(result.text(), "Unknown tool: rm. Available tools: read, write, ls, find.");
+    assert_eq!(result.text(), "Unknown tool: rm. Available tools: read, edit, write, ls, find.");
 }
 
 #[test]
