@@ -238,3 +238,14 @@ fn change_map_follows_lines() {
     assert_eq!(out.overwritten, vec![LineNo::new(2).expect("2")]);
     assert_eq!(out.first_changed_line.map(LineNo::get), Some(2));
 }
+
+#[test]
+fn bare_cr_lines_never_merge_with_a_following_empty_line() {
+    let got = run(b"\r\nabc\rdef\ngh\r\n", |d| vec![set(a(d, 1), ""), set(a(d, 3), "\n")]).expect("ok");
+    assert_eq!(got, b"abc\r\rgh\r\n");
+    let doc = Document::parse(b"abc\rX\n\nend\n".to_vec());
+    let out = apply(&doc, &[set(a(&doc, 2), "")], &EditOptions::default()).expect("ok");
+    assert_eq!(out.document.as_bytes(), b"abc\r\nend\n", "untouched bytes are kept even when they now read as CRLF");
+    assert_eq!(out.changes.new_line_of(LineNo::new(4).expect("4")).map(LineNo::get), Some(2));
+    assert_eq!(out.changes.new_line_of(LineNo::new(3).expect("3")), None, "the empty line was absorbed");
+}

@@ -19,7 +19,16 @@ fn every_tool_is_registered_with_annotations() {
         .iter()
         .map(|t| (t.name, t.annotations.read_only_hint, t.annotations.destructive_hint))
         .collect();
-    assert_eq!(summary, [("read", true, false), ("edit", false, true), ("write", false, true), ("ls", true, false), ("find", true, false)]);
+    assert_eq!(
+        summary,
+        [
+            ("read", true, false),
+            ("edit", false, true),
+            ("write", false, true),
+            ("ls", true, false),
+            ("find", true, false)
+        ]
+    );
 }
 
 /// The model-facing descriptions and schemas are protocol: pinned here.

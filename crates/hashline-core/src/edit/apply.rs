@@ -162,6 +162,8 @@ fn local_terminator(doc: &Document, index: usize) -> Terminator {
 struct Out<'a> {
     content: &'a [u8],
     terminator: Terminator,
+    /// Written by this batch (not an untouched original line).
+    new: bool,
 }
 
 /// Applies non-overlapping splices in one pass. Returns the new document, the change map
@@ -192,13 +194,7 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
             let boundary = doc.line(LineNo::from_index(s.end - 1)).map_or(Terminator::None, |l| l.terminator);
             for (k, line) in s.lines.iter().enumerate() {
                 let terminator = if k + 1 == s.lines.len() { boundary } else { local };
-                out.push(Out { content: line, terminator });
-            }
-            if s.lines.is_empty() && boundary == Terminator::None {
-                // The file's unterminated last line was deleted: the file keeps having no final newline.
-                if let Some(last) = out.last_mut() {
-                    last.terminator = Terminator::None;
-                }
+                out.push(Out { content: line, terminator, new: true });
             }
             last_of_step = s.end - 1;
             i = s.end;
@@ -208,7 +204,7 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
             i = 1;
         } else if let Some(line) = doc.line(LineNo::from_index(i)) {
             map[i] = Some(out.len() as u32);
-            out.push(Out { content: line.content, terminator: line.terminator });
+            out.push(Out { content: line.content, terminator: line.terminator, new: false });
             last_of_step = i;
             i += 1;
         } else {
@@ -224,7 +220,7 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
             for (k, line) in s.lines.iter().enumerate() {
                 let last = k + 1 == s.lines.len();
                 let terminator = if last && (tail_unterminated || is_empty_file) { Terminator::None } else { local };
-                out.push(Out { content: line, terminator });
+                out.push(Out { content: line, terminator, new: true });
             }
         }
     }
@@ -235,14 +231,36 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
             last.terminator = if local == Terminator::None { Terminator::Lf } else { local };
         }
     }
+    // A bare `\r` followed by an empty `\n` line would read back as one `\r\n`: a new
+    // empty line after a bare-CR line takes the bare CR too.
+    for k in 1..out.len() {
+        if out[k].new && out[k].content.is_empty() && out[k].terminator == Terminator::Lf {
+            if out[k - 1].terminator == Terminator::Cr {
+                out[k].terminator = Terminator::Cr;
+            }
+        }
+    }
     let mut bytes = Vec::with_capacity(doc.as_bytes().len() + 64);
     if doc.has_bom() {
         bytes.extend_from_slice(BOM);
     }
+    let mut starts = Vec::with_capacity(out.len());
     for line in &out {
+        starts.push(bytes.len());
         bytes.extend_from_slice(line.content);
         bytes.extend_from_slice(line.terminator.as_bytes());
     }
     let document = Document::parse(bytes);
+    if document.line_count() != out.len() {
+        // Untouched bytes can still join across a removed line (`a\r` + `\n`): map the
+        // kept lines by where they start; a line absorbed into another maps to nothing.
+        let line_at: HashMap<usize, u32> = document
+            .lines()
+            .filter_map(|l| document.content_range(l.number).map(|r| (r.start, l.number.index() as u32)))
+            .collect();
+        for slot in map.iter_mut() {
+            *slot = slot.and_then(|k| line_at.get(&starts[k as usize]).copied());
+        }
+    }
     (document, ChangeMap::new(map), first.map(LineNo::from_index))
 }
