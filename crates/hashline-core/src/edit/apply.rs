@@ -234,10 +234,12 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
     // A bare `\r` followed by an empty `\n` line would read back as one `\r\n`: a new
     // empty line after a bare-CR line takes the bare CR too.
     for k in 1..out.len() {
-        if out[k].new && out[k].content.is_empty() && out[k].terminator == Terminator::Lf {
-            if out[k - 1].terminator == Terminator::Cr {
-                out[k].terminator = Terminator::Cr;
-            }
+        if out[k].new
+            && out[k].content.is_empty()
+            && out[k].terminator == Terminator::Lf
+            && out[k - 1].terminator == Terminator::Cr
+        {
+            out[k].terminator = Terminator::Cr;
         }
     }
     let mut bytes = Vec::with_capacity(doc.as_bytes().len() + 64);
