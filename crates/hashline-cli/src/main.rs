@@ -26,6 +26,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // A reader that stops early (`| head`) is not an error.
+        Err(err)
+            if err.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             eprintln!("hashline: {err:#}");
             ExitCode::from(EXIT_USAGE)

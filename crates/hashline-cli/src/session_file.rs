@@ -36,5 +36,7 @@ pub fn load(file: &Path, session: &Session) -> Result<()> {
 pub fn save(file: &Path, session: &Session) -> Result<()> {
     let state = SessionFile { version: VERSION, ledger: session.ledger().clone() };
     let text = serde_json::to_string(&state)?;
-    std::fs::write(file, text).with_context(|| format!("cannot write session file {}", file.display()))
+    hashline::tools::fsio::write_atomic(file, text.as_bytes())
+        .map(drop)
+        .with_context(|| format!("cannot write session file {}", file.display()))
 }

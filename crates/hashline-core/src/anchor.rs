@@ -163,10 +163,11 @@ impl AnchorError {
 /// ```
 pub fn parse_anchor(input: &str) -> Result<AnchorRef, AnchorError> {
     let malformed = || AnchorError::Malformed { input: echo(input) };
-    let row = input.lines().find(|l| !l.trim().is_empty()).ok_or_else(malformed)?.trim();
+    let row = input.lines().find(|l| !l.trim().is_empty()).ok_or_else(malformed)?.trim_start();
     let row = strip_marker(row);
+    // The content after `|` is kept verbatim (trailing spaces are part of a line).
     let (head, content) = match row.split_once('|') {
-        Some((head, content)) => (head, Some(content.to_owned())),
+        Some((head, content)) => (head, Some(content.strip_suffix('\r').unwrap_or(content).to_owned())),
         None => (row, None),
     };
     let head = head.split("  ").next().unwrap_or(head).trim();
@@ -231,6 +232,7 @@ mod tests {
         assert_eq!(line("\n  \n7:d05|\n8:3c8|alpha"), (7, "d05".into(), Some(String::new())));
         assert_eq!(line("12:abc  trailing note"), (12, "abc".into(), None));
         assert_eq!(line("12:abc|a|b"), (12, "abc".into(), Some("a|b".into())));
+        assert_eq!(line("12:abc|trailing  "), (12, "abc".into(), Some("trailing  ".into())));
     }
 
     #[test]

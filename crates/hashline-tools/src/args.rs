@@ -50,7 +50,9 @@ pub fn prepare<A: DeserializeOwned>(
         .unwrap_or_default();
 
     let mut adjustments = Vec::new();
-    object.remove(ERROR_MODE_KEY);
+    if let Some(mode) = object.remove(ERROR_MODE_KEY) {
+        error_mode_is_value(&serde_json::json!({ ERROR_MODE_KEY: mode }))?;
+    }
     let unknown: Vec<String> = object.keys().filter(|k| !properties.contains_key(*k)).cloned().collect();
     for key in unknown {
         object.remove(&key);

@@ -196,8 +196,7 @@ impl Toolbox {
     /// ```
     pub fn invoke(&self, session: &Session, name: &str, args: Value) -> Result<Value, ToolError> {
         let value_mode = hashline_tools::args::error_mode_is_value(&args)?;
-        let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        let result = tool.execute(session, args, &CallContext::top_level());
+        let result = self.execute(session, name, args, &CallContext::top_level());
         let text = result.text();
         let mut ptc = match result.details.ptc_value {
             Value::Object(map) => map,
@@ -212,6 +211,9 @@ impl Toolbox {
             out.insert("text".into(), Value::String(text));
             out.insert("tool".into(), Value::from(name));
             out.insert("ok".into(), Value::Bool(false));
+            if let Some(path) = ptc.remove("path") {
+                out.insert("path".into(), path);
+            }
             out.insert("error".into(), error);
             return Ok(Value::Object(out));
         }

@@ -76,7 +76,9 @@ fn invoke_honours_error_mode() {
     let thrown =
         toolbox.invoke(&session, "read", json!({"path": "nope.txt", "errorMode": "throw"})).expect_err("throw");
     assert_eq!((thrown.code.as_str(), thrown.message.as_str()), ("file-not-found", "File not found: nope.txt"));
-    let value = toolbox.invoke(&session, "read", json!({"path": "nope.txt", "errorMode": "value"})).expect("value");
+    let mut value = toolbox.invoke(&session, "read", json!({"path": "nope.txt", "errorMode": "value"})).expect("value");
+    let path = value.as_object_mut().and_then(|v| v.remove("path")).expect("the error names its path");
+    assert!(path.as_str().is_some_and(|p| p.ends_with("/nope.txt")), "{path}");
     assert_eq!(
         value,
         json!({"text": "File not found: nope.txt", "tool": "read", "ok": false,
@@ -85,6 +87,8 @@ fn invoke_honours_error_mode() {
     let bad_mode = toolbox.invoke(&session, "read", json!({"path": "a.txt", "errorMode": "loud"})).expect_err("mode");
     assert_eq!(bad_mode.code.as_str(), "invalid-type");
     assert_eq!(toolbox.invoke(&session, "nope", json!({})).expect_err("unknown").code.as_str(), "unknown-tool");
+    let unknown = toolbox.invoke(&session, "nope", json!({"errorMode": "value"})).expect("value mode");
+    assert_eq!(unknown["error"]["code"], "unknown-tool");
 }
 
 #[test]

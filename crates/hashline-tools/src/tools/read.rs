@@ -209,7 +209,11 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
     if start > total {
         return Err(ToolError::new(
             ErrorCode::OffsetPastEnd,
-            format!("Offset {start} is past end of file ({total} lines): {}", path.display),
+            format!(
+                "Offset {start} is past end of file ({total} {}): {}",
+                if total == 1 { "line" } else { "lines" },
+                path.display
+            ),
         )
         .with_hint(format!("Use an offset from 1 to {total}."))
         .with_path(absolute));

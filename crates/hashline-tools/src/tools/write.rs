@@ -16,6 +16,9 @@ use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
 use crate::warning::{Warning, WarningCode};
 
+/// The largest old file whose content is read to diff an overwrite against.
+const DIFF_BASIS_MAX: u64 = 10 * 1024 * 1024;
+
 /// Arguments of `write`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
 #[serde(rename_all = "camelCase")]
@@ -91,25 +94,31 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
 
     let lock = session.lock_path(&path.real);
     let _guard = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let before = match std::fs::symlink_metadata(&path.absolute) {
-        Ok(_) => match read_regular_file(&path) {
-            Ok(old) => Some(old),
-            // A dangling symlink: the write creates its target.
-            Err(err) if err.code == ErrorCode::FileNotFound => None,
-            Err(err) if err.code == ErrorCode::PathIsDirectory => {
-                return Err(ToolError::new(
-                    ErrorCode::PathIsDirectory,
-                    format!("Path is a directory — cannot overwrite: {}", path.display),
-                )
-                .with_path(path.absolute_str()));
-            }
-            Err(err) => return Err(err),
-        },
-        Err(_) => None,
+    // The old content, for the diff: only when it is a readable regular file of at most
+    // DIFF_BASIS_MAX bytes; a larger or unreadable file is replaced without a diff.
+    let (exists, before) = match std::fs::metadata(&path.absolute) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(ToolError::new(
+                ErrorCode::PathIsDirectory,
+                format!("Path is a directory — cannot overwrite: {}", path.display),
+            )
+            .with_path(path.absolute_str()));
+        }
+        Ok(meta) if !meta.is_file() => {
+            return Err(ToolError::new(
+                ErrorCode::FsError,
+                format!(
+                    "Not a regular file: {} (a FIFO, socket or device); write replaces regular files only.",
+                    path.display
+                ),
+            )
+            .with_path(path.absolute_str()));
+        }
+        Ok(meta) if meta.len() > DIFF_BASIS_MAX => (true, None),
+        Ok(_) => (true, read_regular_file(&path).ok()),
+        Err(_) => (false, None),
     };
-    if before.is_none()
-        && let Some(parent) = path.absolute.parent()
-    {
+    if !exists && let Some(parent) = path.absolute.parent() {
         std::fs::create_dir_all(parent).map_err(|err| {
             ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))
                 .with_path(path.absolute_str())
@@ -139,12 +148,14 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
         warnings,
     };
 
+    let notes: String = value.warnings.iter().map(|w| format!("{}\n\n", w.message)).collect();
     if looks_binary(doc.as_bytes()) {
         value.warnings.push(Warning::new(
             WarningCode::BinaryContent,
             "⚠️ File content appears to be binary — hashlines not generated.",
         ));
-        let text = format!("Wrote {}\n⚠️ File content appears to be binary — hashlines not generated.", path.display);
+        let text =
+            format!("{notes}Wrote {}\n⚠️ File content appears to be binary — hashlines not generated.", path.display);
         return Ok(ToolOutput::text(value, text).with_meta(empty_diffs()));
     }
 
@@ -173,7 +184,7 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
             ),
         );
         let text = format!(
-            "Wrote {} ({total_lines} lines, {}).\n{}",
+            "{notes}Wrote {} ({total_lines} lines, {}).\n{}",
             path.display,
             format_size(byte_count as usize),
             warning.message
