@@ -23,6 +23,9 @@ pub struct Cli {
     /// Allow paths outside every root.
     #[arg(long, global = true)]
     pub unconfined: bool,
+    /// Append every call and its result to this session log (JSONL, SPEC §9.1).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

@@ -9,8 +9,11 @@ mod session_file;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
+use std::sync::Arc;
+
 use anyhow::{Context, Result};
 use clap::Parser;
+use hashline::tools::log::LogWriter;
 use hashline::view::ContentBlock;
 use hashline::{CallContext, Session, SessionConfig, ToolResult, Toolbox};
 use serde_json::{Value, json};
@@ -80,8 +83,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 println!("{}", serde_json::to_string(&result)?);
                 exit_for(&result)
             } else {
-                let spec = toolbox.get(tool).context("the subcommand names a registered tool")?;
-                let (content, is_error) = spec.execute_content(&session, args, &ctx);
+                let (content, is_error) = toolbox.execute_content(&session, tool, args, &ctx);
                 print_content(&content, is_error)?;
                 if is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS }
             }
@@ -98,12 +100,18 @@ fn open_session(cli: &Cli, stateful: bool) -> Result<Session> {
     if roots.is_empty() {
         roots.push(std::env::current_dir().context("cannot read the working directory")?);
     }
-    let config = SessionConfig::builder()
+    let builder = SessionConfig::builder()
         .root(roots[0].clone())
         .extra_roots(roots[1..].to_vec())
         .unconfined(cli.unconfined)
-        .stateful(stateful)
-        .build();
+        .stateful(stateful);
+    let config = match &cli.log {
+        Some(file) => {
+            let log = LogWriter::to_file(file).with_context(|| format!("cannot open the log {}", file.display()))?;
+            builder.log(Arc::new(log)).build()
+        }
+        None => builder.build(),
+    };
     Session::new(config).map_err(|err| anyhow::anyhow!(err.text()))
 }
 

@@ -23,6 +23,7 @@ pub mod diff;
 pub mod error;
 pub mod fsio;
 pub mod ledger;
+pub mod log;
 pub mod paths;
 pub mod ptc;
 pub mod result;

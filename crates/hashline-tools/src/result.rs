@@ -280,16 +280,36 @@ pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Re
 /// Runs `T` on JSON arguments and returns only what the model sees, without building the
 /// structured projection (the CLI's text mode): the content and whether it is an error.
 pub fn execute_content<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> (Vec<ContentBlock>, bool) {
-    match run_json::<T>(session, raw, ctx) {
+    let (mut content, is_error) = match run_json::<T>(session, raw, ctx) {
         Ok(output) => (output.content, false),
         Err(error) => (vec![ContentBlock::Text { text: error.text() }], true),
-    }
+    };
+    add_stale_notices(session, ctx, &mut content);
+    (content, is_error)
 }
 
 /// Runs `T` on JSON arguments and projects the outcome (SPEC §4.1).
 pub fn execute<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> ToolResult {
-    match run_json::<T>(session, raw, ctx) {
+    let mut result = match run_json::<T>(session, raw, ctx) {
         Ok(output) => ToolResult::success(T::NAME, output, ctx),
         Err(error) => ToolResult::failure(T::NAME, &error),
+    };
+    add_stale_notices(session, ctx, &mut result.content);
+    result
+}
+
+/// A top-level result carries the pending stale-context notices (SPEC §7.2), once.
+fn add_stale_notices(session: &Session, ctx: &CallContext, content: &mut Vec<ContentBlock>) {
+    if !ctx.is_top_level() {
+        return;
+    }
+    let notices = session.take_stale_notices();
+    if notices.is_empty() {
+        return;
+    }
+    let notice = notices.join("\n");
+    match content.first_mut() {
+        Some(ContentBlock::Text { text }) => text.insert_str(0, &format!("{notice}\n\n")),
+        _ => content.insert(0, ContentBlock::Text { text: notice }),
     }
 }

@@ -1,7 +1,8 @@
 //! The session: roots and path policy, the served-lines ledger, per-path mutation locks.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use hashline_core::{LineHash, LineNo};
@@ -10,7 +11,9 @@ use typed_builder::TypedBuilder;
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::WriteState;
 use crate::ledger::Ledger;
+use crate::log::{LOG_VERSION, LogEvent, LogWriter, LoggedResult};
 use crate::paths::{self, ResolvedPath};
+use crate::result::{CallContext, ToolResult};
 
 /// How a session is set up.
 ///
@@ -38,6 +41,9 @@ pub struct SessionConfig {
     /// How files are written; the atomic writer unless replaced (tests inject failures).
     #[builder(default = Arc::new(crate::fsio::write_atomic), setter(transform = |writer: impl Fn(&Path, &[u8]) -> std::io::Result<WriteState> + Send + Sync + 'static| Arc::new(writer) as Arc<FileWriter>))]
     pub writer: Arc<FileWriter>,
+    /// Where to log calls and results (SPEC §9.1); no log when absent.
+    #[builder(default, setter(strip_option))]
+    pub log: Option<Arc<LogWriter>>,
 }
 
 /// A function that writes a file's bytes (see [`crate::fsio::write_atomic`]).
@@ -61,6 +67,10 @@ pub struct Session {
     confined: bool,
     stateful: bool,
     writer: Arc<FileWriter>,
+    log: Option<Arc<LogWriter>>,
+    log_error: Mutex<Option<String>>,
+    next_call: AtomicU64,
+    visibility: Mutex<Visibility>,
     ledger: Mutex<Ledger>,
     locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
 }
@@ -84,14 +94,21 @@ impl Session {
             }
             roots.push(real);
         }
-        Ok(Self {
+        let session = Self {
             roots,
             confined: !config.unconfined,
             stateful: config.stateful,
             writer: config.writer,
+            log: config.log,
+            log_error: Mutex::new(None),
+            next_call: AtomicU64::new(1),
+            visibility: Mutex::new(Visibility::default()),
             ledger: Mutex::new(Ledger::default()),
             locks: Mutex::new(HashMap::new()),
-        })
+        };
+        let root = session.cwd().to_string_lossy().into_owned();
+        session.log_event(&LogEvent::Session { version: LOG_VERSION, root });
+        Ok(session)
     }
 
     /// A stateful, confined session rooted at `root`.
@@ -147,12 +164,93 @@ impl Session {
         (self.writer)(path, bytes)
     }
 
+    /// A fresh call id (`call-1`, `call-2`, ...) for calls that come without one.
+    pub fn next_call_id(&self) -> String {
+        format!("call-{}", self.next_call.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Whether calls are being logged.
+    pub fn is_logging(&self) -> bool {
+        self.log.is_some()
+    }
+
+    /// Logs a call as it starts (no-op without a log).
+    pub fn log_call(&self, call_id: &str, name: &str, args: &serde_json::Value, parent_call_id: Option<&str>) {
+        self.log_event(&LogEvent::Call {
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
+            args: args.clone(),
+            parent_call_id: parent_call_id.map(str::to_owned),
+        });
+    }
+
+    /// Logs a call's result (no-op without a log).
+    pub fn log_result(&self, call_id: &str, result: &ToolResult) {
+        self.log_event(&LogEvent::Result { call_id: call_id.to_owned(), result: LoggedResult::of(result) });
+    }
+
+    /// The first error writing the log, if any (a failing log never fails a call).
+    pub fn log_error(&self) -> Option<String> {
+        self.log_error.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn log_event(&self, event: &LogEvent) {
+        if let Some(log) = &self.log
+            && let Err(err) = log.append(event)
+        {
+            self.log_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(err.to_string());
+        }
+    }
+
+    /// Notes that a top-level (model-visible) call showed rows of a file.
+    pub fn note_visible(&self, real: &Path, ctx: &CallContext) {
+        if ctx.is_top_level() {
+            self.visibility().visible.insert(real.to_path_buf());
+        }
+    }
+
+    /// Notes a mutation of a file. A nested call's mutation of a file that a visible
+    /// result showed makes that view stale: the next top-level result says so, once.
+    pub fn note_mutation(&self, real: &Path, shown_as: &str, ctx: &CallContext) {
+        let mut visibility = self.visibility();
+        if !ctx.is_top_level() && visibility.visible.remove(real) {
+            visibility.stale.push(format!(
+                "[Stale read context: {shown_as} changed after an earlier read. Re-run read to refresh.]"
+            ));
+        }
+    }
+
+    /// Takes the pending stale-context notices (for a top-level result).
+    pub fn take_stale_notices(&self) -> Vec<String> {
+        std::mem::take(&mut self.visibility().stale)
+    }
+
+    /// Claims a directory's `AGENTS.md` for surfacing: true the first time per session.
+    pub fn claim_instructions(&self, dir: &Path) -> bool {
+        self.visibility().instructions.insert(dir.to_path_buf())
+    }
+
+    fn visibility(&self) -> MutexGuard<'_, Visibility> {
+        self.visibility.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The mutation lock of one resolved target: hold the returned lock's guard while
     /// reading-modifying-writing the file.
     pub fn lock_path(&self, real: &Path) -> Arc<Mutex<()>> {
         let mut locks = self.locks.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         locks.entry(real.to_path_buf()).or_default().clone()
     }
+}
+
+/// What the model has been shown, for stale-context notices and instruction files.
+#[derive(Debug, Default)]
+struct Visibility {
+    /// Files a top-level result showed rows of.
+    visible: HashSet<PathBuf>,
+    /// Notices waiting for the next top-level result.
+    stale: Vec<String>,
+    /// Directories whose `AGENTS.md` was surfaced.
+    instructions: HashSet<PathBuf>,
 }
 
 impl std::fmt::Debug for Session {

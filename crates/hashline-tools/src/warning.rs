@@ -20,6 +20,8 @@ pub enum WarningCode {
     LegacyInput,
     /// A stale anchor was re-aimed at the unique line with its hash nearby.
     AnchorRelocated,
+    /// The text of an `AGENTS.md` in a directory above the file read (once per session).
+    AgentInstructions,
     /// Something about an edit worth a second look (stripped prefixes, duplicate
     /// targets, a large change, a fuzzy match, ...).
     EditWarning,

@@ -38,6 +38,7 @@
 
 mod descriptions;
 mod registry;
+pub mod replay;
 
 pub use hashline_core as core;
 pub use hashline_tools as tools;

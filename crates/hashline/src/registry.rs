@@ -171,11 +171,35 @@ impl Toolbox {
     }
 
     /// Runs a tool by name on JSON arguments and returns the SPEC §4.1 projection.
-    /// An unknown name is an `unknown-tool` error result.
+    /// An unknown name is an `unknown-tool` error result. The call and its result are
+    /// written to the session's log, when it has one (a call without an id gets one).
     pub fn execute(&self, session: &Session, name: &str, args: Value, ctx: &CallContext) -> ToolResult {
-        match self.get(name) {
-            Some(tool) => tool.execute(session, args, ctx),
+        let call_id = ctx.call_id.clone().unwrap_or_else(|| session.next_call_id());
+        let ctx = CallContext { call_id: Some(call_id.clone()), parent_call_id: ctx.parent_call_id.clone() };
+        session.log_call(&call_id, name, &args, ctx.parent_call_id.as_deref());
+        let result = match self.get(name) {
+            Some(tool) => tool.execute(session, args, &ctx),
             None => ToolResult::failure(name, &self.unknown(name)),
+        };
+        session.log_result(&call_id, &result);
+        result
+    }
+
+    /// Like [`Toolbox::execute`] but returns only what the model sees and whether it is an
+    /// error — faster when no log is kept, since the structured value is never built.
+    pub fn execute_content(
+        &self,
+        session: &Session,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
+    ) -> (Vec<ContentBlock>, bool) {
+        match self.get(name) {
+            Some(tool) if !session.is_logging() => tool.execute_content(session, args, ctx),
+            _ => {
+                let result = self.execute(session, name, args, ctx);
+                (result.content, result.is_error)
+            }
         }
     }
 

@@ -140,16 +140,21 @@ impl Tool for ReadTool {
     type Args = ReadArgs;
     type Value = ReadValue;
 
-    fn run(session: &Session, args: ReadArgs, _ctx: &CallContext) -> Result<ToolOutput<ReadValue>, ToolError> {
-        read(session, args)
+    fn run(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<ToolOutput<ReadValue>, ToolError> {
+        read_in(session, args, ctx)
     }
 }
 
 /// Marker line appended to a single row too long for the budget.
 const LONG_LINE_NOTE: &str = " … [line truncated for display; the anchor covers the whole line]";
 
-/// Runs `read`.
+/// Runs `read` as a top-level call.
 pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, ToolError> {
+    read_in(session, args, &CallContext::top_level())
+}
+
+/// Runs `read` in a call context.
+pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<ToolOutput<ReadValue>, ToolError> {
     let mut adjustments = Vec::new();
     let offset = match args.offset {
         Some(0) => {
@@ -195,7 +200,7 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
     let path = session.resolve(&args.path)?;
     let bytes = read_regular_file(&path)?;
     let absolute = path.absolute_str();
-    let mut warnings = Vec::new();
+    let mut warnings = agent_instructions(session, &path);
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Read params", &adjustments));
     }
@@ -267,6 +272,7 @@ pub fn read(session: &Session, args: ReadArgs) -> Result<ToolOutput<ReadValue>, 
     }
 
     session.record_served(&path.real, window.served.iter().copied(), start == 1 && shown_end == total);
+    session.note_visible(&path.real, ctx);
     let meta = ReadMeta {
         path: absolute.clone(),
         offset: start as u32,
@@ -340,6 +346,34 @@ fn window_bytes(doc: &Document, first: usize, last: usize) -> u64 {
         .take(last + 1 - first)
         .map(|l| (l.content.len() + l.terminator.as_bytes().len()) as u64)
         .sum()
+}
+
+/// At most this much of an `AGENTS.md` is shown.
+const MAX_INSTRUCTIONS_BYTES: usize = 16 * 1024;
+
+/// `AGENTS.md` files in the directories between the root (exclusive) and the file,
+/// outermost first, each surfaced once per session as a notice.
+fn agent_instructions(session: &Session, path: &crate::paths::ResolvedPath) -> Vec<Warning> {
+    let Some(root) = session.roots().iter().find(|r| path.absolute.starts_with(r)) else { return Vec::new() };
+    let mut dirs: Vec<&std::path::Path> =
+        path.absolute.ancestors().skip(1).take_while(|d| d.starts_with(root) && *d != root.as_path()).collect();
+    dirs.reverse();
+    let mut notices = Vec::new();
+    for dir in dirs {
+        let file = dir.join("AGENTS.md");
+        if !file.is_file() || !session.claim_instructions(dir) {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&file) else { continue };
+        let text = String::from_utf8_lossy(&bytes);
+        let shown = cut_at_char_boundary(text.trim_end(), MAX_INSTRUCTIONS_BYTES);
+        let cut = if shown.len() < text.trim_end().len() { "\n[… instructions cut at 16 KB]" } else { "" };
+        notices.push(Warning::new(
+            WarningCode::AgentInstructions,
+            format!("[Instructions from {}:]\n{shown}{cut}", session.relative_display(&file)),
+        ));
+    }
+    notices
 }
 
 /// The MIME type of an image file, by its magic bytes.

@@ -71,13 +71,18 @@ impl Tool for WriteTool {
     type Args = WriteArgs;
     type Value = WriteValue;
 
-    fn run(session: &Session, args: WriteArgs, _ctx: &CallContext) -> Result<ToolOutput<WriteValue>, ToolError> {
-        write(session, args)
+    fn run(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result<ToolOutput<WriteValue>, ToolError> {
+        write_in(session, args, ctx)
     }
 }
 
-/// Runs `write`.
+/// Runs `write` as a top-level call.
 pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue>, ToolError> {
+    write_in(session, args, &CallContext::top_level())
+}
+
+/// Runs `write` in a call context.
+pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result<ToolOutput<WriteValue>, ToolError> {
     let path = session.resolve(&args.path)?;
     let bytes = args.content.into_bytes();
     if has_bare_cr(&bytes) {
@@ -125,6 +130,7 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
         })?;
     }
     let write_state = session.write_file(&path.absolute, &bytes).map_err(|err| write_error(&err, &path))?;
+    session.note_mutation(&path.real, &path.display, ctx);
 
     let absolute = path.absolute_str();
     let mut warnings = Vec::new();
@@ -195,6 +201,7 @@ pub fn write(session: &Session, args: WriteArgs) -> Result<ToolOutput<WriteValue
 
     value.lines = doc.lines().map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
     session.record_served(&path.real, doc.lines().map(|l| (l.number, l.hash())), true);
+    session.note_visible(&path.real, ctx);
     let new_lines = display_lines(&doc);
     let meta = match before.as_deref().filter(|old| !looks_binary(old)) {
         Some(old) => {

@@ -13,7 +13,7 @@ use crate::diff::DIFF_CONTEXT;
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::write_error;
 use crate::ptc::PtcLine;
-use crate::result::ToolOutput;
+use crate::result::{CallContext, ToolOutput};
 use crate::session::Session;
 use crate::warning::Warning;
 
@@ -23,6 +23,7 @@ pub(crate) fn run(
     mut requests: Vec<Request>,
     options: &Options,
     notes: Vec<Warning>,
+    ctx: &CallContext,
 ) -> Result<ToolOutput<EditValue>, ToolError> {
     // Lock every file this call may touch (targets and move sources), in one order.
     let mut reals = Vec::new();
@@ -72,6 +73,10 @@ pub(crate) fn run(
     requests.extend(extra);
 
     write_all(session, &prepared)?;
+    for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
+        session.note_mutation(&file.path.real, &file.path.display, ctx);
+        session.note_visible(&file.path.real, ctx);
+    }
 
     let mut values = Vec::with_capacity(prepared.len());
     let mut texts = Vec::with_capacity(prepared.len());

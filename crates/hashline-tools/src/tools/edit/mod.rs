@@ -162,8 +162,8 @@ impl Tool for EditTool {
     type Args = EditArgs;
     type Value = EditValue;
 
-    fn run(session: &Session, args: EditArgs, _ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
-        edit(session, args)
+    fn run(session: &Session, args: EditArgs, ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
+        edit_in(session, args, ctx)
     }
 }
 
@@ -174,8 +174,13 @@ pub(crate) struct Request {
     pub edits: Value,
 }
 
-/// Runs `edit`.
+/// Runs `edit` as a top-level call.
 pub fn edit(session: &Session, args: EditArgs) -> Result<ToolOutput<EditValue>, ToolError> {
+    edit_in(session, args, &CallContext::top_level())
+}
+
+/// Runs `edit` in a call context.
+pub fn edit_in(session: &Session, args: EditArgs, ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
     let mut notes = Vec::new();
     let requests = requests(&args, &mut notes)?;
     let options = prepare::Options {
@@ -183,7 +188,7 @@ pub fn edit(session: &Session, args: EditArgs) -> Result<ToolOutput<EditValue>, 
         syntax: args.syntax_validate.unwrap_or_default(),
         multi: args.files.is_some(),
     };
-    commit::run(session, requests, &options, notes)
+    commit::run(session, requests, &options, notes, ctx)
 }
 
 /// The per-file requests of a call, with the shape rules of SPEC §5.4.
