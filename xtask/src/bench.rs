@@ -43,18 +43,8 @@ pub fn run(runs: usize, criterion: bool) -> Result<()> {
     );
     let pairs = measure_pair(
         runs,
-        || {
-            Command::new("cat")
-                .arg(&file_arg)
-                .stdout(Stdio::null())
-                .status()
-        },
-        || {
-            Command::new(&cli)
-                .args(["--root", &root_arg, "read", &file_arg])
-                .stdout(Stdio::null())
-                .status()
-        },
+        || Command::new("cat").arg(&file_arg).stdout(Stdio::null()).status(),
+        || Command::new(&cli).args(["--root", &root_arg, "read", &file_arg]).stdout(Stdio::null()).status(),
     )?;
     report("cat", "hashline read", &pairs);
     std::fs::remove_dir_all(&scratch).ok();
@@ -72,10 +62,7 @@ where
     A: FnMut() -> std::io::Result<std::process::ExitStatus>,
     B: FnMut() -> std::io::Result<std::process::ExitStatus>,
 {
-    let mut pair = Pair {
-        reference: Vec::with_capacity(runs),
-        ours: Vec::with_capacity(runs),
-    };
+    let mut pair = Pair { reference: Vec::with_capacity(runs), ours: Vec::with_capacity(runs) };
     for _ in 0..runs.max(1) {
         let start = Instant::now();
         let status = reference()?;
@@ -96,20 +83,9 @@ where
 fn report(reference_name: &str, ours_name: &str, pair: &Pair) {
     let (r50, r95) = percentiles(&pair.reference);
     let (o50, o95) = percentiles(&pair.ours);
-    println!(
-        "  {reference_name:<16} p50 {:>8.3} ms   p95 {:>8.3} ms",
-        ms(r50),
-        ms(r95)
-    );
-    println!(
-        "  {ours_name:<16} p50 {:>8.3} ms   p95 {:>8.3} ms",
-        ms(o50),
-        ms(o95)
-    );
-    println!(
-        "  ratio (p50)      {:.2}x",
-        ms(o50) / ms(r50).max(f64::EPSILON)
-    );
+    println!("  {reference_name:<16} p50 {:>8.3} ms   p95 {:>8.3} ms", ms(r50), ms(r95));
+    println!("  {ours_name:<16} p50 {:>8.3} ms   p95 {:>8.3} ms", ms(o50), ms(o95));
+    println!("  ratio (p50)      {:.2}x", ms(o50) / ms(r50).max(f64::EPSILON));
 }
 
 fn percentiles(samples: &[Duration]) -> (Duration, Duration) {
@@ -129,15 +105,9 @@ fn ten_k_lines() -> String {
     for i in 0..10_000u32 {
         let indent = "    ".repeat((i % 4) as usize);
         match i % 5 {
-            0 => out.push_str(&format!(
-                "{indent}fn item_{i}(value: u32) -> Result<u32, Error> {{\n"
-            )),
-            1 => out.push_str(&format!(
-                "{indent}let total = value.checked_mul({i}).ok_or(Error::Overflow)?;\n"
-            )),
-            2 => out.push_str(&format!(
-                "{indent}// explains step {i} of the computation in a sentence\n"
-            )),
+            0 => out.push_str(&format!("{indent}fn item_{i}(value: u32) -> Result<u32, Error> {{\n")),
+            1 => out.push_str(&format!("{indent}let total = value.checked_mul({i}).ok_or(Error::Overflow)?;\n")),
+            2 => out.push_str(&format!("{indent}// explains step {i} of the computation in a sentence\n")),
             3 => out.push('\n'),
             _ => out.push_str(&format!("{indent}}}\n")),
         }
@@ -151,10 +121,7 @@ fn cargo() -> String {
 
 fn workspace_root() -> Result<PathBuf> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .map(Path::to_path_buf)
-        .context("xtask has no parent directory")
+    manifest.parent().map(Path::to_path_buf).context("xtask has no parent directory")
 }
 
 fn tempfile_dir() -> Result<PathBuf> {

@@ -1,6 +1,9 @@
-//! Project automation: `cargo xtask bench`.
+//! Project automation: `cargo xtask bench`, `cargo xtask replay`.
 
 mod bench;
+mod replay;
+
+use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -24,10 +27,21 @@ enum Task {
         #[arg(long)]
         no_criterion: bool,
     },
+    /// Replay real commits through the read and edit tools and require the post-images
+    /// byte for byte (SPEC §12).
+    Replay {
+        /// The git repository.
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// How many commits of the first-parent history, counting back from HEAD.
+        #[arg(long, default_value_t = 200)]
+        commits: usize,
+    },
 }
 
 fn main() -> Result<()> {
     match Cli::parse().command {
         Task::Bench { runs, no_criterion } => bench::run(runs, !no_criterion),
+        Task::Replay { repo, commits } => replay::main(&repo, commits),
     }
 }

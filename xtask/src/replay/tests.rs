@@ -1,0 +1,280 @@
+//! The replay on small repositories built here, commit by commit.
+
+use std::process::Command;
+
+use hashline::Toolbox;
+use hashline::core::Document;
+
+use super::drive::Workspace;
+use super::script::{self, Endings, OldLine, Target};
+use super::{FileOutcome, Options, Report, check, run};
+
+/// A scratch git repository.
+struct TestRepo {
+    dir: tempfile::TempDir,
+}
+
+impl TestRepo {
+    fn new() -> Self {
+        let repo = Self { dir: tempfile::tempdir().unwrap() };
+        repo.git(&["init", "-q"]);
+        repo
+    }
+
+    fn git(&self, args: &[&str]) {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(self.dir.path())
+            .args(["-c", "user.name=Replay Test", "-c", "user.email=replay@example.invalid"])
+            .args(["-c", "core.autocrlf=false", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?} failed");
+    }
+
+    /// Writes (or, with `None`, deletes) files and commits everything.
+    fn commit(&self, files: &[(&str, Option<&[u8]>)], message: &str) {
+        for (path, bytes) in files {
+            let file = self.dir.path().join(path);
+            match bytes {
+                Some(bytes) => {
+                    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                    std::fs::write(&file, bytes).unwrap();
+                }
+                None => std::fs::remove_file(&file).unwrap(),
+            }
+        }
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    fn replay(&self, commits: usize) -> (Report, String) {
+        let mut out = Vec::new();
+        let options = Options { repo: self.dir.path().to_path_buf(), commits };
+        let report = run(&options, &mut out).unwrap();
+        (report, String::from_utf8(out).unwrap())
+    }
+}
+
+/// `prefix1\n…prefixN\n`.
+fn numbered(prefix: &str, n: usize) -> Vec<String> {
+    (1..=n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+fn lf(lines: &[String]) -> Vec<u8> {
+    lines.iter().flat_map(|l| format!("{l}\n").into_bytes()).collect()
+}
+
+fn some(bytes: &[u8]) -> Option<&[u8]> {
+    Some(bytes)
+}
+
+#[test]
+fn replays_every_kind_of_hunk_in_both_modes() {
+    let repo = TestRepo::new();
+    let far = numbered("f", 120);
+    let dup: Vec<String> = (1..=12).map(|i| if i % 2 == 0 { "x".to_owned() } else { format!("d{i}") }).collect();
+    repo.commit(
+        &[
+            ("mid.txt", some(&lf(&numbered("m", 10)))),
+            ("top.txt", some(&lf(&numbered("t", 5)))),
+            ("tail.txt", some(&lf(&numbered("a", 6)))),
+            ("no newline.txt", some(b"x1\nx2\nx3")),
+            ("crlf.txt", some(b"c1\r\nc2\r\nc3\r\nc4\r\nc5\r\nc6\r\nc7\r\nc8\r\n")),
+            ("bom.txt", some(b"\xEF\xBB\xBFb1\nb2\nb3\n")),
+            ("far.txt", some(&lf(&far))),
+            ("dup.txt", some(&lf(&dup))),
+            ("ending.txt", some(b"e1\ne2\ne3\n")),
+            ("dir/ünï cödé.txt", some(b"u1\nu2\nu3\n")),
+            ("blob.bin", some(b"\x00\x01\x02binary\n")),
+            ("gone.txt", some(b"bye\n")),
+        ],
+        "root",
+    );
+
+    let mut far_after = far.clone();
+    far_after.remove(109); // delete f110
+    far_after[63] = "F64".into();
+    far_after[61] = "F62".into();
+    far_after[59] = "F60".into();
+    far_after.splice(5..5, numbered("inserted", 30));
+    let mut dup_after = dup.clone();
+    dup_after[5] = "X".into(); // the third of six equal lines
+    dup_after.insert(1, "inserted".into());
+    repo.commit(
+        &[
+            ("mid.txt", some(b"m1\nm2\nm3\nM4\nM4b\nM5\nm6\nm7\nm8\nm9\nm10\n")),
+            ("top.txt", some(b"new0\nnew1\nt1\nt2\nt3\nT4\nt5\n")),
+            ("tail.txt", some(b"a1\na2\na3\na4\n")),
+            ("no newline.txt", some(b"x1\nX2\nx3\nx4")),
+            ("crlf.txt", some(b"c1\r\nc2\r\nC3\r\nc4\r\nc5\r\nc6\r\nc6b\r\nc7\r\nc8\r\n")),
+            ("bom.txt", some(b"\xEF\xBB\xBFb0\nb1\nB2\nb3\n")),
+            ("far.txt", some(&lf(&far_after))),
+            ("dup.txt", some(&lf(&dup_after))),
+            ("ending.txt", some(b"e1\r\ne2\r\ne3\r\n")),
+            ("dir/ünï cödé.txt", some(b"u1\nU2\nu3\n")),
+            ("blob.bin", some(b"\x00\x01\x02binary, changed\n")),
+            ("gone.txt", None),
+            ("added.txt", some(b"new\n")),
+        ],
+        "every kind of hunk",
+    );
+
+    // A merge: its first parent is main, so the replay sees the side branch's change.
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.commit(&[("mid.txt", some(b"m1\nm2\nm3\nM4\nM4b\nM5\nm6\nm7\nm8\nM9\nm10\n"))], "side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.commit(&[("tail.txt", some(b"A1\na2\na3\na4\n"))], "main");
+    repo.git(&["merge", "-q", "--no-ff", "-m", "merge side", "side"]);
+
+    let (report, out) = repo.replay(200);
+    assert!(report.mismatches.is_empty(), "{out}");
+    let t = &report.totals;
+    // root skipped; "every kind", "main", the merge.
+    assert_eq!(t.commits, 3, "{out}");
+    // mid, top, tail, no newline, crlf, bom, far, dup, unicode; then tail; then mid.
+    assert_eq!((t.files, t.batch_ok, t.several_ok), (11, 11, 11), "{out}");
+    assert_eq!((t.batch_mismatch, t.several_mismatch), (0, 0), "{out}");
+    // 1 + 2 + 1 + 2 + 2 + 2 + 5 + 2 + 1, then 1, then 1.
+    assert_eq!(t.hunks, 20, "{out}");
+    // top.txt and bom.txt: shifted by the insertion at the top, unique, within ±20.
+    assert_eq!(t.relocated, 2, "{out}");
+    // far.txt: four hunks shifted by 30 (out of the window); dup.txt: three equal
+    // candidates in the window.
+    assert_eq!(t.retried, 5, "{out}");
+    let skipped: Vec<(&str, usize)> = t.skipped.iter().map(|(k, v)| (*k, *v)).collect();
+    assert_eq!(skipped, [("added", 1), ("binary", 1), ("deleted", 1), ("line-ending change", 1)], "{out}");
+    assert!(out.contains("root commit, skipped"), "{out}");
+    assert!(out.lines().last().unwrap().starts_with("replayed 3 commits, 11 files, 20 hunks"), "{out}");
+
+    // Fewer commits than asked for, or just the last one.
+    let (last, _) = repo.replay(1);
+    assert_eq!((last.totals.commits, last.totals.files), (1, 1));
+}
+
+/// Plans `pre → post` and checks it in a fresh workspace.
+fn checked(pre: &[u8], post: &[u8], corrupt: impl FnOnce(&mut Vec<script::Step>)) -> FileOutcome {
+    let toolbox = Toolbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::create(&toolbox, dir.path(), "file.txt").unwrap();
+    let (a, b) = (Document::parse(pre.to_vec()), Document::parse(post.to_vec()));
+    let mut steps = script::script(&script::contents(&a), &script::contents(&b)).unwrap();
+    corrupt(&mut steps);
+    check(&workspace, pre, post, &steps, false)
+}
+
+#[test]
+fn the_checker_reports_a_wrong_result() {
+    let pre = lf(&numbered("line", 40));
+    let mut lines = numbered("line", 40);
+    lines[4] = "five".into();
+    lines[30] = "thirty-one".into();
+    let post = lf(&lines);
+    assert!(matches!(checked(&pre, &post, |_| {}), FileOutcome::Replayed { batch: Ok(()), several: Ok(()), .. }));
+
+    // A wrong edit.
+    let outcome = checked(&pre, &post, |steps| steps[1].new_text = "thirty-one!\n".into());
+    let FileOutcome::Replayed { batch: Err(batch), several: Err(several), .. } = outcome else {
+        panic!("a wrong edit went unnoticed: {outcome:?}");
+    };
+    assert_eq!(batch, r#"line 31: expected "thirty-one\n", got "thirty-one!\n""#);
+    assert_eq!(several, batch);
+
+    // A wrong expectation.
+    let toolbox = Toolbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::create(&toolbox, dir.path(), "file.txt").unwrap();
+    let steps = script::script(
+        &script::contents(&Document::parse(pre.clone())),
+        &script::contents(&Document::parse(post.clone())),
+    )
+    .unwrap();
+    let mut wrong = post.clone();
+    wrong.pop();
+    let FileOutcome::Replayed { batch: Err(batch), several: Err(several), .. } =
+        check(&workspace, &pre, &wrong, &steps, false)
+    else {
+        panic!("a wrong post-image went unnoticed");
+    };
+    assert_eq!(batch, r#"line 40: expected "line40", got "line40\n""#);
+    assert_eq!(several, batch);
+}
+
+#[test]
+fn hunks_become_anchored_edits() {
+    let doc = |bytes: &[u8]| Document::parse(bytes.to_vec());
+    let steps = |pre: &[u8], post: &[u8]| {
+        let (a, b) = (doc(pre), doc(post));
+        script::script(&script::contents(&a), &script::contents(&b)).unwrap()
+    };
+    // Before line 1: line 1 is replaced by the new lines and itself.
+    let top = steps(b"a\nb\n", b"x\na\nb\n");
+    assert_eq!(top[0].target, Target::Lines { first: OldLine(1), last: OldLine(1) });
+    assert_eq!((top[0].new_text.as_str(), top[0].delta), ("x\na\n", 1));
+    // A pure insertion, a deletion, an empty new line.
+    let after = steps(b"a\nb\n", b"a\nx\nb\n");
+    assert_eq!((after[0].target, after[0].new_text.as_str()), (Target::After(OldLine(1)), "x\n"));
+    let gone = steps(b"a\nb\nc\n", b"a\n");
+    assert_eq!((gone[0].new_text.as_str(), gone[0].delta), ("", -2));
+    let blank = steps(b"a\nb\n", b"a\n\n");
+    assert_eq!(blank[0].new_text, "\n");
+    // Invalid UTF-8 in a new line cannot be sent.
+    let (a, b) = (doc(b"a\n"), doc(b"\xff\n"));
+    assert!(script::script(&script::contents(&a), &script::contents(&b)).is_err());
+}
+
+#[test]
+fn line_ending_changes_are_told_apart() {
+    let endings =
+        |pre: &[u8], post: &[u8]| script::endings(&Document::parse(pre.to_vec()), &Document::parse(post.to_vec()));
+    assert_eq!(endings(b"a\r\nb\r\n", b"a\r\nx\r\nb\r\n"), Endings::Reproducible);
+    assert_eq!(endings(b"a\nb", b"a\nb\nc"), Endings::Reproducible);
+    assert_eq!(endings(b"a\nb\n", b""), Endings::Reproducible);
+    assert_eq!(endings(b"a\nb\n", b"a\r\nb\r\n"), Endings::Changed);
+    assert_eq!(endings(b"a\nb\n", b"a\nb\nc\r\n"), Endings::Changed);
+    assert_eq!(endings(b"a\nb", b"a\nb\n"), Endings::Changed);
+    assert_eq!(endings(b"a\nb\n", b"\xEF\xBB\xBFa\nb\n"), Endings::Changed);
+    assert_eq!(endings(b"a\r\nb\n", b"a\r\nx\nb\n"), Endings::Mixed);
+}
+
+#[test]
+fn a_path_the_tools_would_clean_gets_a_neutral_name() {
+    assert_eq!(super::scratch_name("dir/ünï cödé.txt".as_bytes()), "dir/ünï cödé.txt");
+    assert_eq!(super::scratch_name("odd\u{a0}space.rs".as_bytes()), "file.rs");
+    assert_eq!(super::scratch_name(b"bad\xff.c"), "file.c");
+    assert_eq!(super::scratch_name(b"line\nbreak"), "file");
+}
+
+fn reproduced(outcome: &FileOutcome) -> bool {
+    matches!(outcome, FileOutcome::Replayed { batch: Ok(()), several: Ok(()), .. })
+}
+
+// Known weaknesses of `edit` the replay found; each test states the outcome wanted.
+
+#[test]
+#[ignore = "edit: insert_after drops a first new line equal to the anchor line even with literal: true"]
+fn insert_after_keeps_a_new_line_equal_to_its_anchor() {
+    let outcome = checked(b"}\nx\n", b"}\n}\ny\nx\n", |_| {});
+    assert!(reproduced(&outcome), "{outcome:?}");
+}
+
+#[test]
+#[ignore = "edit: a stale anchor whose hash also sits at its stale line number is applied there"]
+fn a_stale_anchor_matching_at_its_old_number_is_not_applied_there() {
+    let outcome = checked(b"h\n}\n}\nz\n", b"new\nh\n}\nZ}\nz\n", |_| {});
+    assert!(reproduced(&outcome), "{outcome:?}");
+}
+
+#[test]
+#[ignore = "edit: a line moved beyond the relocation window is re-aimed at another line with its hash"]
+fn a_line_moved_out_of_the_window_is_not_relocated_to_a_look_alike() {
+    let mut lines = numbered("l", 40);
+    lines[11] = "dup".into();
+    lines[34] = "dup".into();
+    let pre = lf(&lines);
+    lines[34] = "DUP".into();
+    lines.splice(0..0, numbered("top", 25));
+    let outcome = checked(&pre, &lf(&lines), |_| {});
+    assert!(reproduced(&outcome), "{outcome:?}");
+}
