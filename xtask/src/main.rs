@@ -1,4 +1,4 @@
-//! Project automation: `cargo xtask bench`, `cargo xtask replay`.
+//! Project automation: `cargo xtask bench`, `cargo xtask replay`, `cargo xtask fixtures`.
 
 mod bench;
 mod replay;
@@ -27,6 +27,15 @@ enum Task {
         #[arg(long)]
         no_criterion: bool,
     },
+    /// Re-record the session fixtures and schemas (or, with --check, fail on any drift,
+    /// missing or orphan file) (SPEC §9).
+    Fixtures {
+        /// Only check; change nothing.
+        #[arg(long)]
+        check: bool,
+        /// Re-record only this fixture.
+        name: Option<String>,
+    },
     /// Replay real commits through the read and edit tools and require the post-images
     /// byte for byte (SPEC §12).
     Replay {
@@ -43,5 +52,21 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Task::Bench { runs, no_criterion } => bench::run(runs, !no_criterion),
         Task::Replay { repo, commits } => replay::main(&repo, commits),
+        Task::Fixtures { check, name } => fixtures(check, name.as_deref()),
     }
+}
+
+/// `cargo xtask fixtures [--check] [NAME]`.
+fn fixtures(check: bool, name: Option<&str>) -> Result<()> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    if check {
+        anyhow::ensure!(name.is_none(), "--check checks every fixture; drop the name");
+        hashline_fixtures::check(&root)?;
+        let count = hashline_fixtures::discover(&root)?.len();
+        println!("fixtures: {count} session fixtures and the schemas match their recordings");
+    } else {
+        let done = hashline_fixtures::update(&root, name)?;
+        println!("fixtures: re-recorded {} ({})", done.len(), done.join(", "));
+    }
+    Ok(())
 }

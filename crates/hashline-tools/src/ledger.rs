@@ -1,22 +1,52 @@
-//! The served-lines ledger: for each file, the hash of every row shown to the model.
+//! The served-lines ledger: for each file, every row shown to the model — its hash, and
+//! the line numbers it was shown under (a row keeps its names when our own edits move
+//! it, so an anchor from before an edit still finds its line).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use hashline_core::{LineHash, LineNo};
+use hashline_core::edit::Resolution;
+use hashline_core::{Anchor, LineHash, LineNo};
 use serde::{Deserialize, Serialize};
 
-/// Rows shown to the model for one file: line number → hash.
+/// How many line numbers a row remembers being shown under.
+const MAX_NAMES: usize = 4;
+
+/// One row as the model knows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServedRow {
+    /// The hash shown (`0..4096`).
+    pub hash: u16,
+    /// The line numbers it was shown under, oldest first.
+    pub names: Vec<u32>,
+}
+
+/// Rows shown to the model for one file, by their current line number.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServedRows {
-    /// Line number → hash value (`0..4096`).
-    rows: BTreeMap<u32, u16>,
+    rows: BTreeMap<u32, ServedRow>,
 }
 
 impl ServedRows {
-    /// The hash shown at a line, if that line was shown.
+    /// The hash shown for the row now at `line`, if it was shown.
     pub fn hash_at(&self, line: LineNo) -> Option<LineHash> {
-        self.rows.get(&line.get()).and_then(|h| LineHash::from_value(*h))
+        self.rows.get(&line.get()).and_then(|r| LineHash::from_value(r.hash))
+    }
+
+    /// Which current line an anchor names, by what the model was shown: the row that was
+    /// shown as `LINE` with that hash. `Unknown` when none was (or the session cannot tell).
+    pub fn resolve(&self, anchor: Anchor) -> Resolution {
+        let wanted = anchor.line.get();
+        let mut candidates = self
+            .rows
+            .iter()
+            .filter(|(_, row)| row.hash == anchor.hash.value() && row.names.contains(&wanted))
+            .filter_map(|(line, _)| LineNo::new(*line));
+        match (candidates.next(), candidates.next()) {
+            (None, _) => Resolution::Unknown,
+            (Some(line), None) => Resolution::Known(line),
+            (Some(a), Some(b)) => Resolution::Ambiguous([a, b].into_iter().chain(candidates).collect()),
+        }
     }
 
     /// Number of rows recorded.
@@ -27,6 +57,18 @@ impl ServedRows {
     /// Whether no row is recorded.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
+    }
+
+    fn show(&mut self, line: LineNo, hash: LineHash) {
+        let row = self.rows.entry(line.get()).or_default();
+        if row.hash != hash.value() || row.names.is_empty() {
+            *row = ServedRow { hash: hash.value(), names: Vec::new() };
+        }
+        row.names.retain(|n| *n != line.get());
+        row.names.push(line.get());
+        if row.names.len() > MAX_NAMES {
+            row.names.remove(0);
+        }
     }
 }
 
@@ -50,7 +92,29 @@ impl Ledger {
         if complete {
             entry.rows.clear();
         }
-        entry.rows.extend(rows.into_iter().map(|(line, hash)| (line.get(), hash.value())));
+        for (line, hash) in rows {
+            entry.show(line, hash);
+        }
+    }
+
+    /// After our own edit of `path`: rows that survived move to their new lines with their
+    /// names (`moved`: old → new), other rows are forgotten, then the rows the result
+    /// showed are recorded.
+    pub fn carry<M, F>(&mut self, path: &Path, moved: M, fresh: F)
+    where
+        M: IntoIterator<Item = (LineNo, LineNo)>,
+        F: IntoIterator<Item = (LineNo, LineHash)>,
+    {
+        let entry = self.files.entry(path.to_path_buf()).or_default();
+        let old = std::mem::take(&mut entry.rows);
+        for (from, to) in moved {
+            if let Some(row) = old.get(&from.get()) {
+                entry.rows.insert(to.get(), row.clone());
+            }
+        }
+        for (line, hash) in fresh {
+            entry.show(line, hash);
+        }
     }
 
     /// What was served for `path`.
@@ -86,6 +150,25 @@ mod tests {
         assert_eq!(served.hash_at(LineNo::FIRST), Some(LineHash::of(b"z")));
         ledger.forget(path);
         assert!(ledger.served(path).is_none());
+    }
+
+    #[test]
+    fn rows_keep_their_names_when_an_edit_moves_them() {
+        let path = Path::new("/w/a.txt");
+        let mut ledger = Ledger::default();
+        ledger.record(path, [row(1, "a"), row(2, "}"), row(3, "}")], true);
+        let anchor =
+            |line: u32, text: &str| Anchor::new(LineNo::new(line).expect("line"), LineHash::of(text.as_bytes()));
+        // An edit inserted one line at the top; rows 1-3 moved to 2-4; the result showed 1-3.
+        let moved = (1..=3).map(|n| (LineNo::new(n).expect("n"), LineNo::new(n + 1).expect("n")));
+        ledger.carry(path, moved, [row(1, "new"), row(2, "a"), row(3, "}")]);
+        let served = ledger.served(path).expect("served");
+        assert_eq!(
+            served.resolve(anchor(3, "}")),
+            Resolution::Ambiguous(vec![LineNo::new(3).expect("3"), LineNo::new(4).expect("4")])
+        );
+        assert_eq!(served.resolve(anchor(1, "a")), Resolution::Known(LineNo::new(2).expect("2")));
+        assert_eq!(served.resolve(anchor(9, "a")), Resolution::Unknown);
     }
 
     #[test]

@@ -418,3 +418,32 @@ fn stateless_sessions_check_hashes_but_need_no_read() {
     );
     assert_eq!(code(&stale), "hash-mismatch");
 }
+
+#[test]
+fn anchors_from_before_an_edit_follow_their_lines_or_are_refused_when_ambiguous() {
+    let ws = Workspace::new();
+    let body: String =
+        (1..=40).map(|i| if i == 12 || i == 35 { "dup\n".to_owned() } else { format!("line {i}\n") }).collect();
+    ws.file("far.txt", &body);
+    ws.read_file("far.txt");
+    let top: String = (1..=25).map(|i| format!("new {i}\n")).collect();
+    let first = ws.edit("far.txt", json!([{"replace_lines": {"start_anchor": anchor(1, "line 1"), "end_anchor": anchor(1, "line 1"), "new_text": format!("{top}line 1")}}]));
+    assert!(!first.is_error, "{}", first.text());
+    // Old line 35 is now line 60; line 37 (old 12) has the same hash: the session knows which is meant.
+    let second = ws.edit("far.txt", json!([set_line(35, "dup", "DUP")]));
+    assert!(!second.is_error, "{}", second.text());
+    assert!(second.text().contains(&format!("Re-aimed anchor {} -> 60:", anchor(35, "dup"))), "{}", second.text());
+    let text = String::from_utf8(ws.bytes("far.txt")).expect("utf8");
+    assert_eq!(text.lines().nth(59), Some("DUP"));
+    assert_eq!(text.lines().nth(36), Some("dup"));
+
+    ws.file("close.txt", "h\n}\n}\nz\n");
+    ws.read_file("close.txt");
+    ws.edit("close.txt", json!([set_line(1, "h", "new\nh")]));
+    let before = ws.bytes("close.txt");
+    // `3:}` was line 3 of the first read (now line 4) and line 3 of the edit's result.
+    let ambiguous = ws.edit("close.txt", json!([set_line(3, "}", "Z}")]));
+    refused(&ws, "close.txt", &ambiguous, "hash-mismatch", &before);
+    assert!(ambiguous.text().contains(&format!(">>> 3:{}", LineHash::of(b"}"))), "{}", ambiguous.text());
+    assert!(ambiguous.text().contains(&format!(">>> 4:{}", LineHash::of(b"}"))), "{}", ambiguous.text());
+}

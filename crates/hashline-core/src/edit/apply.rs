@@ -13,7 +13,8 @@ use super::plan::{Splice, plan};
 use super::replace::replace_splices;
 use super::{EditOp, EditOptions, relocation_window};
 
-/// An anchor that was stale at its line but matched exactly one line nearby.
+/// An anchor that no longer named its line and was re-aimed: by what the caller knows
+/// the model was shown (`known`), or because exactly one line nearby has its hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Relocation {
     /// Index of the edit.
@@ -22,6 +23,8 @@ pub struct Relocation {
     pub from: Anchor,
     /// The line it was re-aimed at.
     pub to: LineNo,
+    /// Re-aimed by the caller's knowledge of where the shown line went.
+    pub known: bool,
 }
 
 /// A batch that passed every check, applied in memory.
@@ -55,17 +58,26 @@ impl EditOutcome {
     pub fn relocation_notes(&self) -> Vec<String> {
         self.relocations
             .iter()
-            .map(|r| format!("Auto-relocated anchor {} -> {}:{} (window ±{}).", r.from, r.to, r.from.hash, self.window))
+            .map(|r| {
+                if r.known {
+                    format!(
+                        "Re-aimed anchor {} -> {}:{} (that line moved since it was shown).",
+                        r.from, r.to, r.from.hash
+                    )
+                } else {
+                    format!("Auto-relocated anchor {} -> {}:{} (window ±{}).", r.from, r.to, r.from.hash, self.window)
+                }
+            })
             .collect()
     }
 }
 
 /// Validates and applies a batch (see the module docs of [`crate::edit`]).
-pub fn apply(doc: &Document, ops: &[EditOp], options: &EditOptions) -> Result<EditOutcome, EditError> {
+pub fn apply(doc: &Document, ops: &[EditOp], options: &EditOptions<'_>) -> Result<EditOutcome, EditError> {
     let window = relocation_window(ops.len());
     let anchored: Vec<(usize, &EditOp)> =
         ops.iter().enumerate().filter(|(_, op)| !matches!(op, EditOp::Replace { .. })).collect();
-    let planned = plan(doc, &anchored, window, !options.no_relocation)?;
+    let planned = plan(doc, &anchored, window, *options)?;
     let mut noop_edits = planned.noop_edits.clone();
     let mut overwritten: Vec<LineNo> = Vec::new();
     note_overwrites(doc, &planned.splices, &ChangeMap::identity(doc.line_count()), &mut overwritten, &mut noop_edits);
@@ -101,7 +113,8 @@ pub fn apply(doc: &Document, ops: &[EditOp], options: &EditOptions) -> Result<Ed
     overwritten.dedup();
     noop_edits.sort_unstable();
     noop_edits.dedup();
-    let relocations = planned.relocations.into_iter().map(|(edit, from, to)| Relocation { edit, from, to }).collect();
+    let relocations =
+        planned.relocations.into_iter().map(|(edit, from, to, known)| Relocation { edit, from, to, known }).collect();
     Ok(EditOutcome {
         first_changed_line: if current.as_bytes() == doc.as_bytes() { None } else { first },
         document: current,

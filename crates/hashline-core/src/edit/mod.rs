@@ -120,10 +120,34 @@ impl EditOp {
 }
 
 /// Engine settings.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EditOptions {
+#[derive(Clone, Copy, Default)]
+pub struct EditOptions<'a> {
     /// Disable exact-hash relocation of stale anchors.
     pub no_relocation: bool,
+    /// What the caller knows about the anchors it handed out: which current line was
+    /// shown to the model as a given `LINE:HASH` (a session tracks rows through its own
+    /// edits). Consulted before the hash check at the stated line.
+    pub resolver: Option<&'a dyn Fn(crate::Anchor) -> Resolution>,
+}
+
+impl std::fmt::Debug for EditOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EditOptions")
+            .field("no_relocation", &self.no_relocation)
+            .field("resolver", &self.resolver.is_some())
+            .finish()
+    }
+}
+
+/// Which current line an anchor names, by what the model was shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    /// The model was never shown this `LINE:HASH` (as far as the caller knows).
+    Unknown,
+    /// Exactly this current line was shown as `LINE:HASH`.
+    Known(crate::LineNo),
+    /// Several current lines were shown as `LINE:HASH` (lines moved in between).
+    Ambiguous(Vec<crate::LineNo>),
 }
 
 /// The relocation window for a batch of `edits` edits: ±min(max(20, 5×edits), 100).

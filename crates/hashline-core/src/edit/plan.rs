@@ -8,7 +8,7 @@ use crate::{Anchor, AnchorRef, Document, LineNo};
 use super::error::{EditError, Mismatch};
 use super::newtext::{split_new_text, strip_echoed_anchors};
 use super::relocate::{Check, check, concrete, mismatch};
-use super::{EditOp, feedback};
+use super::{EditOp, EditOptions, feedback};
 
 /// A change at one place of the original document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,7 +39,9 @@ impl Splice {
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
     pub splices: Vec<Splice>,
-    pub relocations: Vec<(usize, Anchor, LineNo)>,
+    /// `(edit, anchor, line, reaimed)`: reaimed by what the caller knows, else relocated
+    /// by hash.
+    pub relocations: Vec<(usize, Anchor, LineNo, bool)>,
     pub warnings: Vec<String>,
     pub noop_edits: Vec<usize>,
     /// Same-file copy sources `(edit, start, end)`: no destructive edit may touch them.
@@ -47,9 +49,14 @@ pub(crate) struct Plan {
 }
 
 /// Plans the anchored ops (`(index, op)` pairs; `replace` ops are not passed here).
-pub(crate) fn plan(doc: &Document, ops: &[(usize, &EditOp)], window: usize, relocate: bool) -> Result<Plan, EditError> {
+pub(crate) fn plan(
+    doc: &Document,
+    ops: &[(usize, &EditOp)],
+    window: usize,
+    options: EditOptions<'_>,
+) -> Result<Plan, EditError> {
     let mut planner =
-        Planner { doc, window, relocate, plan: Plan::default(), mismatches: Vec::new(), source_mismatches: Vec::new() };
+        Planner { doc, window, options, plan: Plan::default(), mismatches: Vec::new(), source_mismatches: Vec::new() };
     for &(edit, op) in ops {
         planner.op(edit, op)?;
     }
@@ -71,7 +78,7 @@ pub(crate) fn plan(doc: &Document, ops: &[(usize, &EditOp)], window: usize, relo
 struct Planner<'a> {
     doc: &'a Document,
     window: usize,
-    relocate: bool,
+    options: EditOptions<'a>,
     plan: Plan,
     mismatches: Vec<Mismatch>,
     source_mismatches: Vec<(Arc<Document>, Vec<Mismatch>)>,
@@ -116,7 +123,7 @@ impl Planner<'_> {
                 };
                 let mut lines = self.new_lines(edit, new_text, *literal);
                 let anchor_content = self.doc.line(LineNo::from_index(line)).map(|l| l.content.to_vec());
-                if lines.len() > 1 && lines.first() == anchor_content.as_ref() {
+                if !*literal && lines.len() > 1 && lines.first() == anchor_content.as_ref() {
                     lines.remove(0);
                     self.plan.warnings.push(format!(
                         "insert_after text began with a copy of anchor line {}; that copy was dropped. new_text holds only the new lines.",
@@ -205,14 +212,15 @@ impl Planner<'_> {
     /// Verifies one anchor against the edited document; `None` when it is stale (recorded).
     fn single(&mut self, edit: usize, anchor: &AnchorRef) -> Result<Option<usize>, EditError> {
         let anchor = concrete(self.doc, edit, anchor)?;
-        match check(self.doc, anchor, self.window, self.relocate) {
+        let checked = check(self.doc, anchor, self.window, &self.options);
+        match checked {
             Check::Exact(line) => Ok(Some(line.index())),
-            Check::Relocated(line) => {
-                self.plan.relocations.push((edit, anchor, line));
+            Check::Relocated(line) | Check::Reaimed(line) => {
+                self.plan.relocations.push((edit, anchor, line, matches!(checked, Check::Reaimed(_))));
                 Ok(Some(line.index()))
             }
-            Check::Stale => {
-                self.mismatches.push(mismatch(self.doc, edit, anchor));
+            Check::Stale | Check::Ambiguous(_) => {
+                self.mismatches.extend(mismatch(self.doc, edit, anchor, &checked));
                 Ok(None)
             }
         }
@@ -227,16 +235,15 @@ impl Planner<'_> {
         end: &AnchorRef,
     ) -> Result<Option<(usize, usize)>, EditError> {
         let doc: &Document = source.as_deref().unwrap_or(self.doc);
+        // What the session knows applies to this file only, not to a from_path source.
+        let options = if source.is_some() { EditOptions { resolver: None, ..self.options } } else { self.options };
         let (a, b) = (concrete(doc, edit, start)?, concrete(doc, edit, end)?);
-        let (ca, cb) = (check(doc, a, self.window, self.relocate), check(doc, b, self.window, self.relocate));
-        let offset = |anchor: Anchor, c: Check| c.line().map(|l| l.get() as i64 - anchor.line.get() as i64);
-        let consistent = matches!((offset(a, ca), offset(b, cb)), (Some(x), Some(y)) if x == y);
+        let (ca, cb) = (check(doc, a, self.window, &options), check(doc, b, self.window, &options));
+        let offset = |anchor: Anchor, c: &Check| c.line().map(|l| l.get() as i64 - anchor.line.get() as i64);
+        let consistent = matches!((offset(a, &ca), offset(b, &cb)), (Some(x), Some(y)) if x == y);
         if !consistent {
-            let stale: Vec<Mismatch> = [(a, ca), (b, cb)]
-                .into_iter()
-                .filter(|(_, c)| *c == Check::Stale || !consistent)
-                .map(|(anchor, _)| mismatch(doc, edit, anchor))
-                .collect();
+            let stale: Vec<Mismatch> =
+                [(a, &ca), (b, &cb)].into_iter().flat_map(|(anchor, c)| mismatch(doc, edit, anchor, c)).collect();
             match source {
                 Some(source) => self.source_mismatches.push((source, stale)),
                 None => self.mismatches.extend(stale),
@@ -250,9 +257,9 @@ impl Planner<'_> {
                 format!("Range start line {first} must be <= end line {last}."),
             ));
         }
-        for (anchor, c) in [(a, ca), (b, cb)] {
-            if let Check::Relocated(line) = c {
-                self.plan.relocations.push((edit, anchor, line));
+        for (anchor, c) in [(a, &ca), (b, &cb)] {
+            if let Check::Relocated(line) | Check::Reaimed(line) = c {
+                self.plan.relocations.push((edit, anchor, *line, matches!(c, Check::Reaimed(_))));
             }
         }
         Ok(Some((first.index(), last.index())))

@@ -2,24 +2,31 @@
 
 use crate::{Anchor, AnchorRef, Document, LineNo};
 
+use super::{EditOptions, Resolution};
+
 use super::error::{EditError, Mismatch};
 
 /// The outcome of checking one anchor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Check {
     /// The hash matches at the stated line.
     Exact(LineNo),
     /// The hash matches exactly one line within the window, elsewhere.
     Relocated(LineNo),
+    /// The caller knows the model was shown this line under the anchor's number; it
+    /// has moved since.
+    Reaimed(LineNo),
     /// No unique match.
     Stale,
+    /// The model was shown several current lines under this anchor.
+    Ambiguous(Vec<LineNo>),
 }
 
 impl Check {
-    pub(crate) fn line(self) -> Option<LineNo> {
+    pub(crate) fn line(&self) -> Option<LineNo> {
         match self {
-            Check::Exact(l) | Check::Relocated(l) => Some(l),
-            Check::Stale => None,
+            Check::Exact(l) | Check::Relocated(l) | Check::Reaimed(l) => Some(*l),
+            Check::Stale | Check::Ambiguous(_) => None,
         }
     }
 }
@@ -29,9 +36,31 @@ pub(crate) fn concrete(doc: &Document, edit: usize, anchor: &AnchorRef) -> Resul
     anchor.resolve(doc).map_err(|err| EditError::invalid_anchor(edit, err))
 }
 
-/// Checks `anchor` against `doc`, relocating within `window` lines when allowed.
-pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, relocate: bool) -> Check {
-    if doc.line(anchor.line).is_some_and(|l| l.hash() == anchor.hash) {
+/// Checks `anchor` against `doc`: first by what the caller knows was shown, then by the
+/// hash at the stated line, then by exact-hash relocation within `window` lines.
+pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, options: &EditOptions<'_>) -> Check {
+    let holds = |line: LineNo| doc.line(line).is_some_and(|l| l.hash() == anchor.hash);
+    if let Some(resolve) = options.resolver {
+        match resolve(anchor) {
+            Resolution::Known(line) if holds(line) => {
+                return if line == anchor.line { Check::Exact(line) } else { Check::Reaimed(line) };
+            }
+            Resolution::Ambiguous(lines) => {
+                let live: Vec<LineNo> = lines.into_iter().filter(|l| holds(*l)).collect();
+                match live.as_slice() {
+                    [] => {}
+                    [one] if *one == anchor.line => return Check::Exact(*one),
+                    [one] => return Check::Reaimed(*one),
+                    _ => return Check::Ambiguous(live),
+                }
+            }
+            // The file changed outside the session (or the row was never shown): judge
+            // by the file alone.
+            Resolution::Known(_) | Resolution::Unknown => {}
+        }
+    }
+    let relocate = !options.no_relocation;
+    if holds(anchor.line) {
         return Check::Exact(anchor.line);
     }
     if !relocate {
@@ -52,8 +81,12 @@ pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, relocate: boo
     found.map_or(Check::Stale, Check::Relocated)
 }
 
-/// The mismatch record for an anchor that failed.
-pub(crate) fn mismatch(doc: &Document, edit: usize, expected: Anchor) -> Mismatch {
-    let current = doc.line(expected.line).map(|l| Anchor::new(l.number, l.hash()));
-    Mismatch { edit, expected, current }
+/// The mismatch record for an anchor that failed: the line it names now (or, for a line
+/// the caller knows moved, where it went).
+pub(crate) fn mismatch(doc: &Document, edit: usize, expected: Anchor, check: &Check) -> Vec<Mismatch> {
+    let at = |line: LineNo| doc.line(line).map(|l| Anchor::new(l.number, l.hash()));
+    match check {
+        Check::Ambiguous(lines) => lines.iter().map(|l| Mismatch { edit, expected, current: at(*l) }).collect(),
+        _ => vec![Mismatch { edit, expected, current: at(expected.line) }],
+    }
 }

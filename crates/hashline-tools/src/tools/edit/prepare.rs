@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use hashline_core::edit::{EditError, EditOp, EditOptions, EditOutcome, apply, marked_rows};
-use hashline_core::{Document, LineHash, LineNo, looks_binary};
+use hashline_core::edit::{EditError, EditOp, EditOptions, EditOutcome, Resolution, apply, marked_rows};
+use hashline_core::{Anchor, Document, LineNo, looks_binary};
 use serde_json::json;
 
 use super::items::{self, Parsed};
@@ -55,8 +55,12 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
     if ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
         gate(session, &path)?;
     }
-    let outcome =
-        apply(&before, &ops, &EditOptions::default()).map_err(|err| engine_error(session, &path, &before, err))?;
+    // Anchors name rows the model was shown; the ledger knows where those rows went.
+    let served = if session.is_stateful() { session.ledger().served(&path.real).cloned() } else { None };
+    let resolve = |anchor: Anchor| served.as_ref().map_or(Resolution::Unknown, |rows| rows.resolve(anchor));
+    let resolver: &dyn Fn(Anchor) -> Resolution = &resolve;
+    let options = EditOptions { resolver: served.is_some().then_some(resolver), ..EditOptions::default() };
+    let outcome = apply(&before, &ops, &options).map_err(|err| engine_error(session, &path, &before, err))?;
     if session.is_stateful() {
         served_guard(session, &path, &before, &outcome)?;
     }
@@ -187,19 +191,10 @@ fn served_guard(
     .with_path(path.absolute_str()))
 }
 
-/// The served rows after a successful edit: what was shown before, carried to the new
-/// line numbers, plus the fresh rows around each change.
+/// The served rows after a successful edit: rows shown before move with their lines
+/// (keeping the numbers they were shown under), plus the fresh rows around each change.
 pub(crate) fn carry_served(session: &Session, prepared: &Prepared, fresh: &[LineNo]) {
     let doc = &prepared.outcome.document;
-    let carried: Vec<(LineNo, LineHash)> = {
-        let ledger = session.ledger();
-        match ledger.served(&prepared.path.real) {
-            Some(served) => {
-                prepared.outcome.changes.kept().filter_map(|(old, new)| served.hash_at(old).map(|h| (new, h))).collect()
-            }
-            None => Vec::new(),
-        }
-    };
     let fresh_rows = fresh.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
-    session.record_served(&prepared.path.real, carried.into_iter().chain(fresh_rows), true);
+    session.ledger().carry(&prepared.path.real, prepared.outcome.changes.kept(), fresh_rows);
 }

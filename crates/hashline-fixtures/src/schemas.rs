@@ -1,0 +1,29 @@
+//! `fixtures/schemas/`: the JSON Schemas of every tool's input and output and of the
+//! view union, generated from the types themselves.
+
+use std::collections::BTreeMap;
+
+use hashline::Toolbox;
+use hashline_view::{ToolCallView, ToolResultView};
+use serde_json::{Value, json};
+
+/// File name → pretty JSON text, for every schema file.
+pub fn schema_files() -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    let mut put = |name: String, value: Value| {
+        let text = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
+        files.insert(name, text);
+    };
+    for tool in Toolbox::new().tools() {
+        put(format!("{}.input.json", tool.name), tool.input_schema());
+        put(format!("{}.output.json", tool.name), tool.output_schema());
+    }
+    put(
+        "views.json".to_owned(),
+        json!({
+            "ToolCallView": schemars::schema_for!(ToolCallView),
+            "ToolResultView": schemars::schema_for!(ToolResultView),
+        }),
+    );
+    files
+}
