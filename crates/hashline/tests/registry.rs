@@ -133,8 +133,9 @@ fn every_tool_refuses_paths_outside_the_roots() {
     let direct = outside.path().to_string_lossy().into_owned();
     for target in [direct.as_str(), "..", "out"] {
         let file = format!("{target}/o.txt");
-        let calls: [(&str, Value); 4] = [
+        let calls: [(&str, Value); 5] = [
             ("read", json!({"path": file})),
+            ("edit", json!({"path": file, "edits": [{"replace": {"old_text": "o", "new_text": "x"}}]})),
             ("write", json!({"path": file, "content": "x"})),
             ("ls", json!({"path": target})),
             ("find", json!({"pattern": "*", "path": target})),
