@@ -33,20 +33,24 @@ impl ServedRows {
         self.rows.get(&line.get()).and_then(|r| LineHash::from_value(r.hash))
     }
 
-    /// Which current line an anchor names, by what the model was shown: the row that was
-    /// shown as `LINE` with that hash. `Unknown` when none was (or the session cannot tell).
-    pub fn resolve(&self, anchor: Anchor) -> Resolution {
-        let wanted = anchor.line.get();
-        let mut candidates = self
-            .rows
-            .iter()
-            .filter(|(_, row)| row.hash == anchor.hash.value() && row.names.contains(&wanted))
-            .filter_map(|(line, _)| LineNo::new(*line));
-        match (candidates.next(), candidates.next()) {
-            (None, _) => Resolution::Unknown,
-            (Some(line), None) => Resolution::Known(line),
-            (Some(a), Some(b)) => Resolution::Ambiguous([a, b].into_iter().chain(candidates).collect()),
+    /// An index from what the model was shown (`LINE:HASH`) to the current lines shown
+    /// that way, for resolving many anchors quickly.
+    pub fn index(&self) -> ServedIndex {
+        let mut by_name: HashMap<(u32, u16), Vec<LineNo>> = HashMap::new();
+        for (line, row) in &self.rows {
+            if let Some(current) = LineNo::new(*line) {
+                for name in &row.names {
+                    by_name.entry((*name, row.hash)).or_default().push(current);
+                }
+            }
         }
+        ServedIndex { by_name }
+    }
+
+    /// Which current line an anchor names, by what the model was shown (see
+    /// [`ServedIndex::resolve`]).
+    pub fn resolve(&self, anchor: Anchor) -> Resolution {
+        self.index().resolve(anchor)
     }
 
     /// Number of rows recorded.
@@ -68,6 +72,24 @@ impl ServedRows {
         row.names.push(line.get());
         if row.names.len() > MAX_NAMES {
             row.names.remove(0);
+        }
+    }
+}
+
+/// What the model was shown, by `LINE:HASH` (see [`ServedRows::index`]).
+#[derive(Clone, Debug, Default)]
+pub struct ServedIndex {
+    by_name: HashMap<(u32, u16), Vec<LineNo>>,
+}
+
+impl ServedIndex {
+    /// Which current line an anchor names: the row that was shown as `LINE` with that
+    /// hash. `Unknown` when none was, `Ambiguous` when several were (lines moved).
+    pub fn resolve(&self, anchor: Anchor) -> Resolution {
+        match self.by_name.get(&(anchor.line.get(), anchor.hash.value())).map(Vec::as_slice) {
+            None | Some([]) => Resolution::Unknown,
+            Some([line]) => Resolution::Known(*line),
+            Some(lines) => Resolution::Ambiguous(lines.to_vec()),
         }
     }
 }

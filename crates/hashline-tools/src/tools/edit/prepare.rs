@@ -56,8 +56,9 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
         gate(session, &path)?;
     }
     // Anchors name rows the model was shown; the ledger knows where those rows went.
-    let served = if session.is_stateful() { session.ledger().served(&path.real).cloned() } else { None };
-    let resolve = |anchor: Anchor| served.as_ref().map_or(Resolution::Unknown, |rows| rows.resolve(anchor));
+    let served =
+        if session.is_stateful() { session.ledger().served(&path.real).map(|rows| rows.index()) } else { None };
+    let resolve = |anchor: Anchor| served.as_ref().map_or(Resolution::Unknown, |index| index.resolve(anchor));
     let resolver: &dyn Fn(Anchor) -> Resolution = &resolve;
     let options = EditOptions { resolver: served.is_some().then_some(resolver), ..EditOptions::default() };
     let outcome = apply(&before, &ops, &options).map_err(|err| engine_error(session, &path, &before, err))?;
