@@ -447,3 +447,21 @@ fn anchors_from_before_an_edit_follow_their_lines_or_are_refused_when_ambiguous(
     assert!(ambiguous.text().contains(&format!(">>> 3:{}", LineHash::of(b"}"))), "{}", ambiguous.text());
     assert!(ambiguous.text().contains(&format!(">>> 4:{}", LineHash::of(b"}"))), "{}", ambiguous.text());
 }
+
+#[test]
+fn the_ambiguous_refusal_says_why() {
+    let ws = Workspace::new();
+    ws.file("close.txt", "h\n}\n}\nz\n");
+    ws.read_file("close.txt");
+    ws.edit("close.txt", json!([set_line(1, "h", "new\nh")]));
+    let ambiguous = ws.edit("close.txt", json!([set_line(3, "}", "Z}")]));
+    assert_snapshot!(ambiguous.text(), @"
+    Edit rejected — nothing was written. Anchor 3:b18 of edits[0] is ambiguous: lines moved since it was shown, and lines 3 and 4 were both shown as 3:b18. Use the current LINE:HASH references shown below (>>> marks the candidates).
+
+        1:bdc|new
+        2:f1b|h
+    >>> 3:b18|}
+    >>> 4:b18|}
+        5:6ce|z
+    ");
+}

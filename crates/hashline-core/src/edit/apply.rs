@@ -137,7 +137,9 @@ fn note_overwrites(
     noop_edits: &mut Vec<usize>,
 ) {
     for s in splices.iter().filter(|s| s.after.is_none()) {
-        let old: Vec<&[u8]> = doc.lines().skip(s.start).take(s.end - s.start).map(|l| l.content).collect();
+        // Index the lines directly: `lines().skip(n)` walks (and views) the first n lines.
+        let old: Vec<&[u8]> =
+            (s.start..s.end).filter_map(|i| doc.line(LineNo::from_index(i))).map(|l| l.content).collect();
         if !s.move_source && old.len() == s.lines.len() && old.iter().zip(&s.lines).all(|(a, b)| *a == b.as_slice()) {
             noop_edits.push(s.edit);
             continue;

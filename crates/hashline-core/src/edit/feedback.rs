@@ -73,15 +73,39 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
         return error;
     }
     let (rows, shown) = marked_rows(doc, &marked, CONTEXT);
-    let n = marked.len();
-    let (lines, have) = if n == 1 { ("line", "has") } else { ("lines", "have") };
-    let mut error = EditError::new(
-        "hash-mismatch",
-        mismatches.first().map(|m| m.edit),
+    // One anchor with several current lines: it was shown for each of them (lines moved).
+    let mut ambiguous: Vec<String> = Vec::new();
+    for m in &mismatches {
+        let lines: Vec<String> = mismatches
+            .iter()
+            .filter(|o| o.edit == m.edit && o.expected == m.expected)
+            .filter_map(|o| o.current.map(|a| a.line.to_string()))
+            .collect();
+        let note = format!(
+            "Anchor {} of edits[{}] is ambiguous: lines moved since it was shown, and lines {} were {} shown as {}.",
+            m.expected,
+            m.edit,
+            lines.join(" and "),
+            if lines.len() == 2 { "both" } else { "all" },
+            m.expected
+        );
+        if lines.len() > 1 && !ambiguous.contains(&note) {
+            ambiguous.push(note);
+        }
+    }
+    let message = if ambiguous.is_empty() {
+        let n = marked.len();
+        let (lines, have) = if n == 1 { ("line", "has") } else { ("lines", "have") };
         format!(
-            "{REJECTED} The anchor hash did not match the current file content.\n{n} {lines} {have} changed since last read. Auto-relocation checks only within ±{window} lines of each anchor. Use the updated LINE:HASH references shown below (>>> marks changed lines).\n\n{rows}"
-        ),
-    );
+            "{REJECTED} The anchor hash did not match the current file content.\n{n} {lines} {have} changed since last read. Auto-relocation checks only within ±{window} lines of each anchor. Use the updated LINE:HASH references shown below (>>> marks changed lines)."
+        )
+    } else {
+        format!(
+            "{REJECTED} {} Use the current LINE:HASH references shown below (>>> marks the candidates).",
+            ambiguous.join(" ")
+        )
+    };
+    let mut error = EditError::new("hash-mismatch", mismatches.first().map(|m| m.edit), format!("{message}\n\n{rows}"));
     error.shown = shown;
     error.mismatches = mismatches;
     error
