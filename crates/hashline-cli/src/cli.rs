@@ -123,6 +123,10 @@ pub enum Command {
     /// Run JSON lines `{"tool": .., "args": ..}` from standard input in one session,
     /// printing one JSON result line per call.
     Batch,
+    /// Serve the tools to an agent over MCP on standard input and output (one session per
+    /// connection). Roots: --root if given, else the client's file:// roots, else the
+    /// current directory.
+    Mcp,
 }
 
 impl Command {
@@ -196,7 +200,7 @@ impl Command {
                 put("regex", regex.then_some(json!(true)));
                 "find"
             }
-            Command::Tools | Command::Call { .. } | Command::Batch => {
+            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp => {
                 anyhow::bail!("not a tool subcommand")
             }
         };

@@ -4,6 +4,7 @@
 //! registry as `call`, `batch` and the MCP server, so all front ends share one path.
 
 mod cli;
+mod mcp;
 mod session_file;
 
 use std::io::{BufRead, Write};
@@ -43,6 +44,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    if let Command::Mcp = cli.command {
+        return mcp::run(&cli);
+    }
     let toolbox = Toolbox::new();
     if let Command::Tools = cli.command {
         let tools: Vec<Value> = toolbox

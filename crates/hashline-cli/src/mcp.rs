@@ -1,0 +1,37 @@
+//! `hashline mcp`: the MCP stdio server (SPEC §10.3).
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use hashline_mcp::{HashlineServer, ServerOptions};
+
+use crate::EXIT_TOOL_ERROR;
+use crate::cli::Cli;
+
+/// How long a tool call still running when the client has gone may delay the exit.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// Serves one connection on standard input and output until the client closes it.
+/// Standard output carries only protocol messages; diagnostics go to standard error.
+pub fn run(cli: &Cli) -> Result<ExitCode> {
+    if cli.session.is_some() {
+        anyhow::bail!("--session does not apply to mcp: each connection has its own session");
+    }
+    let options = ServerOptions { roots: cli.root.clone(), unconfined: cli.unconfined };
+    let server = HashlineServer::new(options)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("hashline-mcp")
+        .build()
+        .context("cannot start the async runtime")?;
+    let outcome = runtime.block_on(hashline_mcp::serve_stdio(server));
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    match outcome {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(err) => {
+            eprintln!("hashline mcp: {err}");
+            Ok(ExitCode::from(EXIT_TOOL_ERROR))
+        }
+    }
+}

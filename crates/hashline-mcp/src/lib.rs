@@ -1,0 +1,100 @@
+//! # hashline-mcp
+//!
+//! The hash-anchored file tools of [`hashline`] as a Model Context Protocol server over
+//! stdio (`hashline mcp`), built on the official Rust SDK, `rmcp`.
+//!
+//! - **The registry is the only list**: every tool of [`hashline::Toolbox`] is served with
+//!   its description, input and output JSON Schemas, and annotations (`readOnlyHint`,
+//!   `destructiveHint`, `idempotentHint`, `openWorldHint`).
+//! - **Results**: text blocks become MCP text content, image reads MCP image content,
+//!   `structuredContent` is the tool's `ptcValue`, and a tool failure is an `isError: true`
+//!   result (with `structuredContent.error.code`), never a JSON-RPC error.
+//! - **One session per connection**, stateful (read-before-edit gate and served-lines
+//!   guard on). Its roots: [`ServerOptions::roots`] when given; else the client's
+//!   `file://` roots (`roots/list`) when it declares the `roots` capability; else the
+//!   process working directory.
+//! - **Concurrency**: each call runs on a blocking thread, so calls on one connection run
+//!   in parallel; the session serializes mutations of one file.
+//! - **Robust framing**: a line that is not JSON gets a `-32700` parse error, a request of
+//!   the wrong shape an error with its own id, and the server reads on; `tools/call` with
+//!   non-object arguments reaches the tool, which answers `invalid-type`.
+//!
+//! ```
+//! use hashline_mcp::{serve, HashlineServer, ServerOptions};
+//! use serde_json::{json, Value};
+//! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+//!
+//! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n")?;
+//! let server = HashlineServer::new(ServerOptions { roots: vec![dir.path().into()], ..Default::default() })?;
+//!
+//! // A client on the other ends of two pipes.
+//! let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+//! let (server_out, from_server) = tokio::io::duplex(1 << 16);
+//! let running = tokio::spawn(serve(server, server_in, server_out));
+//! let mut replies = BufReader::new(from_server).lines();
+//!
+//! for message in [
+//!     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+//!         "protocolVersion": "2025-06-18", "capabilities": {},
+//!         "clientInfo": {"name": "example", "version": "1"}}}),
+//!     json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+//!     json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+//!         "params": {"name": "read", "arguments": {"path": "notes.txt"}}}),
+//! ] {
+//!     to_server.write_all(format!("{message}\n").as_bytes()).await?;
+//! }
+//! let init: Value = serde_json::from_str(&replies.next_line().await?.unwrap())?;
+//! assert_eq!(init["result"]["serverInfo"]["name"], "hashline");
+//! let read: Value = serde_json::from_str(&replies.next_line().await?.unwrap())?;
+//! assert_eq!(read["result"]["content"][0]["text"], "1:3c8|alpha\n2:589|beta");
+//! assert_eq!(read["result"]["structuredContent"]["lines"][1]["anchor"], "2:589");
+//!
+//! drop(to_server); // end of input: the server finishes cleanly
+//! running.await??;
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+mod error;
+mod roots;
+mod server;
+mod transport;
+
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::service::ServerInitializeError;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+pub use error::Error;
+pub use server::{HashlineServer, INSTRUCTIONS, ServerOptions};
+
+/// How long the end of a connection may take to write its last responses.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Serves one MCP connection over a byte stream pair (newline-delimited JSON-RPC) until
+/// the client closes its end. Returns `Ok` on a clean end, including a client that goes
+/// away before or during the handshake.
+pub async fn serve<R, W>(server: HashlineServer, read: R, write: W) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (transport, flushed) = transport::LineTransport::new(read, write, transport::DEFAULT_MAX_LINE);
+    let outcome = match server.serve(transport).await {
+        Ok(running) => running.waiting().await.map(drop).map_err(Error::Service),
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(err) => Err(Error::Handshake(Box::new(err))),
+    };
+    flushed.wait(FLUSH_TIMEOUT).await;
+    outcome
+}
+
+/// Serves one MCP connection over the process's standard input and output (call inside
+/// a multi-threaded Tokio runtime). Nothing else may write to standard output.
+pub async fn serve_stdio(server: HashlineServer) -> Result<(), Error> {
+    let (read, write) = rmcp::transport::stdio_pipes();
+    serve(server, read, write).await
+}

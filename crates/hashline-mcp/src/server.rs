@@ -1,0 +1,268 @@
+//! The MCP handler: the registry's tools, one session per connection.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hashline::view::ContentBlock;
+use hashline::{CallContext, ErrorCode, Session, SessionConfig, ToolError, ToolResult, ToolSpec, Toolbox};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
+
+use crate::error::Error;
+use crate::roots::usable_client_roots;
+
+/// What the server tells a model about the tools as a whole (MCP `instructions`).
+pub const INSTRUCTIONS: &str = "\
+hashline: file tools whose rows carry anchors. Every line a tool shows is `LINE:HASH|content`, \
+e.g. `12:3c8|let x = 1;`; `12:3c8` is that line's anchor.
+1. `read` the file (rows from `write` or an earlier edit's result count too).
+2. `edit` by anchors copied from those rows, e.g. \
+{\"path\": \"src/lib.rs\", \"edits\": [{\"set_line\": {\"anchor\": \"12:3c8\", \"new_text\": \"let x = 2;\"}}]}; \
+`new_text` is plain content, without row prefixes. Nothing is written unless every edit is valid.
+3. If an edit is refused with `hash-mismatch`, the file changed since you saw it: the error carries \
+fresh rows (and `updatedAnchors`). Retry with those anchors; no re-read is needed.
+An edit of a file you have not read is refused (`file-not-read`). Relative paths resolve against the \
+working directory (the first root).";
+
+/// How long the server waits for the client's answer to `roots/list`.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How the server sets up each connection's session.
+#[derive(Clone, Debug, Default)]
+pub struct ServerOptions {
+    /// The session's roots; the first one is the working directory. When empty, the
+    /// client's `file://` roots are used if it declares the `roots` capability, else the
+    /// process working directory.
+    pub roots: Vec<PathBuf>,
+    /// Allow paths outside every root.
+    pub unconfined: bool,
+}
+
+/// The MCP server for one connection: every tool of the [`Toolbox`] over one stateful
+/// [`Session`] (read-before-edit gate and served-lines guard on).
+pub struct HashlineServer {
+    toolbox: Arc<Toolbox>,
+    tools: Vec<Tool>,
+    options: ServerOptions,
+    session: OnceCell<Result<Arc<Session>, ToolError>>,
+}
+
+impl std::fmt::Debug for HashlineServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HashlineServer").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+impl HashlineServer {
+    /// A server over every tool of this build. With explicit roots the session is opened
+    /// now, so a bad `--root` is reported before any client connects.
+    pub fn new(options: ServerOptions) -> Result<Self, Error> {
+        let toolbox = Toolbox::new();
+        let tools = toolbox.tools().iter().map(mcp_tool).collect();
+        let session = if options.roots.is_empty() {
+            OnceCell::new()
+        } else {
+            let session = open_session(&options.roots, options.unconfined)
+                .map_err(|err| Error::InvalidRoot { root: options.roots[0].clone(), message: err.message.clone() })?;
+            OnceCell::new_with(Some(Ok(Arc::new(session))))
+        };
+        Ok(Self { toolbox: Arc::new(toolbox), tools, options, session })
+    }
+
+    /// The tools as MCP lists them.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The connection's session, opened on first use once the roots are known.
+    async fn session(&self, peer: &Peer<RoleServer>) -> Result<Arc<Session>, ToolError> {
+        self.session.get_or_init(|| self.open_lazily(peer)).await.clone()
+    }
+
+    async fn open_lazily(&self, peer: &Peer<RoleServer>) -> Result<Arc<Session>, ToolError> {
+        let from_client = client_roots(peer).await;
+        if !from_client.is_empty() {
+            match open_session(&from_client, self.options.unconfined) {
+                Ok(session) => return Ok(Arc::new(session)),
+                Err(err) => {
+                    warn(&format!("the client's roots cannot be used ({}); using the working directory", err.message))
+                }
+            }
+        }
+        let cwd = std::env::current_dir().map_err(|err| {
+            ToolError::new(ErrorCode::PathNotFound, format!("Cannot read the server's working directory: {err}"))
+        })?;
+        open_session(&[cwd], self.options.unconfined).map(Arc::new)
+    }
+
+    /// Runs one tool call on a blocking thread, so calls run in parallel.
+    async fn execute(
+        &self,
+        name: String,
+        args: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ToolResult, ErrorData> {
+        let session = match self.session(&context.peer).await {
+            Ok(session) => session,
+            Err(err) => return Ok(ToolResult::failure(&name, &err)),
+        };
+        let call = CallContext { call_id: Some(context.id.to_string()), parent_call_id: None };
+        let toolbox = Arc::clone(&self.toolbox);
+        tokio::task::spawn_blocking(move || toolbox.execute(&session, &name, args, &call))
+            .await
+            // A panic in a tool is a bug of the server, not a tool failure: say so, and serve on.
+            .map_err(|join| ErrorData::internal_error(format!("the tool failed unexpectedly: {join}"), None))
+    }
+}
+
+impl ServerHandler for HashlineServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("hashline", env!("CARGO_PKG_VERSION")).with_title("hashline"))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
+        let result = self.execute(request.name.into_owned(), args, &context).await?;
+        Ok(CallToolResponse::Complete(call_tool_result(result)))
+    }
+
+    /// Requests whose params do not fit their method arrive here. `tools/call` with
+    /// arguments that are not an object still runs: the tool's own argument check
+    /// answers with an `invalid-type` tool error the model can act on.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method.as_str();
+        let params = request.params.unwrap_or(Value::Null);
+        match method {
+            "tools/call" => {
+                let Some(name) = params.get("name").and_then(Value::as_str) else {
+                    return Err(ErrorData::invalid_params(
+                        "Invalid params for tools/call: `name` must be a string.",
+                        None,
+                    ));
+                };
+                let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+                let mut result = call_tool_result(self.execute(name.to_owned(), args, &context).await?);
+                result.result_type = None;
+                let value =
+                    serde_json::to_value(result).map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+                Ok(CustomResult::new(value))
+            }
+            "initialize" | "ping" | "tools/list" => {
+                Err(ErrorData::invalid_params(format!("Invalid params for {method}: {params}"), None))
+            }
+            _ => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+                None,
+            )),
+        }
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Ask for the roots now, so the first call does not wait for them.
+        let _ = self.session(&context.peer).await;
+    }
+}
+
+/// A stateful session over `roots` (the first is the working directory).
+fn open_session(roots: &[PathBuf], unconfined: bool) -> Result<Session, ToolError> {
+    let config = SessionConfig::builder()
+        .root(roots[0].clone())
+        .extra_roots(roots[1..].to_vec())
+        .unconfined(unconfined)
+        .stateful(true)
+        .build();
+    Session::new(config)
+}
+
+/// The client's usable roots, when it declares the `roots` capability and answers.
+#[expect(deprecated, reason = "roots are deprecated only from protocol 2026-07-28 on, which has no initialize")]
+async fn client_roots(peer: &Peer<RoleServer>) -> Vec<PathBuf> {
+    let declared = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+    if !declared {
+        return Vec::new();
+    }
+    match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
+        Ok(Ok(result)) => {
+            let roots = usable_client_roots(&result.roots);
+            if roots.is_empty() {
+                warn("the client lists no existing file:// root; using the working directory");
+            }
+            roots
+        }
+        Ok(Err(err)) => {
+            warn(&format!("roots/list failed ({err}); using the working directory"));
+            Vec::new()
+        }
+        Err(_) => {
+            warn("the client did not answer roots/list in time; using the working directory");
+            Vec::new()
+        }
+    }
+}
+
+fn warn(message: &str) {
+    eprintln!("hashline mcp: {message}");
+}
+
+/// One registry entry as an MCP tool.
+fn mcp_tool(spec: &ToolSpec) -> Tool {
+    let hints = spec.annotations;
+    let annotations = ToolAnnotations::with_title(hints.title)
+        .read_only(hints.read_only_hint)
+        .destructive(hints.destructive_hint)
+        .idempotent(hints.idempotent_hint)
+        .open_world(hints.open_world_hint);
+    Tool::new(spec.name, spec.description, Arc::new(object_schema(spec.input_schema())))
+        .with_title(hints.title)
+        .with_raw_output_schema(Arc::new(object_schema(spec.output_schema())))
+        .with_annotations(annotations)
+}
+
+/// A schema as the JSON object MCP wants (a non-object schema accepts any object).
+fn object_schema(schema: Value) -> JsonObject {
+    match schema {
+        Value::Object(object) => object,
+        _ => Map::from_iter([("type".to_owned(), Value::from("object"))]),
+    }
+}
+
+/// A tool result as MCP's: text and image blocks, `structuredContent` = the ptcValue.
+fn call_tool_result(result: ToolResult) -> CallToolResult {
+    let content = result
+        .content
+        .into_iter()
+        .map(|block| match block {
+            ContentBlock::Text { text } => rmcp::model::ContentBlock::text(text),
+            ContentBlock::Image { data, mime_type } => rmcp::model::ContentBlock::image(data, mime_type),
+        })
+        .collect();
+    let mut out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+    out.structured_content = Some(result.details.ptc_value);
+    out
+}

@@ -1,0 +1,394 @@
+//! Newline-delimited JSON-RPC over a byte stream (MCP's stdio framing), hardened.
+//!
+//! rmcp's own stdio transport drops a line that is not JSON without a word, answers a
+//! well-formed message of the wrong shape with an `Invalid request` whose id is null (so
+//! the client's call with that id never completes), and ends the connection on a
+//! notification that arrives before `initialize`. This one answers instead:
+//!
+//! - a line that is not JSON → `-32700 Parse error` (id null), and reads on;
+//! - a message of the wrong shape → `-32600 Invalid request` (or `-32602`) **with the
+//!   request's id** when it has one (a request whose params do not fit its method reaches
+//!   the handler as a custom request, see `HashlineServer::on_custom_request`);
+//! - a line longer than the limit → `-32600` (id null), its bytes skipped unbuffered;
+//! - notifications and responses before the handshake → ignored.
+//!
+//! Reading and writing run on their own tasks: a reader parses lines ahead of the
+//! service loop, and a writer gathers every response that is ready into one write.
+
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorData, GetMeta, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+};
+use rmcp::service::RoleServer;
+use rmcp::transport::Transport;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// The default longest accepted message line, in bytes.
+pub(crate) const DEFAULT_MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// How many parsed messages may wait for the service loop, and serialized responses for
+/// the writer.
+const QUEUE: usize = 256;
+
+/// The server side of a newline-delimited JSON-RPC connection.
+pub(crate) struct LineTransport {
+    incoming: mpsc::Receiver<ClientJsonRpcMessage>,
+    outgoing: Option<mpsc::Sender<Vec<u8>>>,
+    reader: JoinHandle<()>,
+}
+
+/// The writer task: done once every response handed to the transport is written (or
+/// the peer is gone).
+pub(crate) struct Flushed(JoinHandle<()>);
+
+impl Flushed {
+    /// Waits until the writer is done, at most `timeout` (a peer that stops reading
+    /// must not keep the process alive).
+    pub(crate) async fn wait(self, timeout: std::time::Duration) {
+        let _ = tokio::time::timeout(timeout, self.0).await;
+    }
+}
+
+impl LineTransport {
+    /// Starts the reader and writer tasks (call inside a Tokio runtime). The writer ends
+    /// after the transport is closed or dropped and everything sent is written.
+    pub(crate) fn new<R, W>(read: R, write: W, max_line: usize) -> (Self, Flushed)
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (outgoing, to_write) = mpsc::channel(QUEUE);
+        let (to_serve, incoming) = mpsc::channel(QUEUE);
+        let writer = tokio::spawn(write_loop(write, to_write));
+        let reader = tokio::spawn(read_loop(read, max_line, to_serve, outgoing.clone()));
+        (Self { incoming, outgoing: Some(outgoing), reader }, Flushed(writer))
+    }
+}
+
+impl Drop for LineTransport {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    fn send(&mut self, item: ServerJsonRpcMessage) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let line = encode(&item);
+        let outgoing = self.outgoing.clone();
+        async move {
+            let line = line?;
+            match outgoing {
+                Some(outgoing) => outgoing.send(line).await.map_err(|_| closed()),
+                None => Err(closed()),
+            }
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        self.incoming.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.reader.abort();
+        self.incoming.close();
+        // The writer ends once every sender is gone, after writing what it was given.
+        drop(self.outgoing.take());
+        Ok(())
+    }
+}
+
+fn closed() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::NotConnected, "the connection is closed")
+}
+
+fn encode(message: &ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(message)?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// Writes responses as they come, all that are ready in one write, then flushes.
+async fn write_loop<W: AsyncWrite + Unpin>(mut write: W, mut lines: mpsc::Receiver<Vec<u8>>) {
+    let mut batch = Vec::new();
+    while let Some(line) = lines.recv().await {
+        batch.clear();
+        batch.extend_from_slice(&line);
+        while batch.len() < 1 << 20
+            && let Ok(more) = lines.try_recv()
+        {
+            batch.extend_from_slice(&more);
+        }
+        if write.write_all(&batch).await.is_err() || write.flush().await.is_err() {
+            // The peer is gone: nothing more can be delivered.
+            break;
+        }
+    }
+    let _ = write.shutdown().await;
+}
+
+/// What one line of input turned out to be.
+#[derive(Debug)]
+enum Frame {
+    /// A message for the service.
+    Message(Box<ClientJsonRpcMessage>),
+    /// An error to answer with, directly.
+    Reply(Box<ServerJsonRpcMessage>),
+    /// Nothing to do (a blank line, a malformed notification or response).
+    Ignore,
+}
+
+/// Reads lines, turns each into a [`Frame`], and routes it.
+async fn read_loop<R: AsyncRead + Unpin>(
+    read: R,
+    max_line: usize,
+    to_serve: mpsc::Sender<ClientJsonRpcMessage>,
+    outgoing: mpsc::Sender<Vec<u8>>,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, read);
+    let mut line = Vec::new();
+    let mut handshake_seen = false;
+    loop {
+        line.clear();
+        let frame = match read_line(&mut reader, &mut line, max_line).await {
+            Ok(LineRead::Line) => decode(&line),
+            Ok(LineRead::TooLong) => Frame::Reply(Box::new(JsonRpcMessage::error(
+                ErrorData::invalid_request(format!("Message too large: the limit is {max_line} bytes per line."), None),
+                None,
+            ))),
+            Ok(LineRead::Eof) | Err(_) => break,
+        };
+        match frame {
+            Frame::Message(message) => {
+                match message.as_ref() {
+                    JsonRpcMessage::Request(request) if starts_session(&request.request) => handshake_seen = true,
+                    // Before the handshake rmcp accepts only requests; anything else would end it.
+                    JsonRpcMessage::Request(_) => {}
+                    _ if !handshake_seen => continue,
+                    _ => {}
+                }
+                if to_serve.send(*message).await.is_err() {
+                    break;
+                }
+            }
+            Frame::Reply(reply) => {
+                let Ok(bytes) = encode(&reply) else { continue };
+                if outgoing.send(bytes).await.is_err() {
+                    break;
+                }
+            }
+            Frame::Ignore => {}
+        }
+    }
+}
+
+/// Whether a request opens the session: `initialize`, or a request that carries the
+/// inline protocol version (the 2026-07-28 lifecycle).
+fn starts_session(request: &ClientRequest) -> bool {
+    matches!(request, ClientRequest::InitializeRequest(_)) || request.get_meta().protocol_version().is_some()
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    Eof,
+}
+
+/// Reads one `\n`-terminated line (a last line without one counts) into `line`; a line
+/// longer than `max_line` is consumed without being kept.
+async fn read_line<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+    max_line: usize,
+) -> std::io::Result<LineRead> {
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(match (too_long, line.is_empty()) {
+                (true, _) => LineRead::TooLong,
+                (false, true) => LineRead::Eof,
+                (false, false) => LineRead::Line,
+            });
+        }
+        let newline = memchr(available);
+        let take = newline.map_or(available.len(), |at| at + 1);
+        if !too_long {
+            if line.len() + take > max_line.saturating_add(1) {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(&available[..take]);
+            }
+        }
+        reader.consume(take);
+        if newline.is_some() {
+            return Ok(if too_long { LineRead::TooLong } else { LineRead::Line });
+        }
+    }
+}
+
+fn memchr(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// Classifies one line.
+fn decode(line: &[u8]) -> Frame {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Frame::Ignore;
+    }
+    let error = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(message) => return Frame::Message(Box::new(message)),
+        Err(error) => error,
+    };
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return reply(ErrorData::parse_error(format!("Parse error: {error}."), None), None);
+    };
+    shape_error(&value, &error)
+}
+
+/// The answer to a well-formed JSON value that is not a valid client message.
+fn shape_error(value: &Value, error: &serde_json::Error) -> Frame {
+    let Some(object) = value.as_object() else {
+        let what = if value.is_array() { "batches are not supported" } else { "expected a JSON-RPC object" };
+        return reply(ErrorData::invalid_request(format!("Invalid request: {what}."), None), None);
+    };
+    let id = object.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let method = object.get("method").and_then(Value::as_str);
+    let version_ok = object.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    match (id, method) {
+        (Some(id), Some(method)) if version_ok => {
+            reply(ErrorData::invalid_params(format!("Invalid params for {method}: {error}."), None), Some(id))
+        }
+        (Some(id), Some(_)) => reply(
+            ErrorData::invalid_request("Invalid request: \"jsonrpc\" must be \"2.0\".".to_owned(), None),
+            Some(id),
+        ),
+        // A malformed notification gets no answer; a malformed response has no one to go to.
+        (None, Some(_)) => Frame::Ignore,
+        (Some(_), None) if object.contains_key("result") || object.contains_key("error") => Frame::Ignore,
+        (id, None) => reply(ErrorData::invalid_request(format!("Invalid request: {error}."), None), id),
+    }
+}
+
+fn reply(error: ErrorData, id: Option<RequestId>) -> Frame {
+    Frame::Reply(Box::new(JsonRpcMessage::error(error, id)))
+}
+
+/// Shared by tests: the JSON of a frame's reply.
+#[cfg(test)]
+fn reply_json(frame: &Frame) -> Option<Value> {
+    match frame {
+        Frame::Reply(reply) => serde_json::to_value(reply.as_ref()).ok(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn frame(line: &str) -> Frame {
+        decode(line.as_bytes())
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_is_a_parse_error() {
+        let reply = reply_json(&frame("{not json")).expect("reply");
+        assert_eq!(reply["error"]["code"], -32700);
+        assert_eq!(reply["id"], Value::Null);
+    }
+
+    #[test]
+    fn a_request_of_the_wrong_shape_is_answered_with_its_id() {
+        let reply = reply_json(&frame(r#"{"jsonrpc":"2.0","id":7,"method":7}"#)).expect("reply");
+        assert_eq!(reply["error"]["code"], -32600);
+        assert_eq!(reply["id"], 7);
+        let reply = reply_json(&frame(r#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#)).expect("reply");
+        assert_eq!(reply["error"]["code"], -32600);
+        assert_eq!(reply["id"], "x");
+        let reply = reply_json(&frame(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)).expect("reply");
+        assert_eq!(reply["error"]["code"], -32600);
+        let reply = reply_json(&frame("42")).expect("reply");
+        assert_eq!(reply["error"]["code"], -32600);
+    }
+
+    #[test]
+    fn malformed_notifications_and_blank_lines_are_ignored() {
+        assert!(matches!(frame(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}"#), Frame::Ignore));
+        assert!(matches!(frame("   \r\n"), Frame::Ignore));
+    }
+
+    #[test]
+    fn a_valid_message_passes_unchanged() {
+        let line =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"a"}}}"#;
+        assert!(matches!(frame(line), Frame::Message(_)));
+        assert!(matches!(frame("\u{feff}{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n"), Frame::Message(_)));
+    }
+
+    async fn run(input: &'static [u8], max_line: usize) -> (Vec<Value>, Vec<Value>) {
+        let (server_out, mut client_in) = tokio::io::duplex(1 << 16);
+        let (mut transport, flushed) = LineTransport::new(input, server_out, max_line);
+        let mut received = Vec::new();
+        while let Some(message) = transport.receive().await {
+            received.push(serde_json::to_value(&message).expect("json"));
+        }
+        transport.close().await.expect("close");
+        flushed.wait(std::time::Duration::from_secs(5)).await;
+        let mut written = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut client_in, &mut written).await.expect("read");
+        let replies = written
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).expect("reply json"))
+            .collect();
+        (received, replies)
+    }
+
+    #[tokio::test]
+    async fn the_stream_goes_on_after_bad_lines() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            "garbage\n",
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":["tools/list"]}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#
+        );
+        let (received, replies) = run(input.as_bytes(), 2000).await;
+        let methods: Vec<&str> = received.iter().filter_map(|m| m["method"].as_str()).collect();
+        // The notification before `initialize` is dropped; the last line needs no newline.
+        assert_eq!(methods, ["initialize", "notifications/initialized", "ping"]);
+        let codes: Vec<(i64, Value)> =
+            replies.iter().map(|r| (r["error"]["code"].as_i64().unwrap_or(0), r["id"].clone())).collect();
+        assert_eq!(codes, [(-32700, Value::Null), (-32600, json!(2)), (-32700, Value::Null)]);
+    }
+
+    #[tokio::test]
+    async fn an_oversized_line_is_refused_and_skipped() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+            "\n"
+        );
+        let (received, replies) = run(input.as_bytes(), 64).await;
+        assert_eq!(received.len(), 1);
+        assert_eq!(received[0]["id"], 2);
+        assert_eq!(replies.len(), 1);
+        assert_eq!(replies[0]["error"]["code"], -32600);
+    }
+}
