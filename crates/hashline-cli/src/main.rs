@@ -62,7 +62,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&tools)?);
+        print_line(&serde_json::to_string_pretty(&tools)?)?;
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -76,7 +76,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Call { tool, args } => {
             let args = parse_json_arg(args)?;
             let result = toolbox.execute(&session, tool, args, &CallContext::top_level());
-            println!("{}", serde_json::to_string(&result)?);
+            print_line(&serde_json::to_string(&result)?)?;
             exit_for(&result)
         }
         command => {
@@ -84,7 +84,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let ctx = CallContext::top_level();
             if cli.json {
                 let result = toolbox.execute(&session, tool, args, &ctx);
-                println!("{}", serde_json::to_string(&result)?);
+                print_line(&serde_json::to_string(&result)?)?;
                 exit_for(&result)
             } else {
                 let (content, is_error) = toolbox.execute_content(&session, tool, args, &ctx);
@@ -131,6 +131,14 @@ fn parse_json_arg(text: &str) -> Result<Value> {
 
 fn exit_for(result: &ToolResult) -> ExitCode {
     if result.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS }
+}
+
+/// Prints one line to standard output, reporting a closed pipe as an error (not a panic).
+fn print_line(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(())
 }
 
 /// Prints what the model would see: text to standard output (errors to standard error),

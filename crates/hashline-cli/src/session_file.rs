@@ -14,7 +14,8 @@ struct SessionFile {
     ledger: Ledger,
 }
 
-const VERSION: u32 = 1;
+/// 2: served rows carry the line numbers they were shown under.
+const VERSION: u32 = 2;
 
 /// Loads the ledger from `file` into `session`; a missing file starts a new session.
 pub fn load(file: &Path, session: &Session) -> Result<()> {

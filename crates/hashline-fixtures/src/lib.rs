@@ -133,6 +133,14 @@ pub fn update(root: &Path, only: Option<&str>) -> Result<Vec<String>, FixtureErr
 /// Checks every fixture and the schemas against a fresh recording.
 pub fn check(root: &Path) -> Result<(), FixtureError> {
     let mut problems = Vec::new();
+    let stray = std::fs::read_dir(root.join("sessions")).map_err(|e| FixtureError::io("list fixtures/sessions", e))?;
+    for entry in stray.filter_map(Result::ok).filter(|e| !e.path().is_dir()) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        problems.push(Problem {
+            fixture: name.clone(),
+            what: format!("orphan file sessions/{name} (not a fixture folder)"),
+        });
+    }
     for fixture in discover(root)? {
         let problem = |what: String| Problem { fixture: fixture.name.clone(), what };
         let entries: BTreeSet<String> = std::fs::read_dir(&fixture.dir)

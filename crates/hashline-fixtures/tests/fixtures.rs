@@ -79,12 +79,14 @@ fn check_fails_on_orphans_and_missing_files() {
     std::fs::remove_file(dir.path().join("sessions/fs-read-window/views.jsonl")).expect("remove");
     std::fs::create_dir_all(dir.path().join("sessions/empty-folder")).expect("mkdir");
     std::fs::write(dir.path().join("schemas/old.json"), "{}").expect("write");
+    std::fs::write(dir.path().join("sessions/README"), "stray").expect("write");
     let found = problems(check(dir.path()));
     let joined = found.join("\n");
     assert!(joined.contains("[fs-edit] orphan file notes.txt"), "{joined}");
     assert!(joined.contains("[fs-read-window] missing views.jsonl"), "{joined}");
     assert!(joined.contains("[empty-folder] missing session.json"), "{joined}");
     assert!(joined.contains("[schemas] orphan file old.json"), "{joined}");
+    assert!(joined.contains("[README] orphan file sessions/README"), "{joined}");
 }
 
 #[test]

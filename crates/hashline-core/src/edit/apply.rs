@@ -104,8 +104,9 @@ pub fn apply(doc: &Document, ops: &[EditOp], options: &EditOptions<'_>) -> Resul
 
     let changed = changed_lines(doc, &changes, &current);
     if changed > 4 * ops.len().max(1) {
+        let operations = if ops.len() == 1 { "operation" } else { "operations" };
         warnings.push(format!(
-            "Edit changed {changed} lines across {} operations — verify no unintended reformatting.",
+            "Edit changed {changed} lines across {} {operations} — verify no unintended reformatting.",
             ops.len()
         ));
     }

@@ -60,11 +60,18 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
         let total = doc.line_count();
         let tail: Vec<LineNo> = (total.saturating_sub(3)..total).map(LineNo::from_index).collect();
         let (rows, shown) = marked_rows(doc, &tail, 0);
+        // Context, not changes: no `>>>` markers.
+        let rows: Vec<String> = rows
+            .lines()
+            .map(|row| row.strip_prefix(">>> ").map_or_else(|| row.to_owned(), |r| format!("    {r}")))
+            .collect();
+        let rows = rows.join("\n");
+        let lines_word = if total == 1 { "line" } else { "lines" };
         let mut error = EditError::new(
             "line-out-of-range",
             Some(first.edit),
             format!(
-                "{REJECTED} edits[{}]: Line {} does not exist (file has {total} lines). Re-read the file for current anchors. The file ends with:\n\n{rows}",
+                "{REJECTED} edits[{}]: Line {} does not exist (file has {total} {lines_word}). Re-read the file for current anchors. The file ends with:\n\n{rows}",
                 first.edit, first.expected.line
             ),
         );

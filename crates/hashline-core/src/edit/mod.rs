@@ -31,7 +31,7 @@ pub use apply::{EditOutcome, Relocation, apply};
 pub use changes::ChangeMap;
 pub use error::{EditError, Mismatch, REJECTED};
 pub use feedback::marked_rows;
-pub use newtext::{split_new_text, strip_echoed_anchors};
+pub use newtext::{split_new_text, strip_echoed_anchors, strip_echoed_anchors_with};
 
 use crate::AnchorRef;
 

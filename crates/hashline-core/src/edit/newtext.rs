@@ -27,6 +27,16 @@ pub fn split_new_text(text: &str) -> Vec<String> {
 /// one the document has). Look-alike text (`12:30|meeting`) stays. Returns the cleaned
 /// lines and how many prefixes were removed.
 pub fn strip_echoed_anchors(doc: &Document, lines: Vec<String>) -> (Vec<String>, usize) {
+    strip_echoed_anchors_with(doc, lines, &|_| false)
+}
+
+/// [`strip_echoed_anchors`], also counting as real every anchor `shown` says the model
+/// was shown (so a prefix copied from a view from before a line moved still counts).
+pub fn strip_echoed_anchors_with(
+    doc: &Document,
+    lines: Vec<String>,
+    shown: &dyn Fn(crate::Anchor) -> bool,
+) -> (Vec<String>, usize) {
     let real_line_prefix = |line: &str| -> Option<usize> {
         let (marker_len, rest) = strip_marker(line);
         let colon = rest.find(':')?;
@@ -40,7 +50,8 @@ pub fn strip_echoed_anchors(doc: &Document, lines: Vec<String>) -> (Vec<String>,
         }
         let line_no = LineNo::new(number.parse().ok()?)?;
         let hash = LineHash::parse_hex(hash)?;
-        (doc.line(line_no)?.hash() == hash).then_some(marker_len + bar + 1)
+        let real = doc.line(line_no).is_some_and(|l| l.hash() == hash) || shown(crate::Anchor::new(line_no, hash));
+        real.then_some(marker_len + bar + 1)
     };
     let mut stripped = 0;
     let mut out: Vec<String> = lines

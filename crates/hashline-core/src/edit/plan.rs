@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use crate::{Anchor, AnchorRef, Document, LineNo};
 
+use super::Resolution;
 use super::error::{EditError, Mismatch};
-use super::newtext::{split_new_text, strip_echoed_anchors};
+use super::newtext::{split_new_text, strip_echoed_anchors_with};
 use super::relocate::{Check, check, concrete, mismatch};
 use super::{EditOp, EditOptions, feedback};
 
@@ -198,7 +199,9 @@ impl Planner<'_> {
         let lines = if literal {
             lines
         } else {
-            let (cleaned, stripped) = strip_echoed_anchors(self.doc, lines);
+            let resolver = self.options.resolver;
+            let shown = |anchor: Anchor| resolver.is_some_and(|r| r(anchor) != Resolution::Unknown);
+            let (cleaned, stripped) = strip_echoed_anchors_with(self.doc, lines, &shown);
             if stripped > 0 {
                 self.plan.warnings.push(format!(
                     "edits[{edit}]: removed {stripped} echoed LINE:HASH| prefix(es) from new_text (they are this file's anchors, not content). Set literal: true to keep such text verbatim."

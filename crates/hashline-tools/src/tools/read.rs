@@ -200,11 +200,12 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     let path = session.resolve(&args.path)?;
     let bytes = read_regular_file(&path)?;
     let absolute = path.absolute_str();
-    let mut warnings = agent_instructions(session, &path);
+    let mut warnings = Vec::new();
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Read params", &adjustments));
     }
     if let Some(mime_type) = image_mime_type(&bytes) {
+        warnings.splice(0..0, agent_instructions(session, &path, ctx));
         return Ok(image_output(absolute, mime_type, &bytes, warnings));
     }
 
@@ -224,6 +225,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         .with_path(absolute));
     }
     let requested_end = limit.map_or(total, |l| (start - 1).saturating_add(l as usize).min(total));
+    warnings.splice(0..0, agent_instructions(session, &path, ctx));
     if looks_binary(doc.as_bytes()) {
         warnings.push(Warning::new(
             WarningCode::BinaryContent,
@@ -352,8 +354,11 @@ fn window_bytes(doc: &Document, first: usize, last: usize) -> u64 {
 const MAX_INSTRUCTIONS_BYTES: usize = 16 * 1024;
 
 /// `AGENTS.md` files in the directories between the root (exclusive) and the file,
-/// outermost first, each surfaced once per session as a notice.
-fn agent_instructions(session: &Session, path: &crate::paths::ResolvedPath) -> Vec<Warning> {
+/// outermost first, each surfaced once per session as a notice on a top-level read.
+fn agent_instructions(session: &Session, path: &crate::paths::ResolvedPath, ctx: &CallContext) -> Vec<Warning> {
+    if !ctx.is_top_level() {
+        return Vec::new();
+    }
     let Some(root) = session.roots().iter().find(|r| path.absolute.starts_with(r)) else { return Vec::new() };
     let mut dirs: Vec<&std::path::Path> =
         path.absolute.ancestors().skip(1).take_while(|d| d.starts_with(root) && *d != root.as_path()).collect();
@@ -393,7 +398,13 @@ pub fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
 
 fn image_output(path: String, mime_type: &str, bytes: &[u8], warnings: Vec<Warning>) -> ToolOutput<ReadValue> {
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let notes: Vec<&str> = warnings.iter().map(|w| w.message.as_str()).collect();
+    let mut content = Vec::new();
+    if !notes.is_empty() {
+        content.push(ContentBlock::Text { text: notes.join("\n\n") });
+    }
+    content.push(ContentBlock::Image { data, mime_type: mime_type.to_owned() });
     let value =
         ReadValue::Image(ImageRead { path, mime_type: mime_type.to_owned(), bytes: bytes.len() as u64, warnings });
-    ToolOutput { value, content: vec![ContentBlock::Image { data, mime_type: mime_type.to_owned() }], meta: None }
+    ToolOutput { value, content, meta: None }
 }

@@ -20,7 +20,7 @@ use crate::warning::Warning;
 /// Validates every file, then writes them all or none.
 pub(crate) fn run(
     session: &Session,
-    mut requests: Vec<Request>,
+    requests: Vec<Request>,
     options: &Options,
     notes: Vec<Warning>,
     ctx: &CallContext,
@@ -70,7 +70,6 @@ pub(crate) fn run(
     for request in &extra {
         prepared.push(prepare(session, request).map_err(|err| in_file(err, true, prepared.len(), &request.path))?);
     }
-    requests.extend(extra);
 
     write_all(session, &prepared)?;
     for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
@@ -100,12 +99,11 @@ pub(crate) fn run(
     let meta = hashline_view::DiffsMeta {
         diffs: prepared
             .iter()
-            .zip(&requests)
-            .flat_map(|(file, request)| {
+            .flat_map(|file| {
                 let hunks = render::hunks(&file.before, &file.outcome.document, &file.outcome.changes, DIFF_CONTEXT);
                 let old = display_lines(&file.before);
                 let new = display_lines(&file.outcome.document);
-                crate::diff::file_diffs_of(&request.path, &old, &new, &hunks)
+                crate::diff::file_diffs_of(&file.path.display, &old, &new, &hunks)
             })
             .collect(),
     };
@@ -226,23 +224,20 @@ fn verify(file: &Prepared) -> Result<(), ToolError> {
 /// Names the file of a multi-file edit in an error.
 fn in_file(mut err: ToolError, multi: bool, index: usize, path: &str) -> ToolError {
     if multi {
-        err.message = format!("files[{index}] ({path}): {} Nothing was written to any file.", err.message);
+        err.message = format!("files[{index}] ({path}): {}\nNothing was written to any file.", err.message);
     }
     err
 }
 
 /// The `from_path` of every copy/move item in a request's edits.
 fn move_sources(edits: &Value) -> Vec<String> {
-    let parsed;
-    let items = match edits {
+    let parsed = match edits {
+        Value::String(text) => serde_json::from_str::<Value>(text).unwrap_or(Value::Null),
+        other => other.clone(),
+    };
+    let items = match parsed {
         Value::Array(items) => items,
-        Value::String(text) => match serde_json::from_str::<Value>(text) {
-            Ok(Value::Array(items)) => {
-                parsed = items;
-                &parsed
-            }
-            _ => return Vec::new(),
-        },
+        single @ Value::Object(_) => vec![single],
         _ => return Vec::new(),
     };
     items

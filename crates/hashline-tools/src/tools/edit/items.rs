@@ -72,7 +72,7 @@ fn parse_item(
             kind(item)
         )));
     };
-    if object.contains_key("old_text") || object.contains_key("new_text") || object.contains_key("oldText") {
+    if ["old_text", "new_text", "oldText", "newText"].iter().any(|k| object.contains_key(*k)) {
         return Err(variant(format!(
             "edits[{index}] has old_text/new_text at the top level of the item. Wrap them in an op: {{\"replace\": {{\"old_text\": \"...\", \"new_text\": \"...\"}}}}, or use set_line/replace_lines with anchors."
         )));
@@ -124,7 +124,9 @@ fn parse_item(
         "replace_symbol" => {
             return Err(ToolError::new(
                 ErrorCode::UnsupportedLanguage,
-                format!("edits[{index}]: replace_symbol is not available in this build yet (symbol maps arrive with symbol support)."),
+                format!(
+                    "Edit rejected — nothing was written. edits[{index}]: replace_symbol is not available in this build yet (symbol maps arrive with symbol support)."
+                ),
             )
             .with_hint("Use replace_lines with the symbol's first and last line anchors from read."));
         }

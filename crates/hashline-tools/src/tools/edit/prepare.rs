@@ -46,8 +46,14 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
     let path = session.resolve(&request.path)?;
     let before = load(&path)?;
     let loader = |source: &str| -> Result<Arc<Document>, ToolError> {
-        let source = session.resolve(source)?;
-        let doc = load(&source)?;
+        let from_path = |mut err: ToolError| {
+            if !err.message.starts_with("Edit rejected") {
+                err.message = format!("Edit rejected — nothing was written. from_path: {}", err.message);
+            }
+            err
+        };
+        let source = session.resolve(source).map_err(from_path)?;
+        let doc = load(&source).map_err(from_path)?;
         gate(session, &source)?;
         Ok(Arc::new(doc))
     };
@@ -120,13 +126,13 @@ fn engine_error(session: &Session, path: &ResolvedPath, doc: &Document, err: Edi
     let code = serde_json::from_value::<ErrorCode>(json!(err.code)).unwrap_or(ErrorCode::InvalidEditVariant);
     record_rows(session, path, doc, &err.shown);
     let mut error = ToolError::new(code, err.message).with_path(path.absolute_str());
-    let updated: Vec<PtcLine> = err
-        .mismatches
-        .iter()
-        .filter_map(|m| m.current)
-        .filter_map(|a| doc.line(a.line))
-        .map(|l| PtcLine::new(l.number, l.hash(), l.content))
-        .collect();
+    // The fresh rows of the lines in question (the mismatched ones, else every row shown).
+    let lines: Vec<LineNo> = match err.mismatches.iter().filter_map(|m| m.current).map(|a| a.line).collect::<Vec<_>>() {
+        lines if lines.is_empty() => err.shown.clone(),
+        lines => lines,
+    };
+    let updated: Vec<PtcLine> =
+        lines.iter().filter_map(|&l| doc.line(l)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
     if !updated.is_empty() {
         error = error.with_details(json!({ "updatedAnchors": updated }));
     }
