@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hashline::tools::log::LogWriter;
 use hashline::view::ContentBlock;
 use hashline::{CallContext, ErrorCode, Session, SessionConfig, ToolError, ToolResult, ToolSpec, Toolbox};
 use rmcp::model::{
@@ -43,6 +44,8 @@ pub struct ServerOptions {
     pub roots: Vec<PathBuf>,
     /// Allow paths outside every root.
     pub unconfined: bool,
+    /// Where to log every call and its result (SPEC §9.1); no log when `None`.
+    pub log: Option<Arc<LogWriter>>,
 }
 
 /// The MCP server for one connection: every tool of the [`Toolbox`] over one stateful
@@ -69,7 +72,7 @@ impl HashlineServer {
         let session = if options.roots.is_empty() {
             OnceCell::new()
         } else {
-            let session = open_session(&options.roots, options.unconfined)
+            let session = open_session(&options.roots, &options)
                 .map_err(|err| Error::InvalidRoot { root: options.roots[0].clone(), message: err.message.clone() })?;
             OnceCell::new_with(Some(Ok(Arc::new(session))))
         };
@@ -89,7 +92,7 @@ impl HashlineServer {
     async fn open_lazily(&self, peer: &Peer<RoleServer>) -> Result<Arc<Session>, ToolError> {
         let from_client = client_roots(peer).await;
         if !from_client.is_empty() {
-            match open_session(&from_client, self.options.unconfined) {
+            match open_session(&from_client, &self.options) {
                 Ok(session) => return Ok(Arc::new(session)),
                 Err(err) => {
                     warn(&format!("the client's roots cannot be used ({}); using the working directory", err.message))
@@ -99,7 +102,7 @@ impl HashlineServer {
         let cwd = std::env::current_dir().map_err(|err| {
             ToolError::new(ErrorCode::PathNotFound, format!("Cannot read the server's working directory: {err}"))
         })?;
-        open_session(&[cwd], self.options.unconfined).map(Arc::new)
+        open_session(&[cwd], &self.options).map(Arc::new)
     }
 
     /// Runs one tool call on a blocking thread, so calls run in parallel.
@@ -190,13 +193,14 @@ impl ServerHandler for HashlineServer {
 }
 
 /// A stateful session over `roots` (the first is the working directory).
-fn open_session(roots: &[PathBuf], unconfined: bool) -> Result<Session, ToolError> {
-    let config = SessionConfig::builder()
+fn open_session(roots: &[PathBuf], options: &ServerOptions) -> Result<Session, ToolError> {
+    let mut config = SessionConfig::builder()
         .root(roots[0].clone())
         .extra_roots(roots[1..].to_vec())
-        .unconfined(unconfined)
+        .unconfined(options.unconfined)
         .stateful(true)
         .build();
+    config.log.clone_from(&options.log);
     Session::new(config)
 }
 

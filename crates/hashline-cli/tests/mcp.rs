@@ -1,0 +1,408 @@
+//! `hashline mcp` under bad input and load, driven over its real pipes: malformed frames,
+//! unknown methods, wrong argument types, a huge argument, 20 concurrent calls, a client
+//! that disconnects mid-call. Every answer is checked, and the server must keep serving
+//! and exit 0 when its input ends.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// How long any single answer may take before the test calls the server hung.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    replies: Receiver<Value>,
+    /// Replies read while waiting for another id.
+    early: HashMap<String, Value>,
+}
+
+impl Server {
+    fn start(root: &Path) -> Self {
+        Self::start_with(root, &[])
+    }
+
+    fn start_with(root: &Path, extra: &[&std::ffi::OsStr]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hashline"))
+            .args(["mcp", "--root"])
+            .arg(root)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn hashline mcp");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, replies) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value: Value =
+                    serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout: {e}: {line}"));
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, stdin, replies, early: HashMap::new() }
+    }
+
+    fn initialized(root: &Path) -> Self {
+        Self::initialized_with(root, &[])
+    }
+
+    fn initialized_with(root: &Path, extra: &[&std::ffi::OsStr]) -> Self {
+        let mut server = Self::start_with(root, extra);
+        server.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "robustness", "version": "1"}}}));
+        let init = server.reply("init");
+        assert_eq!(init["result"]["serverInfo"]["name"], "hashline");
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to server");
+        stdin.flush().expect("flush");
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(format!("{message}\n").as_bytes());
+    }
+
+    fn next(&mut self) -> Value {
+        match self.replies.recv_timeout(PATIENCE) {
+            Ok(value) => value,
+            Err(RecvTimeoutError::Timeout) => panic!("no answer within {PATIENCE:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
+        }
+    }
+
+    /// The reply with this id; every id-less reply met on the way is returned too.
+    fn reply_collecting(&mut self, id: &str) -> (Value, Vec<Value>) {
+        let mut idless = Vec::new();
+        if let Some(reply) = self.early.remove(id) {
+            return (reply, idless);
+        }
+        loop {
+            let reply = self.next();
+            match &reply["id"] {
+                Value::Null => idless.push(reply),
+                other => {
+                    let key = other.as_str().map_or_else(|| other.to_string(), str::to_owned);
+                    if key == id {
+                        return (reply, idless);
+                    }
+                    self.early.insert(key, reply);
+                }
+            }
+        }
+    }
+
+    fn reply(&mut self, id: &str) -> Value {
+        let (reply, idless) = self.reply_collecting(id);
+        assert!(idless.is_empty(), "unexpected id-less replies: {idless:?}");
+        reply
+    }
+
+    fn call(&mut self, id: &str, name: &str, arguments: Value) -> Value {
+        self.send(&tool_call(id, name, arguments));
+        self.reply(id)
+    }
+
+    fn assert_alive(&mut self, id: &str) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        assert_eq!(self.reply(id)["result"], json!({}), "ping {id}");
+    }
+
+    /// Closes the server's input and waits for it to exit.
+    fn close(mut self) -> ExitStatus {
+        drop(self.stdin.take());
+        wait_with_deadline(&mut self.child)
+    }
+}
+
+fn wait_with_deadline(child: &mut Child) -> ExitStatus {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the server did not exit within {PATIENCE:?} after its input closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn tool_call(id: &str, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+fn error_code(reply: &Value) -> &str {
+    reply["result"]["structuredContent"]["error"]["code"].as_str().unwrap_or("")
+}
+
+fn text(reply: &Value) -> &str {
+    reply["result"]["content"][0]["text"].as_str().unwrap_or("")
+}
+
+#[test]
+fn malformed_frames_get_errors_and_the_server_reads_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server = Server::initialized(dir.path());
+    server.send_raw(b"this is not json\n{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\":\n[]\n42\n\n   \n");
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":\"bad-method\",\"method\":17}\n");
+    server.send_raw(b"\xff\xfe binary \x00 bytes\n");
+    server.send(&json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}));
+    let (reply, idless) = server.reply_collecting("after");
+    assert_eq!(reply["result"], json!({}));
+    let codes: Vec<i64> = idless.iter().map(|r| r["error"]["code"].as_i64().unwrap_or(0)).collect();
+    // Two unparsable lines, a batch, a bare number, then the binary line.
+    assert_eq!(codes, [-32700, -32700, -32600, -32600, -32700], "{idless:?}");
+    let bad = server.reply("bad-method");
+    assert_eq!(bad["error"]["code"], -32600);
+    assert_eq!(server.close().code(), Some(0));
+}
+
+#[test]
+fn unknown_methods_and_wrong_argument_types_are_answered_with_their_ids() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\nbeta\n").expect("write");
+    let mut server = Server::initialized(dir.path());
+
+    server.send(&json!({"jsonrpc": "2.0", "id": "unknown", "method": "files/teleport", "params": {}}));
+    let reply = server.reply("unknown");
+    assert_eq!(reply["error"]["code"], -32601);
+    // A notification with an unknown method gets no answer at all.
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/whatever"}));
+
+    // Arguments that are not an object reach the tool, which says so as a tool error.
+    for (id, arguments) in [("array", json!(["a.txt"])), ("string", json!("a.txt")), ("number", json!(3))] {
+        let reply = server.call(id, "read", arguments);
+        assert_eq!(reply["result"]["isError"], true, "{reply}");
+        assert_eq!(error_code(&reply), "invalid-type", "{reply}");
+    }
+    // Wrong types inside the object, unknown tools: tool errors too.
+    let reply = server.call("path-type", "read", json!({"path": ["a.txt"]}));
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(error_code(&reply), "invalid-type");
+    let reply = server.call("null-path", "read", json!({"path": null}));
+    assert_eq!(error_code(&reply), "invalid-null");
+    let reply = server.call("no-tool", "teleport", json!({}));
+    assert_eq!(error_code(&reply), "unknown-tool");
+    // A tools/call without a usable name is a protocol error, with its id.
+    server.send(&json!({"jsonrpc": "2.0", "id": "no-name", "method": "tools/call", "params": {"arguments": {}}}));
+    assert_eq!(server.reply("no-name")["error"]["code"], -32602);
+    server.send(&json!({"jsonrpc": "2.0", "id": "name-type", "method": "tools/call", "params": {"name": 5}}));
+    assert_eq!(server.reply("name-type")["error"]["code"], -32602);
+
+    let reply = server.call("ok", "read", json!({"path": "a.txt"}));
+    assert_eq!(text(&reply), "1:3c8|alpha\n2:589|beta");
+    assert_eq!(server.close().code(), Some(0));
+}
+
+#[test]
+fn huge_arguments_are_handled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server = Server::initialized(dir.path());
+    let big_line = "x".repeat(5 * 1024 * 1024);
+
+    // A 5 MB path: a plain tool error.
+    let reply = server.call("huge-path", "read", json!({"path": big_line}));
+    assert_eq!(reply["result"]["isError"], true, "{}", text(&reply));
+
+    // 5 MB of content in one call: written whole.
+    let content = "0123456789abcdef\n".repeat(5 * 1024 * 1024 / 17);
+    let reply = server.call("huge-write", "write", json!({"path": "big.txt", "content": content}));
+    assert_eq!(reply["result"]["isError"], false, "{}", text(&reply));
+    assert_eq!(std::fs::read_to_string(dir.path().join("big.txt")).expect("read back"), content);
+
+    let reply = server.call("read-big", "read", json!({"path": "big.txt", "offset": 100, "limit": 2}));
+    assert_eq!(reply["result"]["structuredContent"]["lines"][0]["anchor"].as_str().map(|a| &a[..4]), Some("100:"));
+    server.assert_alive("after-huge");
+    assert_eq!(server.close().code(), Some(0));
+}
+
+#[test]
+fn twenty_concurrent_calls_are_answered_by_id() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..10 {
+        std::fs::write(dir.path().join(format!("r{i}.txt")), format!("read me {i}\nline two\n")).expect("write");
+        std::fs::write(dir.path().join(format!("e{i}.txt")), format!("edit me {i}\nline two\n")).expect("write");
+    }
+    let mut server = Server::initialized(dir.path());
+    // The edits need anchors this session showed.
+    let mut first_anchor = Vec::new();
+    for i in 0..10 {
+        let reply = server.call(&format!("pre{i}"), "read", json!({"path": format!("e{i}.txt")}));
+        first_anchor
+            .push(reply["result"]["structuredContent"]["lines"][0]["anchor"].as_str().expect("anchor").to_owned());
+    }
+
+    // Twenty requests in one write, reads and edits interleaved.
+    let mut batch = String::new();
+    for (i, anchor) in first_anchor.iter().enumerate() {
+        batch += &format!("{}\n", tool_call(&format!("read-{i}"), "read", json!({"path": format!("r{i}.txt")})));
+        let edit = json!({"set_line": {"anchor": anchor, "new_text": format!("edited {i}")}});
+        batch += &format!(
+            "{}\n",
+            tool_call(&format!("edit-{i}"), "edit", json!({"path": format!("e{i}.txt"), "edits": [edit]}))
+        );
+    }
+    server.send_raw(batch.as_bytes());
+
+    for i in 0..10 {
+        let read = server.reply(&format!("read-{i}"));
+        assert_eq!(read["result"]["isError"], false, "{read}");
+        assert!(text(&read).starts_with("1:"), "{read}");
+        assert!(text(&read).contains(&format!("|read me {i}\n")), "read-{i} got another file: {}", text(&read));
+        let value = &read["result"]["structuredContent"];
+        assert!(value["path"].as_str().is_some_and(|p| p.ends_with(&format!("r{i}.txt"))));
+
+        let edit = server.reply(&format!("edit-{i}"));
+        assert_eq!(edit["result"]["isError"], false, "{edit}");
+        assert!(text(&edit).starts_with(&format!("Edited e{i}.txt")), "{}", text(&edit));
+        let on_disk = std::fs::read_to_string(dir.path().join(format!("e{i}.txt"))).expect("read back");
+        assert_eq!(on_disk, format!("edited {i}\nline two\n"));
+    }
+    server.assert_alive("after-burst");
+    assert_eq!(server.close().code(), Some(0));
+}
+
+#[test]
+fn concurrent_edits_of_one_file_are_serialized() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines: Vec<String> = (0..20).map(|i| format!("line {i}")).collect();
+    std::fs::write(dir.path().join("shared.txt"), lines.join("\n") + "\n").expect("write");
+    let mut server = Server::initialized(dir.path());
+    let read = server.call("read", "read", json!({"path": "shared.txt"}));
+    let anchors: Vec<String> = read["result"]["structuredContent"]["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| l["anchor"].as_str().expect("anchor").to_owned())
+        .collect();
+    // Twenty edits of twenty different lines of one file, all at once: each one lands.
+    let mut batch = String::new();
+    for (i, anchor) in anchors.iter().enumerate() {
+        let edit = json!({"set_line": {"anchor": anchor, "new_text": format!("LINE {i}")}});
+        batch += &format!("{}\n", tool_call(&format!("e{i}"), "edit", json!({"path": "shared.txt", "edits": [edit]})));
+    }
+    server.send_raw(batch.as_bytes());
+    for i in 0..anchors.len() {
+        let reply = server.reply(&format!("e{i}"));
+        assert_eq!(reply["result"]["isError"], false, "e{i}: {}", text(&reply));
+    }
+    let expected: Vec<String> = (0..20).map(|i| format!("LINE {i}")).collect();
+    assert_eq!(std::fs::read_to_string(dir.path().join("shared.txt")).expect("read"), expected.join("\n") + "\n");
+    assert_eq!(server.close().code(), Some(0));
+}
+
+#[test]
+fn a_client_that_disconnects_mid_call_leaves_a_clean_exit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..100 {
+        std::fs::write(dir.path().join(format!("f{i}.txt")), "x\n").expect("write");
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hashline"))
+        .args(["mcp", "--root"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn hashline mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut requests = format!(
+        "{}\n{}\n",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    let content = "y\n".repeat(256 * 1024);
+    for i in 0..4 {
+        requests += &format!(
+            "{}\n",
+            tool_call(&format!("w{i}"), "write", json!({"path": format!("w{i}.txt"), "content": content}))
+        );
+        requests += &format!("{}\n", tool_call(&format!("f{i}"), "find", json!({"pattern": "*.txt"})));
+    }
+    stdin.write_all(requests.as_bytes()).expect("send");
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("initialize answer");
+    assert!(first.contains("\"serverInfo\""), "{first}");
+    // Gone without waiting for the calls: both pipes closed.
+    drop(stdin);
+    drop(stdout);
+    let status = wait_with_deadline(&mut child);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    // Whatever was written is whole; no temporary file is left behind.
+    for entry in std::fs::read_dir(dir.path()).expect("list") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        assert!(name.starts_with('f') || name.starts_with('w'), "stray file {name}");
+        if name.starts_with('w') {
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), content, "{name}");
+        }
+    }
+}
+
+#[test]
+fn input_that_ends_early_is_a_clean_exit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Nothing at all.
+    assert_eq!(Server::start(dir.path()).close().code(), Some(0));
+    // Garbage, then the end: answered, then a clean exit.
+    let mut server = Server::start(dir.path());
+    server.send_raw(b"garbage\n");
+    assert_eq!(server.next()["error"]["code"], -32700);
+    assert_eq!(server.close().code(), Some(0));
+    // A notification before initialize is ignored, not fatal.
+    let mut server = Server::start(dir.path());
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    assert_eq!(server.next()["result"]["serverInfo"]["name"], "hashline");
+    assert_eq!(server.close().code(), Some(0));
+}
+
+#[test]
+fn calls_are_logged_with_their_request_ids() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    let log = dir.path().join("session.jsonl");
+    let mut server = Server::initialized_with(dir.path(), &["--log".as_ref(), log.as_os_str()]);
+    server.call("first", "read", json!({"path": "a.txt"}));
+    server.call("second", "read", json!({"path": "missing.txt"}));
+    assert_eq!(server.close().code(), Some(0));
+    let events: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("event"))
+        .collect();
+    let kinds: Vec<(&str, &str)> =
+        events.iter().map(|e| (e["type"].as_str().unwrap_or(""), e["callId"].as_str().unwrap_or(""))).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("session", ""),
+            ("tool/call", "first"),
+            ("tool/result", "first"),
+            ("tool/call", "second"),
+            ("tool/result", "second")
+        ]
+    );
+    assert_eq!(events[2]["result"]["content"][0]["text"], "1:3c8|alpha");
+    assert_eq!(events[4]["result"]["error"]["code"], "file-not-found");
+}

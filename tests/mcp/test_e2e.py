@@ -1,0 +1,243 @@
+"""`hashline mcp` driven end to end by the official Python MCP SDK (PyPI `mcp`).
+
+The SDK is a client this project did not write: it launches the binary over stdio,
+negotiates, lists the tools and calls them, and it validates every successful result's
+`structuredContent` against the tool's `outputSchema` on its own.
+
+Every step also checks the structured value against the text a model sees: the anchors
+of the text's rows are exactly the anchors in `structuredContent`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import struct
+import subprocess
+import zlib
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import mcp.types as types
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+REPO = Path(__file__).resolve().parents[2]
+BINARY = Path(os.environ.get("HASHLINE_BIN", REPO / "target" / "debug" / "hashline"))
+
+# SPEC §4.4: which tools change nothing and which may overwrite data.
+READ_ONLY = {"read", "grep", "ast_search", "ls", "find"}
+DESTRUCTIVE = {"edit", "write"}
+
+# A row of a tool's text: an optional diff/refusal mark, then `LINE:HASH|`.
+ROW = re.compile(r"^(?P<mark>>>>|[ +-])?\s*(?P<anchor>\d+:[0-9a-f]{3})\|", re.MULTILINE)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def binary() -> Path:
+    assert BINARY.is_file(), f"build the server first: cargo build -p hashline-cli (looked for {BINARY})"
+    return BINARY
+
+
+def png_bytes() -> bytes:
+    """A valid 1x1 RGB PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x80\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+@asynccontextmanager
+async def connect(args: list[str], cwd: Path | None = None, list_roots_callback=None):
+    params = StdioServerParameters(command=str(BINARY), args=["mcp", *args], cwd=cwd)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, list_roots_callback=list_roots_callback) as session:
+            init = await session.initialize()
+            yield session, init
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n\n".join(block.text for block in result.content if block.type == "text")
+
+
+def rows(text: str, marks: set[str | None] | None = None) -> list[str]:
+    """The anchors of the text's rows (optionally only rows with one of `marks`)."""
+    return [m["anchor"] for m in ROW.finditer(text) if marks is None or m["mark"] in marks]
+
+
+def anchors(lines: list[dict]) -> list[str]:
+    return [line["anchor"] for line in lines]
+
+
+async def call(session: ClientSession, name: str, arguments: dict) -> tuple[types.CallToolResult, str, dict]:
+    result = await session.call_tool(name, arguments)
+    assert result.structured_content is not None, f"{name}: no structuredContent"
+    value = result.structured_content
+    assert value["tool"] == name
+    assert value["ok"] is (not result.is_error)
+    return result, text_of(result), value
+
+
+def registry() -> list[dict]:
+    """The facade registry as the CLI prints it: the only list of tools."""
+    out = subprocess.run([str(BINARY), "tools"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
+    (tmp_path / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    (tmp_path / "pixel.png").write_bytes(png_bytes())
+
+    async with connect(["--root", str(tmp_path)]) as (session, init):
+        assert init.server_info.name == "hashline"
+        assert re.fullmatch(r"\d+\.\d+\.\d+.*", init.server_info.version)
+        assert "hash-mismatch" in (init.instructions or "")
+
+        # Every registry tool, with its schemas and annotations, and nothing else.
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+        expected = {entry["name"]: entry for entry in registry()}
+        assert listed.keys() == expected.keys()
+        assert {"read", "edit", "write", "ls", "find"} <= listed.keys() <= READ_ONLY | DESTRUCTIVE
+        for name, tool in listed.items():
+            entry = expected[name]
+            assert tool.description == entry["description"]
+            assert tool.input_schema == entry["inputSchema"]
+            assert tool.output_schema == entry["outputSchema"]
+            assert tool.input_schema.get("type") == "object"
+            assert tool.output_schema.get("type") == "object"
+            hints = tool.annotations
+            assert hints is not None, name
+            assert hints.title == entry["annotations"]["title"] == tool.title
+            assert hints.read_only_hint is (name in READ_ONLY)
+            assert hints.destructive_hint is (name in DESTRUCTIVE)
+            assert hints.idempotent_hint is entry["annotations"]["idempotentHint"]
+            assert hints.open_world_hint is False
+        assert listed["read"].annotations.idempotent_hint is True
+        assert listed["edit"].annotations.idempotent_hint is False
+
+        # read: rows in the text, the same anchors in the structured value.
+        result, text, value = await call(session, "read", {"path": "notes.txt"})
+        assert not result.is_error
+        assert text == "1:3c8|alpha\n2:589|beta\n3:56d|gamma"
+        assert rows(text) == anchors(value["lines"]) == ["1:3c8", "2:589", "3:56d"]
+
+        # edit by anchor: the diff's new-side rows are the fresh anchors of the value.
+        edit = {"set_line": {"anchor": "2:589", "new_text": "BETA"}}
+        result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [edit]})
+        assert not result.is_error, text
+        assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA\ngamma\n"
+        assert rows(text, {" ", "+"}) == anchors(value["anchors"])
+        assert "2:589" in rows(text, {"-"})
+
+        # An external change, then an edit from the stale view: refused with fresh rows.
+        (tmp_path / "notes.txt").write_text("alpha\nBETA (changed outside)\ngamma\n")
+        stale = {"set_line": {"anchor": value["anchors"][1]["anchor"], "new_text": "Beta"}}
+        result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [stale]})
+        assert result.is_error
+        error = value["error"]
+        assert error["code"] == "hash-mismatch"
+        assert "nothing was written" in text
+        updated = error["details"]["updatedAnchors"]
+        assert rows(text, {">>>"}) == anchors(updated)
+        assert set(anchors(updated)) <= set(rows(text))
+        assert updated[0]["raw"] == "BETA (changed outside)"
+        assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA (changed outside)\ngamma\n"
+
+        # Retry with the returned anchor, no re-read: it lands.
+        retry = {"set_line": {"anchor": updated[0]["anchor"], "new_text": "Beta"}}
+        result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [retry]})
+        assert not result.is_error, text
+        assert rows(text, {" ", "+"}) == anchors(value["anchors"])
+        assert (tmp_path / "notes.txt").read_text() == "alpha\nBeta\ngamma\n"
+
+        # An image read: image content, a structured value of kind image, no anchors.
+        result, text, value = await call(session, "read", {"path": "pixel.png"})
+        assert not result.is_error
+        images = [block for block in result.content if block.type == "image"]
+        assert len(images) == 1
+        assert images[0].mime_type == "image/png"
+        assert base64.b64decode(images[0].data) == png_bytes()
+        assert value["kind"] == "image"
+        assert rows(text) == [] and "lines" not in value
+
+        # Tool failures are results, never protocol errors.
+        result, text, value = await call(session, "read", {"path": "missing.txt"})
+        assert result.is_error and value["error"]["code"] == "file-not-found"
+        result = await session.call_tool("no_such_tool", {})
+        assert result.is_error
+        assert result.structured_content["error"]["code"] == "unknown-tool"
+        result, text, value = await call(session, "read", {"path": 7})
+        assert result.is_error and value["error"]["code"] == "invalid-type"
+
+
+async def test_client_roots_become_the_session_roots(tmp_path: Path):
+    project = tmp_path / "project"
+    elsewhere = tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "inside.txt").write_text("inside\n")
+    (elsewhere / "outside.txt").write_text("outside\n")
+    asked = []
+
+    async def list_roots(context) -> types.ListRootsResult:
+        asked.append(True)
+        return types.ListRootsResult(
+            roots=[
+                # Not a directory: skipped (the SDK itself only allows file:// roots).
+                types.Root(uri=(tmp_path / "missing").as_uri()),
+                types.Root(uri=project.as_uri(), name="project"),
+            ]
+        )
+
+    # No --root: the server runs in `elsewhere`, but the client's root wins.
+    async with connect([], cwd=elsewhere, list_roots_callback=list_roots) as (session, _):
+        result, text, value = await call(session, "read", {"path": "inside.txt"})
+        assert not result.is_error, text
+        assert rows(text) == anchors(value["lines"])
+        assert value["path"] == str((project / "inside.txt").resolve())
+
+        result, text, value = await call(session, "read", {"path": str(elsewhere / "outside.txt")})
+        assert result.is_error
+        assert value["error"]["code"] == "path-outside-root"
+    assert asked, "the server never asked for roots/list"
+
+
+async def test_without_roots_the_working_directory_is_the_root(tmp_path: Path):
+    (tmp_path / "here.txt").write_text("here\n")
+    async with connect([], cwd=tmp_path) as (session, _):
+        result, text, value = await call(session, "read", {"path": "here.txt"})
+        assert not result.is_error, text
+        assert rows(text) == anchors(value["lines"]) == ["1:" + value["lines"][0]["hash"]]
+        result, text, value = await call(session, "read", {"path": "/etc/hostname"})
+        assert result.is_error and value["error"]["code"] == "path-outside-root"
+
+
+async def test_root_flag_wins_over_client_roots(tmp_path: Path):
+    flagged = tmp_path / "flagged"
+    offered = tmp_path / "offered"
+    flagged.mkdir()
+    offered.mkdir()
+    (flagged / "f.txt").write_text("flagged\n")
+    (offered / "o.txt").write_text("offered\n")
+
+    async def list_roots(context) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=offered.as_uri())])
+
+    async with connect(["--root", str(flagged)], list_roots_callback=list_roots) as (session, _):
+        result, text, value = await call(session, "read", {"path": "f.txt"})
+        assert not result.is_error, text
+        result, text, value = await call(session, "read", {"path": str(offered / "o.txt")})
+        assert value["error"]["code"] == "path-outside-root"
