@@ -1,6 +1,7 @@
-//! `cargo xtask bench`: criterion micro-benchmarks, then whole-command timings of the
-//! release CLI beside a reference command on the same input, interleaved run by run so
-//! machine noise hits both alike.
+//! `cargo xtask bench`: criterion micro-benchmarks (row rendering, the edit engine, the
+//! in-process edit tool), then whole-command timings of the release CLI beside a reference
+//! command on the same input, interleaved run by run so machine noise hits both alike:
+//! `hashline read` beside `cat`, and one anchored `hashline edit` beside `hashline read`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,14 +16,17 @@ pub fn run(runs: usize, criterion: bool) -> Result<()> {
     let file = scratch.join("ten_k.rs");
     std::fs::write(&file, ten_k_lines()).context("cannot write the bench input")?;
     if criterion {
-        let status = Command::new(cargo())
-            .args(["bench", "-p", "hashline-core", "--bench", "render"])
-            .env("HASHLINE_BENCH_INPUT", &file)
-            .current_dir(&root)
-            .status()
-            .context("cannot run cargo bench")?;
-        if !status.success() {
-            bail!("cargo bench failed");
+        for args in CRITERION_BENCHES {
+            let status = Command::new(cargo())
+                .arg("bench")
+                .args(*args)
+                .env("HASHLINE_BENCH_INPUT", &file)
+                .current_dir(&root)
+                .status()
+                .context("cannot run cargo bench")?;
+            if !status.success() {
+                bail!("cargo bench {} failed", args.join(" "));
+            }
         }
     }
     let status = Command::new(cargo())
@@ -41,14 +45,63 @@ pub fn run(runs: usize, criterion: bool) -> Result<()> {
         "\nCLI wall time, {runs} runs each, interleaved (10k-line file, {} bytes):",
         std::fs::metadata(&file)?.len()
     );
-    let pairs = measure_pair(
-        runs,
-        || Command::new("cat").arg(&file_arg).stdout(Stdio::null()).status(),
-        || Command::new(&cli).args(["--root", &root_arg, "read", &file_arg]).stdout(Stdio::null()).status(),
-    )?;
-    report("cat", "hashline read", &pairs);
+    let cat = || timed(Command::new("cat").arg(&file_arg));
+    let read = || timed(Command::new(&cli).args(["--root", &root_arg, "read", &file_arg]));
+    let pair = measure_pair(runs, cat, read)?;
+    report("cat", "hashline read", &pair);
+    target("read p50", percentiles(&pair.ours).0, READ_TARGET);
+
+    // One anchored edit beside a read of the same file; every edit starts from the pristine
+    // bytes (restored outside the timed region), so every run does the same work.
+    let pristine = scratch.join("ten_k.pristine");
+    std::fs::copy(&file, &pristine).context("cannot keep a pristine copy")?;
+    let edits = one_edit(&std::fs::read(&file)?, EDIT_LINE)?;
+    println!("\nCLI wall time, {runs} runs each, interleaved (one set_line at line {EDIT_LINE}, atomic write):");
+    let read_restored = || {
+        std::fs::copy(&pristine, &file).context("cannot restore the bench input")?;
+        read()
+    };
+    let edit = || timed(Command::new(&cli).args(["--root", &root_arg, "edit", &file_arg, "--edits", &edits]));
+    let pair = measure_pair(runs, read_restored, edit)?;
+    report("hashline read", "hashline edit", &pair);
+    target("edit p50", percentiles(&pair.ours).0, EDIT_TARGET);
     std::fs::remove_dir_all(&scratch).ok();
     Ok(())
+}
+
+/// `cargo bench` arguments of each criterion bench, run with `HASHLINE_BENCH_INPUT` set.
+const CRITERION_BENCHES: &[&[&str]] = &[
+    &["-p", "hashline-core", "--bench", "render", "--bench", "edit"],
+    &["-p", "hashline-tools", "--bench", "edit_tool"],
+];
+
+/// SPEC §11: a CLI read of a 10k-line file.
+const READ_TARGET: Duration = Duration::from_millis(2);
+/// SPEC §11: one anchored CLI edit of a 10k-line file.
+const EDIT_TARGET: Duration = Duration::from_millis(5);
+/// The 1-based line the timed edit replaces (mid-file).
+const EDIT_LINE: usize = 5_000;
+
+/// The `--edits` argument of one `set_line` on `line` (1-based), anchored by the hash of
+/// that line of `bytes` as a read would show it.
+fn one_edit(bytes: &[u8], line: usize) -> Result<String> {
+    let doc = hashline::core::Document::parse(bytes.to_vec());
+    let number = hashline::core::LineNo::new(u32::try_from(line)?).context("line numbers start at 1")?;
+    let shown = doc.line(number).context("the bench input is shorter than the edited line")?;
+    let anchor = hashline::core::Anchor::new(shown.number, shown.hash());
+    let edits = serde_json::json!([{ "set_line": { "anchor": anchor.to_string(), "new_text": "let edited = 1;" } }]);
+    Ok(edits.to_string())
+}
+
+/// Runs a command (output discarded) and returns its wall time; fails when it fails.
+fn timed(command: &mut Command) -> Result<Duration> {
+    let start = Instant::now();
+    let status = command.stdout(Stdio::null()).status().context("cannot start a measured command")?;
+    let elapsed = start.elapsed();
+    if !status.success() {
+        bail!("{command:?} failed with {status}");
+    }
+    Ok(elapsed)
 }
 
 /// Timings of two commands, run alternately.
@@ -57,25 +110,16 @@ struct Pair {
     ours: Vec<Duration>,
 }
 
+/// Runs `reference` then `ours`, `runs` times; each returns the wall time of its timed part.
 fn measure_pair<A, B>(runs: usize, mut reference: A, mut ours: B) -> Result<Pair>
 where
-    A: FnMut() -> std::io::Result<std::process::ExitStatus>,
-    B: FnMut() -> std::io::Result<std::process::ExitStatus>,
+    A: FnMut() -> Result<Duration>,
+    B: FnMut() -> Result<Duration>,
 {
     let mut pair = Pair { reference: Vec::with_capacity(runs), ours: Vec::with_capacity(runs) };
     for _ in 0..runs.max(1) {
-        let start = Instant::now();
-        let status = reference()?;
-        pair.reference.push(start.elapsed());
-        if !status.success() {
-            bail!("the reference command failed");
-        }
-        let start = Instant::now();
-        let status = ours()?;
-        pair.ours.push(start.elapsed());
-        if !status.success() {
-            bail!("our command failed");
-        }
+        pair.reference.push(reference()?);
+        pair.ours.push(ours()?);
     }
     Ok(pair)
 }
@@ -85,7 +129,12 @@ fn report(reference_name: &str, ours_name: &str, pair: &Pair) {
     let (o50, o95) = percentiles(&pair.ours);
     println!("  {reference_name:<16} p50 {:>8.3} ms   p95 {:>8.3} ms", ms(r50), ms(r95));
     println!("  {ours_name:<16} p50 {:>8.3} ms   p95 {:>8.3} ms", ms(o50), ms(o95));
-    println!("  ratio (p50)      {:.2}x", ms(o50) / ms(r50).max(f64::EPSILON));
+    println!("  ratio (p50)      {:.2}x   {ours_name} / {reference_name}", ms(o50) / ms(r50).max(f64::EPSILON));
+}
+
+fn target(what: &str, measured: Duration, target: Duration) {
+    let verdict = if measured <= target { "met" } else { "NOT met" };
+    println!("  target           {what} {:.3} ms vs ≤ {:.0} ms: {verdict}", ms(measured), ms(target));
 }
 
 fn percentiles(samples: &[Duration]) -> (Duration, Duration) {

@@ -1,0 +1,94 @@
+//! The whole in-process `edit` tool on a large batch: the same 1000 anchored edits on a
+//! 100k-line file as `hashline-core`'s `edit` bench, through JSON arguments, the file read,
+//! validation, diff and patch rendering, the atomic write and the JSON projection (SPEC §11
+//! sets ≤ 50 ms for the engine alone; this shows what the tool adds).
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use hashline_core::{Anchor, Document, LineNo};
+use hashline_tools::edit::EditTool;
+use hashline_tools::{CallContext, Session, SessionConfig, execute};
+use serde_json::{Value, json};
+
+/// Lines of the file.
+const LINES: usize = 100_000;
+/// Edits of the batch, one every `LINES / EDITS` lines.
+const EDITS: usize = 1_000;
+
+/// The file's bytes: the lines of the file named by `HASHLINE_BENCH_INPUT` (`cargo xtask
+/// bench` writes a 10k-line file and sets it), else this crate's edit tool sources, cycled
+/// to 100,000 lines.
+fn hundred_k_lines() -> Vec<u8> {
+    let text = match std::env::var_os("HASHLINE_BENCH_INPUT") {
+        Some(path) => std::fs::read_to_string(path).expect("HASHLINE_BENCH_INPUT names a readable UTF-8 file"),
+        None => [include_str!("../src/tools/edit/mod.rs"), include_str!("../src/tools/edit/commit.rs")].concat(),
+    };
+    text.lines().cycle().take(LINES).flat_map(|l| [l, "\n"]).collect::<String>().into_bytes()
+}
+
+/// The `LINE:HASH` a model would copy from the row of line `index` (0-based).
+fn anchor(doc: &Document, index: usize) -> String {
+    let line = doc.line(LineNo::from_index(index)).expect("the line exists");
+    Anchor::new(line.number, line.hash()).to_string()
+}
+
+/// The `edits` argument: one edit every 100 lines, cycling `set_line`, `replace_lines`
+/// (two lines into three) and `insert_after` (two lines).
+fn edits(doc: &Document) -> Value {
+    let step = LINES / EDITS;
+    let items: Vec<Value> = (0..EDITS)
+        .map(|k| {
+            let at = k * step + step / 2;
+            match k % 3 {
+                0 => json!({ "set_line": { "anchor": anchor(doc, at), "new_text": format!("let edited_{k} = {k};") } }),
+                1 => json!({ "replace_lines": {
+                    "start_anchor": anchor(doc, at),
+                    "end_anchor": anchor(doc, at + 1),
+                    "new_text": format!("// range {k}\nlet first_{k} = 1;\nlet second_{k} = 2;"),
+                } }),
+                _ => json!({ "insert_after": {
+                    "anchor": anchor(doc, at),
+                    "new_text": format!("    inserted_{k}();\n    inserted_{k}_again();"),
+                } }),
+            }
+        })
+        .collect();
+    Value::Array(items)
+}
+
+fn edit_tool(c: &mut Criterion) {
+    let pristine = hundred_k_lines();
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let file = dir.path().join("hundred_k.rs");
+    // A fresh stateless session per run, as for a lone `hashline edit` call.
+    let session =
+        || Session::new(SessionConfig::builder().root(dir.path()).stateful(false).build()).expect("a session");
+    let args = json!({ "path": file.to_string_lossy(), "edits": edits(&Document::parse(pristine.clone())) });
+    let restore = |path: &Path| std::fs::write(path, &pristine).expect("the file restores");
+
+    restore(&file);
+    let check = execute::<EditTool>(&session(), args.clone(), &CallContext::top_level());
+    assert!(!check.is_error, "the batch applies: {}", check.text());
+
+    let mut group = c.benchmark_group("edit_tool");
+    group.sample_size(20);
+    group.bench_function("tool_1000_edits_100k_lines", |b| {
+        b.iter_batched(
+            || {
+                restore(&file);
+                (session(), args.clone())
+            },
+            |(session, args)| {
+                let result = execute::<EditTool>(&session, black_box(args), &CallContext::top_level());
+                (session, result)
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, edit_tool);
+criterion_main!(benches);
