@@ -139,6 +139,21 @@ impl Document {
         self.spans.iter().enumerate().map(|(i, span)| self.view(LineNo::from_index(i), span))
     }
 
+    /// The lines with 0-based indices in `range` (clamped to the document), in order,
+    /// without walking the lines before it.
+    ///
+    /// ```
+    /// use hashline_core::Document;
+    /// let doc = Document::parse(b"a\nb\nc\n".to_vec());
+    /// let middle: Vec<&[u8]> = doc.lines_in(1..9).map(|l| l.content).collect();
+    /// assert_eq!(middle, [&b"b"[..], &b"c"[..]]);
+    /// ```
+    pub fn lines_in(&self, range: std::ops::Range<usize>) -> impl ExactSizeIterator<Item = Line<'_>> + '_ {
+        let end = range.end.min(self.spans.len());
+        let start = range.start.min(end);
+        self.spans[start..end].iter().enumerate().map(move |(i, span)| self.view(LineNo::from_index(start + i), span))
+    }
+
     /// Whether any line ends with a bare `\r`.
     pub fn has_bare_cr(&self) -> bool {
         self.spans.iter().any(|s| s.terminator == Terminator::Cr)

@@ -43,7 +43,7 @@ pub fn row_prefix(anchor: Anchor) -> String {
 /// ```
 pub fn render_rows(doc: &Document, first: LineNo, last: LineNo) -> String {
     let mut out = Vec::new();
-    for line in doc.lines().skip(first.index()).take((last.get() + 1).saturating_sub(first.get()) as usize) {
+    for line in doc.lines_in(first.index()..last.index() + 1) {
         if line.number != first {
             out.push(b'\n');
         }

@@ -194,7 +194,8 @@ where
         let _ = std::os::unix::fs::fchown(temp.as_file(), Some(meta.uid()), Some(meta.gid()));
     }
     temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
+    // The data must be on disk before the rename makes it the file (old or new, never a mix).
+    temp.as_file().sync_data()?;
     before_commit(temp.path())?;
     temp.persist(&target).map_err(|err| err.error)?;
     Ok(if existing.is_some() { WriteState::Overwritten } else { WriteState::Created })

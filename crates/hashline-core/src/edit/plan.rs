@@ -153,8 +153,7 @@ impl Planner<'_> {
                     return Ok(());
                 };
                 let from = source.as_deref().unwrap_or(self.doc);
-                let lines: Vec<Vec<u8>> =
-                    from.lines().skip(first).take(last + 1 - first).map(|l| l.content.to_vec()).collect();
+                let lines: Vec<Vec<u8>> = from.lines_in(first..last + 1).map(|l| l.content.to_vec()).collect();
                 if moving && source.is_none() {
                     if (first..=last).contains(&target) {
                         return Err(EditError::overlap(format!(

@@ -70,7 +70,7 @@ pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, options: &Edi
     let low = center.saturating_sub(window);
     let high = center.saturating_add(window).min(doc.line_count().saturating_sub(1));
     let mut found = None;
-    for line in doc.lines().skip(low).take((high + 1).saturating_sub(low)) {
+    for line in doc.lines_in(low..high + 1) {
         if line.hash() == anchor.hash {
             if found.is_some() {
                 return Check::Stale;

@@ -310,7 +310,7 @@ fn render_window(doc: &Document, start: usize, end: usize) -> Window {
     let mut lines = Vec::new();
     let mut row = Vec::new();
     let mut served = Vec::new();
-    for line in doc.lines().skip(start - 1).take(end + 1 - start) {
+    for line in doc.lines_in(start - 1..end) {
         row.clear();
         let hash = line.hash();
         push_row(&mut row, line.number, hash, line.content);
@@ -343,11 +343,10 @@ fn render_window(doc: &Document, start: usize, end: usize) -> Window {
 
 /// Bytes of lines `first..=last` in the file, terminators included.
 fn window_bytes(doc: &Document, first: usize, last: usize) -> u64 {
-    doc.lines()
-        .skip(first - 1)
-        .take(last + 1 - first)
-        .map(|l| (l.content.len() + l.terminator.as_bytes().len()) as u64)
-        .sum()
+    let (first, last) = (LineNo::from_index(first - 1), LineNo::from_index(last - 1));
+    let start = doc.content_range(first).map_or(0, |r| r.start);
+    let end = doc.line(last).and_then(|l| doc.content_range(last).map(|r| r.end + l.terminator.as_bytes().len()));
+    end.map_or(0, |end| end.saturating_sub(start) as u64)
 }
 
 /// At most this much of an `AGENTS.md` is shown.

@@ -101,9 +101,7 @@ pub(crate) fn run(
             .iter()
             .flat_map(|file| {
                 let hunks = render::hunks(&file.before, &file.outcome.document, &file.outcome.changes, DIFF_CONTEXT);
-                let old = display_lines(&file.before);
-                let new = display_lines(&file.outcome.document);
-                crate::diff::file_diffs_of(&file.path.display, &old, &new, &hunks)
+                render::file_diffs(&file.path.display, &file.before, &file.outcome.document, &hunks)
             })
             .collect(),
     };
@@ -262,8 +260,4 @@ fn anchor_text(anchor: &hashline_core::AnchorRef) -> String {
         hashline_core::AnchorRef::Line { anchor, .. } => anchor.to_string(),
         hashline_core::AnchorRef::Hash { hash, .. } => hash.to_string(),
     }
-}
-
-fn display_lines(doc: &hashline_core::Document) -> Vec<String> {
-    doc.lines().map(|l| String::from_utf8_lossy(l.content).into_owned()).collect()
 }
