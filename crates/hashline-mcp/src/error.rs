@@ -1,19 +1,12 @@
 //! What can stop the server.
 
-use std::path::PathBuf;
-
 /// An error that stops the server (tool failures never do: they are `isError` results).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A `--root` directory cannot be used as a session root.
-    #[error("cannot use {} as a root: {message}", root.display())]
-    InvalidRoot {
-        /// The directory as given.
-        root: PathBuf,
-        /// Why it cannot be used.
-        message: String,
-    },
+    /// A `--root` directory cannot be used as a session root (the message names it).
+    #[error("{0}")]
+    InvalidRoot(String),
     /// The working directory (the fallback root) cannot be read.
     #[error("cannot read the working directory: {0}")]
     WorkingDirectory(#[source] std::io::Error),

@@ -39,8 +39,9 @@ const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Clone, Debug, Default)]
 pub struct ServerOptions {
     /// The session's roots; the first one is the working directory. When empty, the
-    /// client's `file://` roots are used if it declares the `roots` capability, else the
-    /// process working directory.
+    /// client's `file://` roots are used if it declares the `roots` capability (asked once,
+    /// right after the handshake; later `roots/list_changed` notifications do not move an
+    /// open session), else the process working directory.
     pub roots: Vec<PathBuf>,
     /// Allow paths outside every root.
     pub unconfined: bool,
@@ -72,8 +73,7 @@ impl HashlineServer {
         let session = if options.roots.is_empty() {
             OnceCell::new()
         } else {
-            let session = open_session(&options.roots, &options)
-                .map_err(|err| Error::InvalidRoot { root: options.roots[0].clone(), message: err.message.clone() })?;
+            let session = open_session(&options.roots, &options).map_err(|err| Error::InvalidRoot(err.message))?;
             OnceCell::new_with(Some(Ok(Arc::new(session))))
         };
         Ok(Self { toolbox: Arc::new(toolbox), tools, options, session })
@@ -269,4 +269,61 @@ fn call_tool_result(result: ToolResult) -> CallToolResult {
     let mut out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
     out.structured_content = Some(result.details.ptc_value);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registry_tool_is_listed_with_its_schemas_and_hints() {
+        let server = HashlineServer::new(ServerOptions::default()).expect("server");
+        let toolbox = Toolbox::new();
+        let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_ref()).collect();
+        let expected: Vec<&str> = toolbox.tools().iter().map(|t| t.name).collect();
+        assert_eq!(names, expected);
+        for (tool, spec) in server.tools().iter().zip(toolbox.tools()) {
+            assert_eq!(tool.description.as_deref(), Some(spec.description));
+            assert_eq!(Value::Object((*tool.input_schema).clone()), spec.input_schema());
+            let output = tool.output_schema.as_ref().expect("output schema");
+            assert_eq!(Value::Object((**output).clone()), spec.output_schema());
+            let hints = tool.annotations.as_ref().expect("annotations");
+            assert_eq!(hints.read_only_hint, Some(spec.annotations.read_only_hint));
+            assert_eq!(hints.destructive_hint, Some(spec.annotations.destructive_hint));
+            assert_eq!(hints.idempotent_hint, Some(spec.annotations.idempotent_hint));
+            assert_eq!(hints.open_world_hint, Some(false));
+            assert_eq!(tool.title.as_deref(), Some(spec.annotations.title));
+        }
+    }
+
+    #[test]
+    fn results_map_text_image_error_flag_and_structured_value() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let session = Session::open(dir.path()).expect("session");
+        let missing =
+            Toolbox::new().execute(&session, "read", serde_json::json!({"path": "x"}), &CallContext::top_level());
+        let mapped = serde_json::to_value(call_tool_result(missing.clone())).expect("json");
+        assert_eq!(mapped["isError"], true);
+        assert_eq!(mapped["content"][0]["type"], "text");
+        assert_eq!(mapped["content"][0]["text"], missing.text());
+        assert_eq!(mapped["structuredContent"], *missing.ptc_value());
+
+        let mut image = missing;
+        image.is_error = false;
+        image.content = vec![ContentBlock::Image { data: "iVBORw0KGgo=".into(), mime_type: "image/png".into() }];
+        let mapped = serde_json::to_value(call_tool_result(image)).expect("json");
+        assert_eq!(mapped["isError"], false);
+        assert_eq!(
+            mapped["content"][0],
+            serde_json::json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
+        );
+    }
+
+    #[test]
+    fn a_root_that_is_not_a_directory_is_refused_up_front() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let options = ServerOptions { roots: vec![dir.path().join("missing")], ..Default::default() };
+        let err = HashlineServer::new(options).expect_err("missing root");
+        assert!(err.to_string().contains("missing"), "{err}");
+    }
 }
