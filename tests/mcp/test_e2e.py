@@ -216,12 +216,17 @@ async def test_client_roots_become_the_session_roots(tmp_path: Path):
 
 
 async def test_without_roots_the_working_directory_is_the_root(tmp_path: Path):
-    (tmp_path / "here.txt").write_text("here\n")
-    async with connect([], cwd=tmp_path) as (session, _):
+    here = tmp_path / "here"
+    elsewhere = tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    (here / "here.txt").write_text("here\n")
+    (elsewhere / "there.txt").write_text("there\n")
+    async with connect([], cwd=here) as (session, _):
         result, text, value = await call(session, "read", {"path": "here.txt"})
         assert not result.is_error, text
         assert rows(text) == anchors(value["lines"]) == ["1:" + value["lines"][0]["hash"]]
-        result, text, value = await call(session, "read", {"path": "/etc/hostname"})
+        result, text, value = await call(session, "read", {"path": str(elsewhere / "there.txt")})
         assert result.is_error and value["error"]["code"] == "path-outside-root"
 
 
