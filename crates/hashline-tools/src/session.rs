@@ -176,6 +176,9 @@ impl Session {
 
     /// Logs a call as it starts (no-op without a log).
     pub fn log_call(&self, call_id: &str, name: &str, args: &serde_json::Value, parent_call_id: Option<&str>) {
+        if self.log.is_none() {
+            return;
+        }
         self.log_event(&LogEvent::Call {
             call_id: call_id.to_owned(),
             name: name.to_owned(),
@@ -186,6 +189,9 @@ impl Session {
 
     /// Logs a call's result (no-op without a log).
     pub fn log_result(&self, call_id: &str, result: &ToolResult) {
+        if self.log.is_none() {
+            return;
+        }
         self.log_event(&LogEvent::Result { call_id: call_id.to_owned(), result: LoggedResult::of(result) });
     }
 

@@ -306,10 +306,11 @@ struct Window {
 }
 
 fn render_window(doc: &Document, start: usize, end: usize) -> Window {
-    let mut rows = Vec::new();
-    let mut lines = Vec::new();
+    let count = (end + 1 - start).min(MAX_LINES);
+    let mut rows = Vec::with_capacity(MAX_BYTES.min(doc.as_bytes().len() + count * 12));
+    let mut lines = Vec::with_capacity(count);
     let mut row = Vec::new();
-    let mut served = Vec::new();
+    let mut served = Vec::with_capacity(count);
     for line in doc.lines_in(start - 1..end) {
         row.clear();
         let hash = line.hash();
