@@ -183,3 +183,14 @@ fn map_is_ignored_with_a_warning_and_rows_read_back_identically() {
     let read = ws.call::<ReadTool>(json!({"path": "m.rs"}));
     assert_eq!(written.ptc_value()["lines"], read.ptc_value()["lines"]);
 }
+
+#[test]
+fn a_write_without_anchors_forgets_the_rows_shown_before() {
+    let ws = Workspace::new();
+    let path = ws.file("f.txt", "one\ntwo\n");
+    ws.call::<ReadTool>(json!({"path": "f.txt"}));
+    assert!(ws.session.ledger().served(&path).is_some());
+    let big: String = (1..=2001).map(|i| format!("{i}\n")).collect();
+    ws.call::<WriteTool>(json!({"path": "f.txt", "content": big}));
+    assert!(ws.session.ledger().served(&path).is_none(), "no anchors were shown for the new content");
+}

@@ -131,6 +131,9 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     }
     let write_state = session.write_file(&path.absolute, &bytes).map_err(|err| write_error(&err, &path))?;
     session.note_mutation(&path.real, &path.display, ctx);
+    // Rows shown before describe content that is gone; the rows of this result (if any)
+    // are recorded below.
+    session.ledger().forget(&path.real);
 
     let absolute = path.absolute_str();
     let mut warnings = Vec::new();
