@@ -465,3 +465,22 @@ fn the_ambiguous_refusal_says_why() {
         5:6ce|z
     ");
 }
+
+#[test]
+fn a_stale_from_path_range_is_refused_without_the_target_s_rows() {
+    let ws = Workspace::new();
+    ws.file("from.txt", "keep\nmove me\n");
+    ws.file("to.txt", "target\n");
+    ws.read_file("from.txt");
+    ws.read_file("to.txt");
+    ws.file("from.txt", "keep\nMOVED ALREADY\n");
+    let before = (ws.bytes("from.txt"), ws.bytes("to.txt"));
+    let result = ws.edit(
+        "to.txt",
+        json!([{"move_lines": {"start_anchor": anchor(2, "move me"), "end_anchor": anchor(2, "move me"), "after_anchor": anchor(1, "target"), "from_path": "from.txt"}}]),
+    );
+    assert_eq!(code(&result), "hash-mismatch");
+    assert!(result.text().contains("In the from_path file:"), "{}", result.text());
+    assert!(result.ptc_value()["error"].get("details").is_none(), "no rows of to.txt are passed off as fresh");
+    assert_eq!((ws.bytes("from.txt"), ws.bytes("to.txt")), before);
+}

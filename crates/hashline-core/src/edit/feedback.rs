@@ -83,11 +83,12 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
     // One anchor with several current lines: it was shown for each of them (lines moved).
     let mut ambiguous: Vec<String> = Vec::new();
     for m in &mismatches {
-        let lines: Vec<String> = mismatches
+        let mut lines: Vec<String> = mismatches
             .iter()
             .filter(|o| o.edit == m.edit && o.expected == m.expected)
             .filter_map(|o| o.current.map(|a| a.line.to_string()))
             .collect();
+        lines.dedup();
         let note = format!(
             "Anchor {} of edits[{}] is ambiguous: lines moved since it was shown, and lines {} were {} shown as {}.",
             m.expected,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::{Anchor, AnchorRef, Document, LineNo};
 
 use super::Resolution;
-use super::error::{EditError, Mismatch};
+use super::error::{EditError, Mismatch, REJECTED};
 use super::newtext::{split_new_text, strip_echoed_anchors_with};
 use super::relocate::{Check, check, concrete, mismatch};
 use super::{EditOp, EditOptions, feedback};
@@ -66,8 +66,10 @@ pub(crate) fn plan(
     }
     if let Some((source, mismatches)) = planner.source_mismatches.pop() {
         let mut error = feedback::stale_anchors(&source, window, mismatches);
-        error.message = error.message.replacen("The anchor hash", "A from_path anchor hash", 1);
+        error.message = error.message.replacen(REJECTED, &format!("{REJECTED} In the from_path file:"), 1);
+        // The rows are the source file's: the caller must not take them for the target's.
         error.shown.clear();
+        error.mismatches.clear();
         return Err(error);
     }
     let mut plan = planner.plan;
@@ -244,8 +246,10 @@ impl Planner<'_> {
         let offset = |anchor: Anchor, c: &Check| c.line().map(|l| l.get() as i64 - anchor.line.get() as i64);
         let consistent = matches!((offset(a, &ca), offset(b, &cb)), (Some(x), Some(y)) if x == y);
         if !consistent {
-            let stale: Vec<Mismatch> =
+            let mut stale: Vec<Mismatch> =
                 [(a, &ca), (b, &cb)].into_iter().flat_map(|(anchor, c)| mismatch(doc, edit, anchor, c)).collect();
+            // A one-line range names the same anchor twice.
+            stale.dedup();
             match source {
                 Some(source) => self.source_mismatches.push((source, stale)),
                 None => self.mismatches.extend(stale),

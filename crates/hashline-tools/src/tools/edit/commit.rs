@@ -84,6 +84,12 @@ pub(crate) fn run(
         values.push(value);
         texts.push(text);
     }
+    // Verified after every file's ledger is up to date, so a failure leaves no file behind.
+    if options.verify {
+        for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
+            verify(file)?;
+        }
+    }
     let mut text = texts.join("\n\n");
     if !notes.is_empty() {
         let lines: Vec<&str> = notes.iter().map(|n| n.message.as_str()).collect();
@@ -150,9 +156,6 @@ fn finish(session: &Session, file: &Prepared, options: &Options) -> Result<(File
     let fresh = render::fresh_lines(&hunks);
     if !noop {
         carry_served(session, file, &fresh);
-    }
-    if options.verify && !noop {
-        verify(file)?;
     }
     let (added, removed) = render::counts(&hunks);
     let summary = if noop {
