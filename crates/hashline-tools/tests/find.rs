@@ -1,41 +1,40 @@
 //! `find` on a real file system, through the typed function and the JSON entry point.
 
 use std::os::unix::fs::symlink;
-use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use hashline_tools::tools::find::{FindArgs, FindTool, FindType, SortBy, find};
-use hashline_tools::{CallContext, ErrorCode, Session, ToolResult, execute};
+mod common;
+
+use common::{Workspace as Ws, code};
+use hashline_tools::{CallContext, ErrorCode, ToolResult, execute};
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
-/// A temporary workspace with a session rooted in it.
-struct Ws {
-    _dir: tempfile::TempDir,
-    session: Session,
+/// `find` helpers on the shared test workspace.
+trait Finding {
+    /// Writes a file of `len` bytes (creating parents).
+    fn sized(&self, rel: &str, len: usize);
+    /// Writes a one-byte file (creating parents).
+    fn make(&self, rel: &str);
+    /// Writes a file's text.
+    fn write(&self, rel: &str, text: &str);
+    /// Creates a directory (and its parents).
+    fn dir(&self, rel: &str);
+    /// Sets a file's modification time to `secs` after the Unix epoch.
+    fn touch(&self, rel: &str, secs: u64);
+    /// Runs `find` on JSON arguments.
+    fn run(&self, args: Value) -> ToolResult;
+    /// The text of a call, with the workspace path replaced by `{{cwd}}`.
+    fn text(&self, args: Value) -> String;
 }
 
-impl Ws {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let session = Session::open(dir.path()).expect("session");
-        Self { _dir: dir, session }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.session.cwd().join(rel)
-    }
-
-    /// Writes a file of `len` bytes (creating parents).
+impl Finding for Ws {
     fn sized(&self, rel: &str, len: usize) {
-        let path = self.path(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(path, "x".repeat(len)).expect("write");
+        self.file(rel, "x".repeat(len));
     }
 
-    fn file(&self, rel: &str) {
+    fn make(&self, rel: &str) {
         self.sized(rel, 1);
     }
 
@@ -47,25 +46,18 @@ impl Ws {
         std::fs::create_dir_all(self.path(rel)).expect("mkdir");
     }
 
-    /// Sets a file's modification time to `secs` after the Unix epoch.
     fn touch(&self, rel: &str, secs: u64) {
         let file = std::fs::File::options().append(true).open(self.path(rel)).expect("open");
         file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(secs)).expect("set mtime");
     }
 
-    fn call(&self, args: Value) -> ToolResult {
-        execute::<FindTool>(&self.session, args, &CallContext::top_level())
+    fn run(&self, args: Value) -> ToolResult {
+        self.call::<FindTool>(args)
     }
 
-    /// The text of a call, with the workspace path replaced by `{{cwd}}`.
     fn text(&self, args: Value) -> String {
-        self.call(args).text().replace(&*self.session.cwd().to_string_lossy(), "{{cwd}}")
+        self.redact(&self.run(args).text())
     }
-}
-
-fn code(result: &ToolResult) -> &str {
-    assert!(result.is_error, "expected an error, got {}", result.text());
-    result.error_code().expect("error code")
 }
 
 /// A small repository: sources, ignored build output, a `.git` folder, hidden files.
@@ -87,7 +79,7 @@ fn repo() -> Ws {
         "src/debug.log",
         "scratch/tmp.rs",
     ] {
-        ws.file(file);
+        ws.make(file);
     }
     ws.write(".gitignore", "target/\n*.log\n");
     ws.write("src/.gitignore", "gen/*\n!gen/keep.rs\n");
@@ -98,7 +90,7 @@ fn repo() -> Ws {
 #[test]
 fn finds_by_basename_respecting_ignores_skipping_git_including_hidden() {
     let ws = repo();
-    let result = ws.call(json!({"pattern": "*.rs"}));
+    let result = ws.run(json!({"pattern": "*.rs"}));
     assert_snapshot!(result.text(), @r"
     .config/settings.rs
     .hidden.rs
@@ -153,7 +145,7 @@ fn type_dir_and_any() {
 #[test]
 fn symlinks_count_as_their_targets_and_are_not_followed() {
     let ws = Ws::new();
-    ws.file("real/inner.txt");
+    ws.make("real/inner.txt");
     symlink("real", ws.path("dir_link")).expect("symlink");
     symlink("real/inner.txt", ws.path("file_link.txt")).expect("symlink");
     symlink("missing", ws.path("dangling.txt")).expect("symlink");
@@ -178,10 +170,10 @@ fn max_depth() {
     tests/it.rs
     ");
     assert_eq!(ws.text(json!({"pattern": "*", "maxDepth": 0})), "No files found matching pattern: *");
-    let negative = ws.call(json!({"pattern": "*", "maxDepth": -1}));
+    let negative = ws.run(json!({"pattern": "*", "maxDepth": -1}));
     assert_eq!(code(&negative), "invalid-params-combo");
     assert_snapshot!(negative.text(), @"Invalid maxDepth: expected an integer between 0 and 4294967295, received -1.");
-    assert_eq!(code(&ws.call(json!({"pattern": "*", "maxDepth": "deep"}))), "invalid-params-combo");
+    assert_eq!(code(&ws.run(json!({"pattern": "*", "maxDepth": "deep"}))), "invalid-params-combo");
 }
 
 /// Three files with distinct sizes and modification times, in no order of either.
@@ -214,15 +206,15 @@ fn sort_by_name_mtime_and_size_with_reverse() {
         find(&ws.session, FindArgs::builder().pattern("*").sort_by(SortBy::Size).reverse(true).limit(1).build())
             .expect("find");
     assert_eq!(typed.value.entries[0].path, "b.txt", "sorting happens before limit");
-    assert_eq!(code(&ws.call(json!({"pattern": "*", "sortBy": "colour"}))), "invalid-type");
+    assert_eq!(code(&ws.run(json!({"pattern": "*", "sortBy": "colour"}))), "invalid-type");
 }
 
 #[test]
 fn modified_since_in_all_three_forms() {
     let ws = Ws::new();
-    ws.file("old.txt");
-    ws.file("edge.txt");
-    ws.file("new.txt");
+    ws.make("old.txt");
+    ws.make("edge.txt");
+    ws.make("new.txt");
     ws.touch("old.txt", 1_577_836_800); // 2020-01-01T00:00:00Z
     ws.touch("edge.txt", 1_640_995_200); // 2022-01-01T00:00:00Z
     let since = |value: &str| ws.text(json!({"pattern": "*", "modifiedSince": value})).replace('\n', " ");
@@ -233,7 +225,7 @@ fn modified_since_in_all_three_forms() {
     assert_eq!(since("1d"), "new.txt");
     assert_eq!(since("24h"), "new.txt");
     assert_eq!(since("600m"), "new.txt");
-    let invalid = ws.call(json!({"pattern": "*", "modifiedSince": "last tuesday"}));
+    let invalid = ws.run(json!({"pattern": "*", "modifiedSince": "last tuesday"}));
     assert_eq!(code(&invalid), "invalid-params-combo");
     assert_snapshot!(invalid.text(), @"Error: Invalid modifiedSince value: \"last tuesday\" (expected ISO date/timestamp or relative shorthand like '1h', '24h', '7d', '30m')");
 }
@@ -260,14 +252,14 @@ fn size_bounds_with_suffixes_apply_to_files_only() {
     for (key, value) in [("minSize", json!("1XB")), ("maxSize", json!("lots")), ("minSize", json!(-5))] {
         let mut args = json!({"pattern": "*"});
         args[key] = value;
-        let result = ws.call(args);
+        let result = ws.run(args);
         assert_eq!(code(&result), "invalid-params-combo");
         errors.push(result.text());
     }
-    let crossed = ws.call(json!({"pattern": "*", "minSize": "2K", "maxSize": "1K"}));
+    let crossed = ws.run(json!({"pattern": "*", "minSize": "2K", "maxSize": "1K"}));
     assert_eq!(code(&crossed), "invalid-params-combo");
     errors.push(crossed.text());
-    assert_eq!(code(&ws.call(json!({"pattern": "*", "minSize": true}))), "invalid-type");
+    assert_eq!(code(&ws.run(json!({"pattern": "*", "minSize": true}))), "invalid-type");
     assert_snapshot!(errors.join("\n"), @r#"
     Error: Invalid minSize value: "1XB" (unknown unit 'XB'; accepted: B, K, KB, M, MB, G, GB)
     Error: Invalid maxSize value: "lots" (expected a number with optional B/K/KB/M/MB/G/GB suffix; units are 1024-based)
@@ -283,7 +275,7 @@ fn regex_mode_and_invalid_regex() {
     src/lib.rs
     src/main.rs
     ");
-    let invalid = ws.call(json!({"pattern": "([", "regex": true}));
+    let invalid = ws.run(json!({"pattern": "([", "regex": true}));
     assert_eq!(code(&invalid), "invalid-params-combo");
     assert_snapshot!(invalid.text(), @r#"
     Error: invalid regex for fields 'pattern'/'regex' ("(["): regex parse error:
@@ -300,7 +292,7 @@ fn invalid_globs_are_refused() {
     let ws = repo();
     let mut texts = Vec::new();
     for glob in ["*.rs]", "{a,b", "[z-a]"] {
-        let result = ws.call(json!({"pattern": glob}));
+        let result = ws.run(json!({"pattern": glob}));
         assert_eq!(code(&result), "invalid-params-combo", "{glob}");
         texts.push(result.text());
     }
@@ -313,7 +305,7 @@ fn invalid_globs_are_refused() {
     Invalid glob "[z-a]": invalid range; 'z' > 'a'.
     Error: pattern is empty. Give a glob such as "*.rs" (or a regex with regex: true).
     "#);
-    assert_eq!(code(&ws.call(json!({"pattern": null}))), "invalid-null");
+    assert_eq!(code(&ws.run(json!({"pattern": null}))), "invalid-null");
 }
 
 #[test]
@@ -329,7 +321,7 @@ fn a_glob_with_a_slash_gets_guidance() {
 #[test]
 fn limit_notice_and_limit_values() {
     let ws = repo();
-    let result = ws.call(json!({"pattern": "*.rs", "limit": 2}));
+    let result = ws.run(json!({"pattern": "*.rs", "limit": 2}));
     assert_snapshot!(result.text(), @r"
     .config/settings.rs
     .hidden.rs
@@ -342,35 +334,35 @@ fn limit_notice_and_limit_values() {
         (meta.paths, meta.total, meta.truncated),
         (vec![".config/settings.rs".to_owned(), ".hidden.rs".to_owned()], 7, true)
     );
-    let zero = ws.call(json!({"pattern": "lib.rs", "limit": 0}));
+    let zero = ws.run(json!({"pattern": "lib.rs", "limit": 0}));
     assert_snapshot!(zero.text(), @r"
     [Find params adjusted: ignored limit 0]
 
     src/lib.rs
     ");
     for bad in [json!(-3), json!("many")] {
-        assert_eq!(code(&ws.call(json!({"pattern": "*", "limit": bad}))), "invalid-limit", "{bad}");
+        assert_eq!(code(&ws.run(json!({"pattern": "*", "limit": bad}))), "invalid-limit", "{bad}");
     }
 }
 
 #[test]
 fn path_errors() {
     let ws = repo();
-    let file = ws.call(json!({"pattern": "*", "path": "Cargo.toml"}));
+    let file = ws.run(json!({"pattern": "*", "path": "Cargo.toml"}));
     assert_eq!(code(&file), "path-not-directory");
     assert_snapshot!(file.text(), @r#"
     Error: 'Cargo.toml' is not a directory
     Use ls on a directory, or read("Cargo.toml") for a single file.
     "#);
-    let missing = ws.call(json!({"pattern": "*", "path": "nowhere"}));
+    let missing = ws.run(json!({"pattern": "*", "path": "nowhere"}));
     assert_eq!(code(&missing), "path-not-found");
     assert_snapshot!(missing.text(), @"Error: path 'nowhere' does not exist");
 
     let outside = tempfile::tempdir().expect("outside");
     std::fs::write(outside.path().join("secret.rs"), "s").expect("write");
-    assert_eq!(code(&ws.call(json!({"pattern": "*", "path": "../"}))), "path-outside-root");
+    assert_eq!(code(&ws.run(json!({"pattern": "*", "path": "../"}))), "path-outside-root");
     symlink(outside.path(), ws.path("escape")).expect("symlink");
-    let link = ws.call(json!({"pattern": "*", "path": "escape"}));
+    let link = ws.run(json!({"pattern": "*", "path": "escape"}));
     assert_eq!(code(&link), "path-outside-root");
     // Walking the root does not follow the link out of it.
     assert!(!ws.text(json!({"pattern": "secret.rs"})).contains("escape/"));
@@ -380,9 +372,9 @@ fn path_errors() {
 fn output_is_cut_at_50_kb_at_whole_entries() {
     let ws = Ws::new();
     for i in 0..300 {
-        ws.file(&format!("deep/{i:03}{}", "y".repeat(200)));
+        ws.make(&format!("deep/{i:03}{}", "y".repeat(200)));
     }
-    let result = ws.call(json!({"pattern": "*"}));
+    let result = ws.run(json!({"pattern": "*"}));
     let text = result.text();
     assert!(text.ends_with("\n[… truncated at 50 KB]"));
     let lines: Vec<&str> = text.lines().collect();
@@ -397,10 +389,10 @@ fn output_is_cut_at_50_kb_at_whole_entries() {
 #[test]
 fn gitignore_applies_without_a_git_folder() {
     let ws = Ws::new();
-    ws.file("keep.txt");
-    ws.file("drop.txt");
-    ws.file("sub/drop.txt");
-    ws.file("sub/also.txt");
+    ws.make("keep.txt");
+    ws.make("drop.txt");
+    ws.make("sub/drop.txt");
+    ws.make("sub/also.txt");
     ws.write(".gitignore", "drop.txt\n");
     ws.write("sub/.gitignore", "also.txt\n");
     assert_eq!(ws.text(json!({"pattern": "*.txt"})), "keep.txt");

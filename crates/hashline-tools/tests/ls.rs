@@ -1,59 +1,43 @@
 //! `ls` on a real file system, through the typed function and the JSON entry point.
 
 use std::os::unix::fs::{PermissionsExt, symlink};
-use std::path::PathBuf;
 
 use hashline_tools::tools::ls::{LsArgs, LsTool, ls};
-use hashline_tools::{CallContext, ErrorCode, Session, ToolResult, execute};
+mod common;
+
+use common::{Workspace as Ws, code};
+use hashline_tools::{CallContext, ErrorCode, ToolResult, execute};
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
-/// A temporary workspace with a session rooted in it.
-struct Ws {
-    _dir: tempfile::TempDir,
-    session: Session,
+/// `ls` helpers on the shared test workspace.
+trait Listing {
+    /// Creates a file whose content is its own path.
+    fn touch(&self, rel: &str);
+    /// Creates a directory (and its parents).
+    fn dir(&self, rel: &str);
+    /// Runs `ls` on JSON arguments.
+    fn run(&self, args: Value) -> ToolResult;
+    /// The text of a call, with the workspace path replaced by `{{cwd}}`.
+    fn text(&self, args: Value) -> String;
 }
 
-impl Ws {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let session = Session::open(dir.path()).expect("session");
-        Self { _dir: dir, session }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.session.cwd().join(rel)
-    }
-
-    fn file(&self, rel: &str) {
-        let path = self.path(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(path, rel).expect("write");
+impl Listing for Ws {
+    fn touch(&self, rel: &str) {
+        self.file(rel, rel);
     }
 
     fn dir(&self, rel: &str) {
         std::fs::create_dir_all(self.path(rel)).expect("mkdir");
     }
 
-    fn call(&self, args: Value) -> ToolResult {
-        execute::<LsTool>(&self.session, args, &CallContext::top_level())
+    fn run(&self, args: Value) -> ToolResult {
+        self.call::<LsTool>(args)
     }
 
-    /// The text of a call, with the workspace path replaced by `{{cwd}}`.
     fn text(&self, args: Value) -> String {
-        self.redact(&self.call(args).text())
+        self.redact(&self.run(args).text())
     }
-
-    fn redact(&self, text: &str) -> String {
-        text.replace(&*self.session.cwd().to_string_lossy(), "{{cwd}}")
-    }
-}
-
-fn code(result: &ToolResult) -> &str {
-    assert!(result.is_error, "expected an error, got {}", result.text());
-    result.error_code().expect("error code")
 }
 
 /// A mixed directory: directories, files and dotfiles in both cases.
@@ -63,7 +47,7 @@ fn mixed() -> Ws {
         ws.dir(dir);
     }
     for file in ["b.txt", "A.md", ".env", "a.md", "Z", "_notes"] {
-        ws.file(file);
+        ws.touch(file);
     }
     ws
 }
@@ -76,7 +60,7 @@ fn directories_first_then_files_case_insensitively_dotfiles_included() {
     assert_eq!(names, [".git", "assets", "Docs", "src", ".env", "_notes", "A.md", "a.md", "b.txt", "Z"]);
     assert_eq!(out.value.path, ws.session.cwd().to_string_lossy());
     assert_eq!((out.value.total_entries, out.value.truncated), (10, false));
-    let result = ws.call(json!({}));
+    let result = ws.run(json!({}));
     assert_snapshot!(result.text(), @r"
     .git/
     assets/
@@ -95,7 +79,7 @@ fn directories_first_then_files_case_insensitively_dotfiles_included() {
 #[test]
 fn meta_is_the_paths_meta_of_the_shown_names() {
     let ws = mixed();
-    let result = ws.call(json!({"path": ".", "limit": 3}));
+    let result = ws.run(json!({"path": ".", "limit": 3}));
     let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
     assert_eq!(meta.paths, [".git/", "assets/", "Docs/"]);
     assert_eq!((meta.truncated, meta.total), (true, 10));
@@ -107,7 +91,7 @@ fn meta_is_the_paths_meta_of_the_shown_names() {
 fn symlinks_show_as_what_they_point_to() {
     let ws = Ws::new();
     ws.dir("real_dir");
-    ws.file("real.txt");
+    ws.touch("real.txt");
     symlink("real_dir", ws.path("dir_link")).expect("symlink");
     symlink("real.txt", ws.path("file_link")).expect("symlink");
     symlink("missing", ws.path("dangling")).expect("symlink");
@@ -146,7 +130,7 @@ fn unbalanced_and_invalid_globs_are_refused() {
     let ws = mixed();
     let mut texts = Vec::new();
     for glob in ["a]", "a}", "[abc", "{a,b", "[z-a]"] {
-        let result = ws.call(json!({"glob": glob}));
+        let result = ws.run(json!({"glob": glob}));
         assert_eq!(code(&result), "invalid-params-combo", "{glob}");
         texts.push(result.text());
     }
@@ -163,9 +147,9 @@ fn unbalanced_and_invalid_globs_are_refused() {
 fn limit_notice_and_limit_values() {
     let ws = Ws::new();
     for name in ["e", "d", "c", "b", "a"] {
-        ws.file(name);
+        ws.touch(name);
     }
-    let result = ws.call(json!({"limit": "2"}));
+    let result = ws.run(json!({"limit": "2"}));
     assert_snapshot!(result.text(), @r"
     a
     b
@@ -175,7 +159,7 @@ fn limit_notice_and_limit_values() {
     assert_eq!((value["totalEntries"].as_u64(), value["truncated"].as_bool()), (Some(5), Some(true)));
     assert_eq!(value["entries"], json!([{"name": "a", "type": "file"}, {"name": "b", "type": "file"}]));
 
-    let zero = ws.call(json!({"limit": 0}));
+    let zero = ws.run(json!({"limit": 0}));
     assert!(!zero.is_error);
     assert_eq!(zero.ptc_value()["warnings"][0]["code"], "params-adjusted");
     assert_snapshot!(zero.text(), @r"
@@ -188,7 +172,7 @@ fn limit_notice_and_limit_values() {
     e
     ");
     for bad in [json!(-1), json!("two"), json!(1.5)] {
-        assert_eq!(code(&ws.call(json!({"limit": bad}))), "invalid-limit", "{bad}");
+        assert_eq!(code(&ws.run(json!({"limit": bad}))), "invalid-limit", "{bad}");
     }
 }
 
@@ -197,9 +181,9 @@ fn empty_directory_and_no_match() {
     let ws = Ws::new();
     assert_eq!(ws.text(json!({})), "(empty directory)");
     ws.dir("empty");
-    ws.file("x.txt");
+    ws.touch("x.txt");
     assert_eq!(ws.text(json!({"path": "empty"})), "(empty directory)");
-    let none = ws.call(json!({"glob": "*.rs"}));
+    let none = ws.run(json!({"glob": "*.rs"}));
     assert_eq!(none.text(), "(no entries match glob \"*.rs\")");
     assert_eq!(none.ptc_value()["entries"], json!([]));
     let meta = hashline_view::paths_from_meta(none.meta.as_ref().expect("meta")).expect("narrows");
@@ -209,11 +193,11 @@ fn empty_directory_and_no_match() {
 #[test]
 fn lists_a_subdirectory_by_relative_or_absolute_path() {
     let ws = Ws::new();
-    ws.file("sub/inner/deep.txt");
-    ws.file("sub/one.txt");
+    ws.touch("sub/inner/deep.txt");
+    ws.touch("sub/one.txt");
     assert_eq!(ws.text(json!({"path": "sub"})), "inner/\none.txt");
     let absolute = ws.path("sub").to_string_lossy().into_owned();
-    let result = ws.call(json!({"path": format!("@{absolute}")}));
+    let result = ws.run(json!({"path": format!("@{absolute}")}));
     assert_eq!(result.text(), "inner/\none.txt");
     assert_eq!(result.ptc_value()["path"], absolute.as_str());
 }
@@ -221,8 +205,8 @@ fn lists_a_subdirectory_by_relative_or_absolute_path() {
 #[test]
 fn a_file_is_not_a_directory() {
     let ws = Ws::new();
-    ws.file("notes.txt");
-    let result = ws.call(json!({"path": "notes.txt"}));
+    ws.touch("notes.txt");
+    let result = ws.run(json!({"path": "notes.txt"}));
     assert_eq!(code(&result), "path-not-directory");
     assert_snapshot!(result.text(), @r#"
     Error: 'notes.txt' is a file, not a directory. Use read to inspect files.
@@ -234,7 +218,7 @@ fn a_file_is_not_a_directory() {
 #[test]
 fn missing_paths() {
     let ws = Ws::new();
-    let result = ws.call(json!({"path": "no/such"}));
+    let result = ws.run(json!({"path": "no/such"}));
     assert_eq!(code(&result), "path-not-found");
     assert_snapshot!(result.text(), @"Error: path 'no/such' does not exist");
     let typed = ls(&ws.session, LsArgs::builder().path("gone").build()).expect_err("missing");
@@ -246,10 +230,10 @@ fn paths_outside_the_roots_are_refused() {
     let ws = Ws::new();
     let outside = tempfile::tempdir().expect("outside");
     std::fs::write(outside.path().join("secret.txt"), "s").expect("write");
-    let up = ws.call(json!({"path": ".."}));
+    let up = ws.run(json!({"path": ".."}));
     assert_eq!(code(&up), "path-outside-root");
     symlink(outside.path(), ws.path("escape")).expect("symlink");
-    let link = ws.call(json!({"path": "escape"}));
+    let link = ws.run(json!({"path": "escape"}));
     assert_eq!(code(&link), "path-outside-root");
     assert!(!link.text().contains("secret.txt"));
     // Listing the root still shows the link itself.
@@ -259,11 +243,11 @@ fn paths_outside_the_roots_are_refused() {
 #[test]
 fn unreadable_directory_is_permission_denied() {
     let ws = Ws::new();
-    ws.file("locked/x.txt");
+    ws.touch("locked/x.txt");
     let locked = ws.path("locked");
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
     let readable_anyway = std::fs::read_dir(&locked).is_ok();
-    let result = ws.call(json!({"path": "locked"}));
+    let result = ws.run(json!({"path": "locked"}));
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod back");
     if readable_anyway {
         // Running with privileges that ignore permission bits (root): nothing to refuse.
@@ -278,9 +262,9 @@ fn unreadable_directory_is_permission_denied() {
 fn output_is_cut_at_50_kb_at_whole_entries() {
     let ws = Ws::new();
     for i in 0..300 {
-        ws.file(&format!("{i:03}{}", "x".repeat(200)));
+        ws.touch(&format!("{i:03}{}", "x".repeat(200)));
     }
-    let result = ws.call(json!({}));
+    let result = ws.run(json!({}));
     let text = result.text();
     assert!(text.ends_with("\n[… truncated at 50 KB]"), "{}", &text[text.len() - 80..]);
     let lines: Vec<&str> = text.lines().collect();
@@ -295,13 +279,13 @@ fn output_is_cut_at_50_kb_at_whole_entries() {
 #[test]
 fn unknown_keys_and_wrong_types() {
     let ws = Ws::new();
-    ws.file("a");
-    let unknown = ws.call(json!({"colour": "red"}));
+    ws.touch("a");
+    let unknown = ws.run(json!({"colour": "red"}));
     assert_snapshot!(unknown.text(), @r#"
     [Params adjusted: ignored unknown key "colour"]
 
     a
     "#);
-    assert_eq!(code(&ws.call(json!({"glob": 3}))), "invalid-type");
+    assert_eq!(code(&ws.run(json!({"glob": 3}))), "invalid-type");
     assert_eq!(ws.text(json!({"path": null, "glob": null})), "a");
 }
