@@ -31,6 +31,16 @@ pub(crate) struct Splice {
 }
 
 impl Splice {
+    /// Replaces original lines `start..end` (0-based) with `lines`.
+    pub(crate) fn replacing(edit: usize, start: usize, end: usize, lines: Vec<Vec<u8>>) -> Self {
+        Self { edit, start, end, after: None, lines, set_line: false, move_source: false }
+    }
+
+    /// Inserts `lines` after original line `after` (0-based).
+    fn inserting(edit: usize, after: usize, lines: Vec<Vec<u8>>) -> Self {
+        Self { edit, start: after + 1, end: after + 1, after: Some(after), lines, set_line: false, move_source: false }
+    }
+
     fn is_insert(&self) -> bool {
         self.after.is_some()
     }
@@ -95,30 +105,14 @@ impl Planner<'_> {
                     return Ok(());
                 };
                 let lines = self.new_lines(edit, new_text, *literal);
-                self.push(Splice {
-                    edit,
-                    start: line,
-                    end: line + 1,
-                    after: None,
-                    lines,
-                    set_line: true,
-                    move_source: false,
-                });
+                self.push(Splice { set_line: true, ..Splice::replacing(edit, line, line + 1, lines) });
             }
             EditOp::ReplaceLines { start, end, new_text, literal } => {
                 let Some((first, last)) = self.range(edit, None, start, end)? else {
                     return Ok(());
                 };
                 let lines = self.new_lines(edit, new_text, *literal);
-                self.push(Splice {
-                    edit,
-                    start: first,
-                    end: last + 1,
-                    after: None,
-                    lines,
-                    set_line: false,
-                    move_source: false,
-                });
+                self.push(Splice::replacing(edit, first, last + 1, lines));
             }
             EditOp::InsertAfter { anchor, new_text, literal } => {
                 let Some(line) = self.single(edit, anchor)? else {
@@ -137,15 +131,7 @@ impl Planner<'_> {
                     self.plan.noop_edits.push(edit);
                     return Ok(());
                 }
-                self.push(Splice {
-                    edit,
-                    start: line + 1,
-                    end: line + 1,
-                    after: Some(line),
-                    lines,
-                    set_line: false,
-                    move_source: false,
-                });
+                self.push(Splice::inserting(edit, line, lines));
             }
             EditOp::CopyLines { start, end, after, source } | EditOp::MoveLines { start, end, after, source } => {
                 let moving = matches!(op, EditOp::MoveLines { .. });
@@ -164,27 +150,11 @@ impl Planner<'_> {
                             target + 1
                         )));
                     }
-                    self.push(Splice {
-                        edit,
-                        start: first,
-                        end: last + 1,
-                        after: None,
-                        lines: Vec::new(),
-                        set_line: false,
-                        move_source: true,
-                    });
+                    self.push(Splice { move_source: true, ..Splice::replacing(edit, first, last + 1, Vec::new()) });
                 } else if source.is_none() {
                     self.plan.copy_sources.push((edit, first, last + 1));
                 }
-                self.push(Splice {
-                    edit,
-                    start: target + 1,
-                    end: target + 1,
-                    after: Some(target),
-                    lines,
-                    set_line: false,
-                    move_source: false,
-                });
+                self.push(Splice::inserting(edit, target, lines));
             }
             EditOp::Replace { .. } => {}
         }

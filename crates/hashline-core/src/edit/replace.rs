@@ -138,15 +138,7 @@ fn group_into_splices(logical: &Logical, edit: usize, matches: &[(usize, usize)]
         }
         text.extend_from_slice(&logical.bytes[cursor..to]);
         let lines = text.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
-        splices.push(Splice {
-            edit,
-            start: first,
-            end: last + 1,
-            after: None,
-            lines,
-            set_line: false,
-            move_source: false,
-        });
+        splices.push(Splice::replacing(edit, first, last + 1, lines));
         group.clear();
     };
     for &(start, stop) in matches {
