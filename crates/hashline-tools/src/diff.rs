@@ -139,17 +139,21 @@ pub fn line_hunks<S: AsRef<str>>(before: &[S], after: &[S], context: u32) -> Vec
 }
 
 /// The diff card's hunks (SPEC §8) for hunks already computed: one [`FileDiff`] per hunk
-/// with 1-based start lines; `oldText` is `None` when the hunk has no old lines.
-pub fn file_diffs_of<S: AsRef<str>>(path: &str, before: &[S], after: &[S], hunks: &[Hunk]) -> Vec<FileDiff> {
-    let pick = |lines: &[S], range: &Range<u32>| {
-        lines[range.start as usize..range.end as usize].iter().map(AsRef::as_ref).collect::<Vec<_>>().join("\n")
-    };
+/// with 1-based start lines; `oldText` is `None` when the hunk has no old lines. `old` and
+/// `new` give the text of a range of lines (joined by `\n`), so callers fetch only what
+/// the hunks cover.
+pub fn file_diffs_with(
+    path: &str,
+    hunks: &[Hunk],
+    old: impl Fn(&Range<u32>) -> String,
+    new: impl Fn(&Range<u32>) -> String,
+) -> Vec<FileDiff> {
     hunks
         .iter()
         .map(|hunk| FileDiff {
             path: path.to_owned(),
-            old_text: (!hunk.before.is_empty()).then(|| pick(before, &hunk.before)),
-            new_text: pick(after, &hunk.after),
+            old_text: (!hunk.before.is_empty()).then(|| old(&hunk.before)),
+            new_text: new(&hunk.after),
             old_start: Some(hunk.before.start + 1),
             new_start: Some(hunk.after.start + 1),
         })
@@ -158,7 +162,10 @@ pub fn file_diffs_of<S: AsRef<str>>(path: &str, before: &[S], after: &[S], hunks
 
 /// The diff card's hunks between two line lists (context [`DIFF_CONTEXT`]).
 pub fn file_diffs<S: AsRef<str>>(path: &str, before: &[S], after: &[S]) -> Vec<FileDiff> {
-    file_diffs_of(path, before, after, &line_hunks(before, after, DIFF_CONTEXT))
+    fn joined<S: AsRef<str>>(lines: &[S], range: &Range<u32>) -> String {
+        lines[range.start as usize..range.end as usize].iter().map(AsRef::as_ref).collect::<Vec<_>>().join("\n")
+    }
+    file_diffs_with(path, &line_hunks(before, after, DIFF_CONTEXT), |r| joined(before, r), |r| joined(after, r))
 }
 
 /// A unified diff of computed hunks; `line` renders one line (with its `+`/`-`/` `

@@ -25,12 +25,6 @@ impl ChangeMap {
         self.old_to_new.get(old.index()).copied().flatten().map(|n| LineNo::from_index(n as usize))
     }
 
-    /// Which original line an unchanged new line came from.
-    pub fn old_line_of(&self, new: LineNo) -> Option<LineNo> {
-        let target = new.index() as u32;
-        self.old_to_new.iter().position(|n| *n == Some(target)).map(LineNo::from_index)
-    }
-
     /// `self` then `next`.
     pub fn then(&self, next: &ChangeMap) -> ChangeMap {
         ChangeMap {

@@ -42,23 +42,14 @@ pub fn hunks(old: &Document, new: &Document, changes: &ChangeMap, context: u32) 
 /// The diff card's hunks (SPEC §8) for an edit: the text of the hunks' lines only, so a
 /// small edit of a large file stays cheap.
 pub fn file_diffs(path: &str, old: &Document, new: &Document, hunks: &[Hunk]) -> Vec<hashline_view::FileDiff> {
-    let text = |doc: &Document, range: &std::ops::Range<u32>| {
+    fn joined(doc: &Document, range: &std::ops::Range<u32>) -> String {
         let lines: Vec<String> = doc
             .lines_in(range.start as usize..range.end as usize)
             .map(|l| decode_lossy(l.content).into_owned())
             .collect();
         lines.join("\n")
-    };
-    hunks
-        .iter()
-        .map(|hunk| hashline_view::FileDiff {
-            path: path.to_owned(),
-            old_text: (!hunk.before.is_empty()).then(|| text(old, &hunk.before)),
-            new_text: text(new, &hunk.after),
-            old_start: Some(hunk.before.start + 1),
-            new_start: Some(hunk.after.start + 1),
-        })
-        .collect()
+    }
+    crate::diff::file_diffs_with(path, hunks, |r| joined(old, r), |r| joined(new, r))
 }
 
 /// `Edited <path> (<n> change(s), +A -R line(s))`.
