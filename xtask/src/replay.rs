@@ -1,9 +1,10 @@
 //! `cargo xtask replay` (SPEC §12): replays real commits through the tools. For every
 //! file a commit modified, the pre-image is read through `read`, each hunk of the
 //! pre → post line diff becomes an anchored edit built only from anchors the tools
-//! showed, and the edits are applied twice — in one `edit` call, and in one call per
-//! hunk with stale anchors (relocated by the tool, or refused and retried with fresh
-//! rows). Both must give the post-image byte for byte.
+//! showed, and the edits are applied in four modes (see [`Mode`]). Each must give the
+//! post-image byte for byte; a mode's result is ok, a mismatch (wrong bytes written), or
+//! a refusal (nothing wrong written), counted apart. Files are skipped only for reasons
+//! that come from the commit itself, each printed with its reason.
 
 mod drive;
 mod git;
@@ -19,12 +20,28 @@ use anyhow::{Context, Result, bail};
 use hashline::Toolbox;
 use hashline::core::{Document, LineNo, looks_binary};
 
-use drive::{Calls, Workspace};
+use drive::{Calls, Failure, Workspace};
 use git::{Change, Repo};
 use script::{Endings, Step, Unscriptable};
 
 /// Files larger than this (either side) are skipped.
 const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Why a file can be skipped: every reason comes from the commit, none from the tools.
+pub const SKIP_REASONS: [&str; 8] = [
+    "added",
+    "deleted",
+    "type change or other status",
+    "symlink or submodule",
+    "mode change only",
+    "over 2 MB",
+    "binary",
+    "invalid UTF-8 in new lines",
+];
+
+/// Besides [`SKIP_REASONS`]: the commit changed only line endings or the BOM, so there
+/// is no line to edit.
+pub const ENDINGS_ONLY: &str = "only line endings changed";
 
 /// What to replay.
 #[derive(Clone, Debug)]
@@ -35,21 +52,93 @@ pub struct Options {
     pub commits: usize,
 }
 
-/// The two ways a file's edits are applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The ways a file's edits are applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Mode {
-    /// All edits in one `edit` call.
+    /// All edits in one `edit` call, `literal: true`, in a session.
     Batch,
-    /// One `edit` call per hunk, top-down, with the anchors of the first read.
+    /// One `edit` call per hunk, top-down, with the anchors of the first read (stale by
+    /// the hunks above), in a session; a refusal is retried once with the rows it gave.
     Several,
+    /// All edits in one call without `literal` (the echoed-anchor cleanup is on).
+    NoLiteral,
+    /// One call per hunk like [`Mode::Several`], without a session (the CLI's
+    /// `--stateless`): a wrong result here is a *misplacement*, the documented hazard of
+    /// stateless edits, counted apart.
+    Stateless,
 }
 
 impl Mode {
+    /// Every mode, in report order.
+    pub const ALL: [Mode; 4] = [Mode::Batch, Mode::Several, Mode::NoLiteral, Mode::Stateless];
+
     fn label(self) -> &'static str {
         match self {
             Mode::Batch => "batch",
             Mode::Several => "several calls",
+            Mode::NoLiteral => "without literal",
+            Mode::Stateless => "stateless",
         }
+    }
+
+    /// Whether a mismatch in this mode fails the replay. Stateless misplacements do not:
+    /// without a session the tool cannot tell a moved line from a look-alike that took
+    /// its number, by design (SPEC §5.4.2); they are measured and reported, and they are
+    /// why the CLI keeps a session by default (docs/decisions/003).
+    pub fn mismatch_fails(self) -> bool {
+        self != Mode::Stateless
+    }
+}
+
+/// How one mode did on one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The post-image, byte for byte.
+    Ok,
+    /// The post-image's lines, with other line endings where the commit itself changed
+    /// endings (or mixed them) in a way no anchored edit does.
+    OkContents,
+    /// Wrong bytes: what differs first.
+    Mismatch(String),
+    /// The tool refused; nothing wrong was written.
+    Refused(String),
+}
+
+/// Counts for one mode.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModeTotals {
+    /// Reproduced byte for byte.
+    pub ok: usize,
+    /// Reproduced up to line endings the commit changed.
+    pub ok_contents: usize,
+    /// Wrong bytes (in stateless mode: misplacements).
+    pub mismatch: usize,
+    /// Refused.
+    pub refused: usize,
+}
+
+impl ModeTotals {
+    fn add(&mut self, other: &ModeTotals) {
+        self.ok += other.ok;
+        self.ok_contents += other.ok_contents;
+        self.mismatch += other.mismatch;
+        self.refused += other.refused;
+    }
+
+    fn count(&mut self, verdict: &Verdict) {
+        match verdict {
+            Verdict::Ok => self.ok += 1,
+            Verdict::OkContents => self.ok_contents += 1,
+            Verdict::Mismatch(_) => self.mismatch += 1,
+            Verdict::Refused(_) => self.refused += 1,
+        }
+    }
+
+    fn summary(&self, mode: Mode) -> String {
+        let wrong = if mode == Mode::Stateless { "misplaced" } else { "mismatch" };
+        let endings =
+            if self.ok_contents > 0 { format!(" (+{} up to endings)", self.ok_contents) } else { String::new() };
+        format!("{}: ok {}{endings} / {wrong} {} / refused {}", mode.label(), self.ok, self.mismatch, self.refused)
     }
 }
 
@@ -62,17 +151,11 @@ pub struct Totals {
     pub files: usize,
     /// Hunks in those files.
     pub hunks: usize,
-    /// Files the one-call mode reproduced.
-    pub batch_ok: usize,
-    /// Files the one-call mode did not reproduce.
-    pub batch_mismatch: usize,
-    /// Files the one-call-per-hunk mode reproduced.
-    pub several_ok: usize,
-    /// Files the one-call-per-hunk mode did not reproduce.
-    pub several_mismatch: usize,
-    /// Calls whose stale anchors the tool relocated.
+    /// Per mode.
+    pub modes: BTreeMap<Mode, ModeTotals>,
+    /// Calls of the one-call-per-hunk modes whose stale anchors the tool re-aimed.
     pub relocated: usize,
-    /// Calls refused for stale anchors and retried.
+    /// Calls of those modes refused for stale anchors and retried.
     pub retried: usize,
     /// Skipped files by reason.
     pub skipped: BTreeMap<&'static str, usize>,
@@ -83,10 +166,9 @@ impl Totals {
         self.commits += other.commits;
         self.files += other.files;
         self.hunks += other.hunks;
-        self.batch_ok += other.batch_ok;
-        self.batch_mismatch += other.batch_mismatch;
-        self.several_ok += other.several_ok;
-        self.several_mismatch += other.several_mismatch;
+        for (mode, totals) in &other.modes {
+            self.modes.entry(*mode).or_default().add(totals);
+        }
         self.relocated += other.relocated;
         self.retried += other.retried;
         for (reason, n) in &other.skipped {
@@ -96,6 +178,15 @@ impl Totals {
 
     fn skipped_count(&self) -> usize {
         self.skipped.values().sum()
+    }
+
+    /// The counts of one mode.
+    pub fn mode(&self, mode: Mode) -> ModeTotals {
+        self.modes.get(&mode).cloned().unwrap_or_default()
+    }
+
+    fn modes_summary(&self) -> String {
+        Mode::ALL.iter().map(|&m| self.mode(m).summary(m)).collect::<Vec<_>>().join("; ")
     }
 }
 
@@ -110,6 +201,19 @@ pub struct Mismatch {
     pub mode: Mode,
     /// What went wrong: the first differing line, or the refusal.
     pub detail: String,
+    /// Whether the tool refused (rather than writing wrong bytes).
+    pub refused: bool,
+}
+
+/// A file not replayed.
+#[derive(Clone, Debug)]
+pub struct Skip {
+    /// The commit.
+    pub commit: String,
+    /// The file.
+    pub path: String,
+    /// Why.
+    pub reason: &'static str,
 }
 
 /// The outcome of a replay.
@@ -117,16 +221,39 @@ pub struct Mismatch {
 pub struct Report {
     /// The counts.
     pub totals: Totals,
-    /// Every mismatch.
+    /// Every file a mode did not reproduce (refusals included).
     pub mismatches: Vec<Mismatch>,
+    /// Every skipped file.
+    pub skips: Vec<Skip>,
 }
 
-/// Runs the replay, printing a line per commit, the totals and every mismatch; fails
-/// when a file was not reproduced.
+impl Report {
+    /// What fails the replay: wrong bytes or a refusal in a session mode, and any skip
+    /// whose reason is not one of the commit-side reasons.
+    pub fn failures(&self) -> Vec<String> {
+        let mut failures: Vec<String> = self
+            .mismatches
+            .iter()
+            .filter(|m| m.mode.mismatch_fails())
+            .map(|m| format!("{} {} [{}]", m.commit, m.path, m.mode.label()))
+            .collect();
+        failures.extend(
+            self.skips
+                .iter()
+                .filter(|s| !SKIP_REASONS.contains(&s.reason) && s.reason != ENDINGS_ONLY)
+                .map(|s| format!("{} {}: unexplained skip ({})", s.commit, s.path, s.reason)),
+        );
+        failures
+    }
+}
+
+/// Runs the replay, printing a line per commit, the totals, every skip and every
+/// mismatch; fails on a mismatch or refusal in a session mode, or an unexplained skip.
 pub fn main(repo: &Path, commits: usize) -> Result<()> {
     let report = run(&Options { repo: repo.to_path_buf(), commits }, &mut std::io::stdout().lock())?;
-    if !report.mismatches.is_empty() {
-        bail!("{} file replay(s) did not reproduce the commit", report.mismatches.len());
+    let failures = report.failures();
+    if !failures.is_empty() {
+        bail!("{} file replay(s) failed: {}", failures.len(), failures.join(", "));
     }
     Ok(())
 }
@@ -152,20 +279,26 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
             let path = String::from_utf8_lossy(&change.path).into_owned();
             let outcome = replay_change(&toolbox, &root, &change, &mut blobs)?;
             std::fs::remove_dir_all(&root).ok();
-            for (mode, detail) in outcome.tally(&mut totals) {
-                report.mismatches.push(Mismatch { commit: commit.id.clone(), path: path.clone(), mode, detail });
+            if let FileOutcome::Skipped(reason) = outcome {
+                report.skips.push(Skip { commit: commit.id.clone(), path: path.clone(), reason });
+            }
+            for (mode, detail, refused) in outcome.tally(&mut totals) {
+                report.mismatches.push(Mismatch {
+                    commit: commit.id.clone(),
+                    path: path.clone(),
+                    mode,
+                    detail,
+                    refused,
+                });
             }
         }
         writeln!(
             out,
-            "{short} {}: {} files, {} hunks; batch ok {} / mismatch {}; several calls ok {} / mismatch {} (relocated {}, retried {}); skipped {}",
+            "{short} {}: {} files, {} hunks; {} (relocated {}, retried {}); skipped {}",
             commit.subject,
             totals.files,
             totals.hunks,
-            totals.batch_ok,
-            totals.batch_mismatch,
-            totals.several_ok,
-            totals.several_mismatch,
+            totals.modes_summary(),
             totals.relocated,
             totals.retried,
             totals.skipped_count()
@@ -173,24 +306,32 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
         report.totals.add(&totals);
     }
     let t = &report.totals;
+    writeln!(out, "replayed {} commits, {} files, {} hunks", t.commits, t.files, t.hunks)?;
+    for mode in Mode::ALL {
+        writeln!(out, "  {}", t.mode(mode).summary(mode))?;
+    }
+    writeln!(
+        out,
+        "  stale anchors in the one-call-per-hunk modes: relocated {}, refused-then-retried {}",
+        t.relocated, t.retried
+    )?;
     let reasons: Vec<String> = t.skipped.iter().map(|(reason, n)| format!("{reason}: {n}")).collect();
     writeln!(
         out,
-        "replayed {} commits, {} files, {} hunks (batch: ok {} / mismatch {}; several calls: ok {} / mismatch {}, relocated {}, refused-then-retried {}); skipped {} files{}",
-        t.commits,
-        t.files,
-        t.hunks,
-        t.batch_ok,
-        t.batch_mismatch,
-        t.several_ok,
-        t.several_mismatch,
-        t.relocated,
-        t.retried,
+        "  skipped {} files{}",
         t.skipped_count(),
         if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join(", ")) }
     )?;
+    for s in &report.skips {
+        writeln!(out, "SKIP {} {}: {}", s.commit, s.path, s.reason)?;
+    }
     for m in &report.mismatches {
-        writeln!(out, "MISMATCH {} {} [{}]: {}", m.commit, m.path, m.mode.label(), m.detail)?;
+        let kind = match (m.refused, m.mode) {
+            (true, _) => "REFUSED",
+            (false, Mode::Stateless) => "MISPLACED",
+            (false, _) => "MISMATCH",
+        };
+        writeln!(out, "{kind} {} {} [{}]: {}", m.commit, m.path, m.mode.label(), m.detail)?;
     }
     Ok(report)
 }
@@ -200,53 +341,64 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
 pub enum FileOutcome {
     /// Not replayed, for this reason.
     Skipped(&'static str),
-    /// Replayed in both modes.
+    /// Replayed in every mode.
     Replayed {
         /// Hunks in the file.
         hunks: usize,
-        /// The one-call mode: `Err` describes the mismatch.
-        batch: Result<(), String>,
-        /// The one-call-per-hunk mode.
-        several: Result<(), String>,
-        /// What the one-call-per-hunk mode saw.
+        /// The verdict of each mode, in [`Mode::ALL`] order.
+        verdicts: Vec<(Mode, Verdict)>,
+        /// What the one-call-per-hunk mode in a session saw.
         calls: Calls,
+        /// What the stateless one saw.
+        stateless: Calls,
     },
 }
 
 impl FileOutcome {
-    /// Adds the outcome to `totals`; returns the mismatches.
-    fn tally(self, totals: &mut Totals) -> Vec<(Mode, String)> {
-        let (hunks, batch, several, calls) = match self {
+    /// The verdict of one mode.
+    #[cfg(test)]
+    pub fn verdict(&self, mode: Mode) -> Option<&Verdict> {
+        match self {
+            FileOutcome::Replayed { verdicts, .. } => verdicts.iter().find(|(m, _)| *m == mode).map(|(_, v)| v),
+            FileOutcome::Skipped(_) => None,
+        }
+    }
+
+    /// Adds the outcome to `totals`; returns what went wrong, per mode (`true`: refused).
+    fn tally(self, totals: &mut Totals) -> Vec<(Mode, String, bool)> {
+        let (hunks, verdicts, calls, stateless) = match self {
             FileOutcome::Skipped(reason) => {
                 *totals.skipped.entry(reason).or_default() += 1;
                 return Vec::new();
             }
-            FileOutcome::Replayed { hunks, batch, several, calls } => (hunks, batch, several, calls),
+            FileOutcome::Replayed { hunks, verdicts, calls, stateless } => (hunks, verdicts, calls, stateless),
         };
         totals.files += 1;
         totals.hunks += hunks;
-        totals.relocated += calls.relocated;
-        totals.retried += calls.retried;
-        let mut mismatches = Vec::new();
-        match batch {
-            Ok(()) => totals.batch_ok += 1,
-            Err(detail) => {
-                totals.batch_mismatch += 1;
-                mismatches.push((Mode::Batch, detail));
-            }
+        totals.relocated += calls.relocated + stateless.relocated;
+        totals.retried += calls.retried + stateless.retried;
+        // The call that erred is the last; the few before it set the scene.
+        let trace = |calls: &Calls| {
+            let skip = calls.trace.len().saturating_sub(3);
+            let more = if skip > 0 { format!("{skip} more, then ") } else { String::new() };
+            format!("[calls: {more}{}]", calls.trace[skip..].join("; "))
+        };
+        let mut wrong = Vec::new();
+        for (mode, verdict) in verdicts {
+            totals.modes.entry(mode).or_default().count(&verdict);
+            let (detail, refused) = match verdict {
+                Verdict::Ok | Verdict::OkContents => continue,
+                Verdict::Mismatch(detail) => (detail, false),
+                Verdict::Refused(detail) => (detail, true),
+            };
+            let detail = match mode {
+                Mode::Several => format!("{detail} {}", trace(&calls)),
+                Mode::Stateless => format!("{detail} {}", trace(&stateless)),
+                Mode::Batch | Mode::NoLiteral => detail,
+            };
+            wrong.push((mode, detail, refused));
         }
-        match several {
-            Ok(()) => totals.several_ok += 1,
-            Err(detail) => {
-                totals.several_mismatch += 1;
-                // The call that erred is the last; the few before it set the scene.
-                let skip = calls.trace.len().saturating_sub(3);
-                let trace = calls.trace[skip..].join("; ");
-                let more = if skip > 0 { format!("{skip} more, then ") } else { String::new() };
-                mismatches.push((Mode::Several, format!("{detail} [calls: {more}{trace}]")));
-            }
-        }
-        mismatches
+        wrong
     }
 }
 
@@ -278,42 +430,45 @@ fn replay_change(toolbox: &Toolbox, root: &Path, change: &Change, blobs: &mut gi
     Ok(replay_file(&workspace, &pre, &post))
 }
 
-/// Replays one file: plans the edits from the diff and runs both modes.
+/// Replays one file: plans the edits from the diff and runs every mode.
 pub fn replay_file(workspace: &Workspace<'_>, pre: &[u8], post: &[u8]) -> FileOutcome {
     let (before, after) = (Document::parse(pre.to_vec()), Document::parse(post.to_vec()));
-    let endings = script::endings(&before, &after);
-    if endings == Endings::Changed {
-        return FileOutcome::Skipped("line-ending change");
-    }
-    let steps = match script::script(&script::contents(&before), &script::contents(&after)) {
+    let steps = match script::script(&before, &after) {
         Ok(steps) => steps,
         Err(Unscriptable::InvalidUtf8) => return FileOutcome::Skipped("invalid UTF-8 in new lines"),
     };
     if steps.is_empty() {
         // The same lines: only bytes between them changed.
-        return FileOutcome::Skipped("line-ending change");
+        return FileOutcome::Skipped(ENDINGS_ONLY);
     }
-    check(workspace, pre, post, &steps, endings == Endings::Mixed)
+    let exact = script::endings(&before, &after) == Endings::Reproducible;
+    check(workspace, pre, post, &steps, exact)
 }
 
-/// Applies `steps` to `pre` in both modes and requires `post`. With `mixed_endings`, a
-/// result that differs from `post` only in line endings is a skip.
-pub fn check(workspace: &Workspace<'_>, pre: &[u8], post: &[u8], steps: &[Step], mixed_endings: bool) -> FileOutcome {
-    let mut calls = Calls::default();
-    let batch = workspace.batch(pre, steps);
-    let several = workspace.several(pre, steps, &mut calls);
-    let endings_only = |got: &Result<Vec<u8>, String>| {
-        got.as_ref().is_ok_and(|bytes| bytes.as_slice() != post && script::same_contents(bytes, post))
+/// Applies `steps` to `pre` in every mode and requires `post`. Unless `exact` (the
+/// commit's line endings are ones anchored edits produce), a result with the post-image's
+/// lines but other endings counts as [`Verdict::OkContents`]; the judgement of endings
+/// comes from the commit alone, never from what the tool wrote.
+pub fn check(workspace: &Workspace<'_>, pre: &[u8], post: &[u8], steps: &[Step], exact: bool) -> FileOutcome {
+    let (mut calls, mut stateless) = (Calls::default(), Calls::default());
+    let verdict = |got: Result<Vec<u8>, Failure>| match got {
+        Ok(bytes) if bytes == post => Verdict::Ok,
+        Ok(bytes) if !exact && script::same_contents(&bytes, post) => Verdict::OkContents,
+        Ok(bytes) => Verdict::Mismatch(first_difference(post, &bytes)),
+        Err(Failure::Refused(refusal)) => Verdict::Refused(refusal),
+        Err(Failure::Wrong(wrong)) => Verdict::Mismatch(wrong),
     };
-    if mixed_endings && (endings_only(&batch) || endings_only(&several)) {
-        return FileOutcome::Skipped("line-ending change");
+    let mut verdicts = Vec::with_capacity(Mode::ALL.len());
+    for mode in Mode::ALL {
+        let got = match mode {
+            Mode::Batch => workspace.batch(pre, steps, true),
+            Mode::NoLiteral => workspace.batch(pre, steps, false),
+            Mode::Several => workspace.several(pre, steps, true, &mut calls),
+            Mode::Stateless => workspace.several(pre, steps, false, &mut stateless),
+        };
+        verdicts.push((mode, verdict(got)));
     }
-    let verdict = |got: Result<Vec<u8>, String>| match got {
-        Ok(bytes) if bytes == post => Ok(()),
-        Ok(bytes) => Err(first_difference(post, &bytes)),
-        Err(refused) => Err(refused),
-    };
-    FileOutcome::Replayed { hunks: steps.len(), batch: verdict(batch), several: verdict(several), calls }
+    FileOutcome::Replayed { hunks: steps.len(), verdicts, calls, stateless }
 }
 
 /// The scratch directory: in memory where the system has one (`/dev/shm`), as every

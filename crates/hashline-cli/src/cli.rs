@@ -7,16 +7,28 @@ use clap::{Parser, Subcommand};
 use serde_json::{Map, Value, json};
 
 /// Hash-anchored file tools for coding agents.
+///
+/// Calls keep a session per root by default: the rows each call showed are remembered
+/// (in $XDG_STATE_HOME/hashline/sessions/, else ~/.local/state/hashline/sessions/, never
+/// in the project), so `edit` requires a read first, refuses to overwrite lines changed
+/// since they were shown, and follows an anchor to its line after earlier edits moved
+/// it. `batch` and `mcp` keep one session of their own.
 #[derive(Debug, Parser)]
-#[command(name = "hashline", version, about)]
+#[command(name = "hashline", version, about, long_about)]
 pub struct Cli {
     /// A directory the tools may touch; the first one is the working directory
     /// (default: the current directory). Repeat for more roots.
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Vec<PathBuf>,
-    /// Keep the session (rows shown, for the edit guards) in FILE across invocations.
-    #[arg(long, global = true, value_name = "FILE")]
+    /// Keep the session in FILE instead of the default file for the root.
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "stateless")]
     pub session: Option<PathBuf>,
+    /// Keep no session: no read-before-edit gate and no served-lines guard; anchors are
+    /// only checked against the file's hashes. Hazard: a stale anchor to a line whose
+    /// text repeats nearby (a blank line, a lone `}`) lands on whichever equal line now
+    /// has its number.
+    #[arg(long, global = true)]
+    pub stateless: bool,
     /// Print the result as JSON (content, isError, details.ptcValue, meta).
     #[arg(long, global = true)]
     pub json: bool,

@@ -8,6 +8,7 @@ mod mcp;
 mod session_file;
 
 use std::io::{BufRead, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use std::sync::Arc;
@@ -66,10 +67,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
 
-    let stateful = cli.session.is_some() || matches!(cli.command, Command::Batch);
-    let session = open_session(&cli, stateful)?;
-    if let Some(file) = &cli.session {
-        session_file::load(file, &session)?;
+    let roots = roots(&cli)?;
+    let mut persisted = persisted_session(&cli, &roots)?;
+    let stateful = persisted.is_some() || matches!(cli.command, Command::Batch);
+    let session = open_session(&cli, roots, stateful)?;
+    if let Some(persisted) = &mut persisted {
+        persisted.load(&session)?;
     }
     let code = match &cli.command {
         Command::Batch => run_batch(&toolbox, &session)?,
@@ -93,17 +96,48 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
     };
-    if let Some(file) = &cli.session {
-        session_file::save(file, &session)?;
+    if let Some(persisted) = &persisted {
+        persisted.save(&session)?;
     }
     Ok(code)
 }
 
-fn open_session(cli: &Cli, stateful: bool) -> Result<Session> {
-    let mut roots = cli.root.clone();
-    if roots.is_empty() {
-        roots.push(std::env::current_dir().context("cannot read the working directory")?);
+/// The roots: `--root`s, else the working directory.
+fn roots(cli: &Cli) -> Result<Vec<PathBuf>> {
+    if cli.root.is_empty() {
+        return Ok(vec![std::env::current_dir().context("cannot read the working directory")?]);
     }
+    Ok(cli.root.clone())
+}
+
+/// The session file this call keeps (docs/decisions/003-cli-session-default.md):
+/// `--session FILE`; none with `--stateless`; for `batch` none unless named (it is one
+/// session already); else the root's default file — and when that cannot be kept, the
+/// call runs statelessly and says so.
+fn persisted_session(cli: &Cli, roots: &[PathBuf]) -> Result<Option<session_file::Persisted>> {
+    if cli.stateless && matches!(cli.command, Command::Batch) {
+        anyhow::bail!("--stateless applies to single calls; batch always runs as one session");
+    }
+    if let Some(file) = &cli.session {
+        return session_file::Persisted::open(file.clone(), true).map(Some);
+    }
+    if cli.stateless || matches!(cli.command, Command::Batch) {
+        return Ok(None);
+    }
+    let Some(file) = session_file::default_file(&roots[0]) else {
+        eprintln!("hashline: no state directory (XDG_STATE_HOME or HOME) for the session; running --stateless");
+        return Ok(None);
+    };
+    match session_file::Persisted::open(file, false) {
+        Ok(persisted) => Ok(Some(persisted)),
+        Err(err) => {
+            eprintln!("hashline: {err:#}; running --stateless");
+            Ok(None)
+        }
+    }
+}
+
+fn open_session(cli: &Cli, roots: Vec<PathBuf>, stateful: bool) -> Result<Session> {
     let builder = SessionConfig::builder()
         .root(roots[0].clone())
         .extra_roots(roots[1..].to_vec())

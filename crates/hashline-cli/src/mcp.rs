@@ -19,8 +19,8 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// Standard output carries only protocol messages; diagnostics go to standard error.
 /// With `--log`, every call and its result are appended to the session log.
 pub fn run(cli: &Cli) -> Result<ExitCode> {
-    if cli.session.is_some() {
-        anyhow::bail!("--session does not apply to mcp: each connection has its own session");
+    if cli.session.is_some() || cli.stateless {
+        anyhow::bail!("--session and --stateless do not apply to mcp: each connection has its own session");
     }
     let log = match &cli.log {
         Some(file) => {

@@ -1,6 +1,17 @@
-//! `--session FILE`: the session's ledger kept across invocations.
+//! The CLI's session across invocations (docs/decisions/003-cli-session-default.md).
+//!
+//! By default every lone call keeps one session per root, in a file outside the project:
+//! `$XDG_STATE_HOME/hashline/sessions/<root name>-<hash of the canonical root>.json`
+//! (`~/.local/state/...` when `XDG_STATE_HOME` is unset). `--session FILE` names the file
+//! instead; `--stateless` keeps none. A call holds an exclusive advisory lock on
+//! `<file>.lock` from loading to saving, so concurrent `hashline` processes on one root
+//! take turns instead of losing each other's rows. A damaged default file is replaced by
+//! a fresh session with a note on standard error; a damaged `--session` file (which may
+//! be the user's own) is an error.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hashline::Session;
@@ -17,27 +28,133 @@ struct SessionFile {
 /// 2: served rows carry the line numbers they were shown under.
 const VERSION: u32 = 2;
 
-/// Loads the ledger from `file` into `session`; a missing file starts a new session.
-pub fn load(file: &Path, session: &Session) -> Result<()> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(err) => {
-            return Err(err).with_context(|| format!("cannot read session file {}", file.display()));
-        }
-    };
-    let state: SessionFile =
-        serde_json::from_str(&text).with_context(|| format!("session file {} is not valid", file.display()))?;
-    anyhow::ensure!(state.version == VERSION, "session file {} has unknown version {}", file.display(), state.version);
-    session.restore_ledger(state.ledger);
-    Ok(())
+/// A session file larger than this is not ours (or not healthy): it is not read.
+const MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+/// A session file in use: locked from [`Persisted::open`] until dropped.
+pub struct Persisted {
+    file: PathBuf,
+    /// Whether the user named the file (`--session`): then a damaged file is an error.
+    explicit: bool,
+    /// What was loaded, to skip saving an unchanged ledger.
+    loaded: Option<Ledger>,
+    _lock: File,
 }
 
-/// Saves the session's ledger to `file`.
-pub fn save(file: &Path, session: &Session) -> Result<()> {
-    let state = SessionFile { version: VERSION, ledger: session.ledger().clone() };
-    let text = serde_json::to_string(&state)?;
-    hashline::tools::fsio::write_atomic(file, text.as_bytes())
-        .map(drop)
-        .with_context(|| format!("cannot write session file {}", file.display()))
+/// The default session file for a working root, or `None` when the system names no
+/// state directory (no `XDG_STATE_HOME`, no `HOME`).
+pub fn default_file(root: &Path) -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".local/state")))
+        .filter(|p| p.is_absolute())?;
+    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    Some(state.join("hashline/sessions").join(file_name(&canonical)))
+}
+
+/// `<root name>-<16 hex digits of xxh3 over the canonical path>.json`: readable, and
+/// one file per root however long its path.
+fn file_name(canonical: &Path) -> String {
+    let name: String = canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .skip_while(|c| *c == '.')
+        .take(40)
+        .collect();
+    let hash = xxhash_rust::xxh3::xxh3_64(canonical.as_os_str().as_encoded_bytes());
+    let name = if name.is_empty() { "root".to_owned() } else { name };
+    format!("{name}-{hash:016x}.json")
+}
+
+impl Persisted {
+    /// Opens (creating its directory for the default file) and locks `file`.
+    pub fn open(file: PathBuf, explicit: bool) -> Result<Self> {
+        if !explicit && let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let mut lock_path = file.clone().into_os_string();
+        lock_path.push(".lock");
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .with_context(|| format!("cannot open the session lock {}", Path::new(&lock_path).display()))?;
+        lock.lock().with_context(|| format!("cannot lock {}", Path::new(&lock_path).display()))?;
+        Ok(Self { file, explicit, loaded: None, _lock: lock })
+    }
+
+    /// Loads the ledger into `session`; a missing file starts a new session.
+    pub fn load(&mut self, session: &Session) -> Result<()> {
+        let ledger = match self.read() {
+            Ok(ledger) => ledger,
+            Err(err) if self.explicit => return Err(err),
+            Err(err) => {
+                eprintln!("hashline: {err:#}; starting a new session");
+                None
+            }
+        };
+        if let Some(ledger) = ledger {
+            session.restore_ledger(ledger.clone());
+            self.loaded = Some(ledger);
+        }
+        Ok(())
+    }
+
+    /// The ledger in the file; `None` when there is no file.
+    fn read(&self) -> Result<Option<Ledger>> {
+        let file = &self.file;
+        let meta = match std::fs::metadata(file) {
+            Ok(meta) => meta,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(err).with_context(|| format!("cannot read session file {}", file.display())),
+        };
+        // A FIFO or a device would block or never end: only regular files are read.
+        anyhow::ensure!(meta.is_file(), "session file {} is not a regular file", file.display());
+        anyhow::ensure!(meta.len() <= MAX_BYTES, "session file {} is larger than {MAX_BYTES} bytes", file.display());
+        let mut text = String::new();
+        File::open(file)
+            .and_then(|f| f.take(MAX_BYTES).read_to_string(&mut text))
+            .with_context(|| format!("cannot read session file {}", file.display()))?;
+        let state: SessionFile =
+            serde_json::from_str(&text).with_context(|| format!("session file {} is damaged", file.display()))?;
+        anyhow::ensure!(
+            state.version == VERSION,
+            "session file {} has unknown version {}",
+            file.display(),
+            state.version
+        );
+        Ok(Some(state.ledger))
+    }
+
+    /// Saves the session's ledger (atomically; nothing when it did not change).
+    pub fn save(&self, session: &Session) -> Result<()> {
+        let ledger = session.ledger().clone();
+        if self.loaded.as_ref() == Some(&ledger) || (self.loaded.is_none() && ledger == Ledger::default()) {
+            return Ok(());
+        }
+        let text = serde_json::to_string(&SessionFile { version: VERSION, ledger })?;
+        hashline::tools::fsio::write_atomic(&self.file, text.as_bytes())
+            .map(drop)
+            .with_context(|| format!("cannot write session file {}", self.file.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_file_per_canonical_root_named_for_people() {
+        let a = file_name(Path::new("/home/u/my project"));
+        assert!(a.starts_with("myproject-") && a.ends_with(".json"), "{a}");
+        assert_ne!(a, file_name(Path::new("/home/v/my project")));
+        assert_eq!(a, file_name(Path::new("/home/u/my project")));
+        assert!(file_name(Path::new("/")).starts_with("root-"));
+        assert!(file_name(Path::new("/tmp/.hidden")).starts_with("hidden-"));
+    }
 }

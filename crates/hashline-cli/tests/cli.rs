@@ -5,11 +5,12 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-struct Dir(tempfile::TempDir);
+/// A project directory, and a state directory of its own for the default session.
+struct Dir(tempfile::TempDir, tempfile::TempDir);
 
 impl Dir {
     fn new() -> Self {
-        let dir = Self(tempfile::tempdir().expect("tempdir"));
+        let dir = Self(tempfile::tempdir().expect("tempdir"), tempfile::tempdir().expect("state"));
         std::fs::write(dir.0.path().join("a.txt"), "alpha\nbeta").expect("write");
         dir
     }
@@ -18,6 +19,7 @@ impl Dir {
         let mut child = Command::new(env!("CARGO_BIN_EXE_hashline"))
             .args(args)
             .current_dir(self.0.path())
+            .env("XDG_STATE_HOME", self.1.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -115,6 +115,12 @@ pub enum AnchorError {
         /// The input, shortened for the message.
         input: String,
     },
+    /// A line number no file reaches (past `u32::MAX`), echoed as written.
+    #[error("Line {line} does not exist: line numbers stop at {max}. Use a LINE:HASH anchor from a fresh read.", max = u32::MAX)]
+    LineTooLarge {
+        /// The digits as written.
+        line: String,
+    },
     /// A bare hash that no line has.
     #[error("No line has hash {hash}. Use a LINE:HASH anchor from a fresh read.")]
     HashNotFound {
@@ -141,6 +147,7 @@ impl AnchorError {
     pub fn code(&self) -> &'static str {
         match self {
             AnchorError::HashNotFound { .. } => "hash-mismatch",
+            AnchorError::LineTooLarge { .. } => "line-out-of-range",
             _ => "invalid-anchor",
         }
     }
@@ -178,8 +185,9 @@ pub fn parse_anchor(input: &str) -> Result<AnchorRef, AnchorError> {
                 return Err(malformed());
             }
             let hash = LineHash::parse_hex(hash).ok_or_else(malformed)?;
-            // Digits only: the only failure is overflow, which names a line that cannot exist.
-            let value = line.parse::<u64>().map_or(u32::MAX, |v| u32::try_from(v).unwrap_or(u32::MAX));
+            // Digits only: the only failure is overflow, a line that cannot exist.
+            let too_large = || AnchorError::LineTooLarge { line: echo(line.trim_start_matches('0')) };
+            let value = line.parse::<u64>().ok().and_then(|v| u32::try_from(v).ok()).ok_or_else(too_large)?;
             let line = LineNo::new(value).ok_or_else(|| AnchorError::LineZero { input: echo(input) })?;
             Ok(AnchorRef::Line { anchor: Anchor::new(line, hash), content })
         }
@@ -270,8 +278,14 @@ mod tests {
     }
 
     #[test]
-    fn huge_line_numbers_saturate_and_long_inputs_are_shortened() {
-        assert_eq!(line("99999999999999999999:abc").0, u32::MAX);
+    fn huge_line_numbers_are_echoed_as_written_and_long_inputs_are_shortened() {
+        assert_eq!(line("4294967295:abc").0, u32::MAX);
+        let huge = parse_anchor("99999999999999999999:abc").expect_err("huge");
+        assert_eq!(huge.code(), "line-out-of-range");
+        assert_eq!(
+            huge.to_string(),
+            "Line 99999999999999999999 does not exist: line numbers stop at 4294967295. Use a LINE:HASH anchor from a fresh read."
+        );
         let long = "x".repeat(500);
         let msg = parse_anchor(&long).expect_err("long").to_string();
         assert!(msg.len() < 200, "{msg}");

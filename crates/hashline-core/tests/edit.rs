@@ -243,9 +243,92 @@ fn change_map_follows_lines() {
 fn bare_cr_lines_never_merge_with_a_following_empty_line() {
     let got = run(b"\r\nabc\rdef\ngh\r\n", |d| vec![set(a(d, 1), ""), set(a(d, 3), "\n")]).expect("ok");
     assert_eq!(got, b"abc\r\rgh\r\n");
-    let doc = Document::parse(b"abc\rX\n\nend\n".to_vec());
+}
+
+#[test]
+fn deleting_after_a_bare_cr_line_keeps_the_empty_line_below() {
+    // Issue 9, finding 1: `a\r` + `X\n` + `\n` + `z\n`; deleting X must leave three rows.
+    let pre = b"a\rX\n\nz\n";
+    let rows = |bytes: &[u8]| -> Vec<Vec<u8>> {
+        Document::parse(bytes.to_vec()).lines().map(|l| l.content.to_vec()).collect()
+    };
+    let expected: Vec<Vec<u8>> = vec![b"a".to_vec(), Vec::new(), b"z".to_vec()];
+    let by_set_line = run(pre, |d| vec![set(a(d, 2), "")]).expect("set_line");
+    let by_range = run(pre, |d| vec![range(a(d, 2), a(d, 2), "")]).expect("replace_lines");
+    let by_move = run(pre, |d| vec![EditOp::MoveLines { start: a(d, 2), end: a(d, 2), after: a(d, 4), source: None }])
+        .expect("move_lines");
+    for got in [&by_set_line, &by_range] {
+        assert_eq!(rows(got), expected, "{:?}", String::from_utf8_lossy(got));
+        assert_eq!(got.as_slice(), b"a\n\nz\n", "only the contiguous run `\\rX` went");
+    }
+    assert_eq!(rows(&by_move), vec![b"a".to_vec(), Vec::new(), b"z".to_vec(), b"X".to_vec()]);
+    let doc = Document::parse(pre.to_vec());
     let out = apply(&doc, &[set(a(&doc, 2), "")], &EditOptions::default()).expect("ok");
-    assert_eq!(out.document.as_bytes(), b"abc\r\nend\n", "untouched bytes are kept even when they now read as CRLF");
-    assert_eq!(out.changes.new_line_of(LineNo::new(4).expect("4")).map(LineNo::get), Some(2));
-    assert_eq!(out.changes.new_line_of(LineNo::new(3).expect("3")), None, "the empty line was absorbed");
+    let at = |n| out.changes.new_line_of(LineNo::new(n).expect("n")).map(LineNo::get);
+    assert_eq!((at(1), at(2), at(3), at(4)), (Some(1), None, Some(2), Some(3)));
+}
+
+#[test]
+fn insert_after_keeps_a_first_line_equal_to_the_anchor_line() {
+    // Issue 9, finding 2: a real blank line is content, not an echo.
+    let got = run(b"int a;\n\nint b;\n", |d| vec![insert(a(d, 2), "\nint x;")]).expect("ok");
+    assert_eq!(got, b"int a;\n\n\nint x;\nint b;\n");
+    // A non-blank copy is kept too, with a warning.
+    let doc = Document::parse(b"}\nz\n".to_vec());
+    let out = apply(&doc, &[insert(a(&doc, 1), "}\nfn f() {}")], &EditOptions::default()).expect("ok");
+    assert_eq!(out.document.as_bytes(), b"}\n}\nfn f() {}\nz\n");
+    assert_eq!(
+        out.warnings,
+        [
+            "insert_after text begins with a copy of anchor line 1, so that line now appears twice. If unintended, delete the duplicate."
+        ]
+    );
+    // The anchor's own row pasted from the view is unmistakable: it is dropped.
+    let doc = Document::parse(b"alpha\nbeta\n".to_vec());
+    let pasted = format!("1:{}|alpha\nnew", LineHash::of(b"alpha"));
+    let out = apply(&doc, &[insert(a(&doc, 1), &pasted)], &EditOptions::default()).expect("ok");
+    assert_eq!(out.document.as_bytes(), b"alpha\nnew\nbeta\n");
+    assert!(out.warnings.iter().any(|w| w.contains("the anchor's own row")), "{:?}", out.warnings);
+}
+
+#[test]
+fn replace_matches_text_that_ends_with_the_last_line_break() {
+    // Issue 9, finding 5: the physical text is searched, terminators included.
+    assert_eq!(run(b"x\ny\n", |_| vec![replace("y\n", "z\n", false)]).expect("lf"), b"x\nz\n");
+    assert_eq!(run(b"x\r\ny\r\n", |_| vec![replace("y\n", "z\n", false)]).expect("crlf"), b"x\r\nz\r\n");
+    assert_eq!(
+        run(b"\xEF\xBB\xBFx\ny\n", |_| vec![replace("y\r\n", "z\n", false)]).expect("bom"),
+        b"\xEF\xBB\xBFx\nz\n"
+    );
+    let (code, _) = run(b"x\ny", |_| vec![replace("y\n", "z\n", false)]).expect_err("no final newline");
+    assert_eq!(code, "text-not-found");
+    assert_eq!(run(b"x\ny\n", |_| vec![replace("y\n", "z", false)]).expect("ok"), b"x\nz");
+    assert_eq!(run(b"x\ny\n", |_| vec![replace("y\n", "", false)]).expect("ok"), b"x\n");
+    assert_eq!(run(b"x\r\ny\r\n", |_| vec![replace("x\r\ny\r\n", "", false)]).expect("ok"), b"");
+    assert_eq!(run(b"x\n\n", |_| vec![replace("\n\n", "\n", false)]).expect("ok"), b"x\n");
+    let fuzzy = EditOp::Replace { old_text: "y  \n".into(), new_text: "z\n".into(), all: false, fuzzy: true };
+    assert_eq!(run(b"x\ny\n", |_| vec![fuzzy]).expect("fuzzy"), b"x\nz\n");
+}
+
+#[test]
+fn bare_hash_anchors_say_where_they_resolved() {
+    // Issue 9, finding 7.
+    let doc = Document::parse(b"alpha\nbeta\n".to_vec());
+    let bare = parse_anchor(&LineHash::of(b"beta").to_string()).expect("anchor");
+    let out = apply(&doc, &[set(bare, "BETA")], &EditOptions::default()).expect("ok");
+    assert_eq!(out.relocation_notes(), ["Resolved bare hash 589 -> 2:589 (the only line with that hash)."]);
+}
+
+#[test]
+fn a_wrong_hash_is_not_called_a_change() {
+    // Issue 9, finding 7: the file may be unchanged and the hash mistyped.
+    let (code, message) = run(b"alpha\nbeta\n", |_| vec![set(stale(2, "gamma"), "x")]).expect_err("stale");
+    assert_eq!(code, "hash-mismatch");
+    assert!(!message.contains("changed since last read"), "{message}");
+    assert!(
+        message.contains(
+            "1 anchor does not match its line: the file changed since it was read, or the hash was copied wrong."
+        ),
+        "{message}"
+    );
 }

@@ -156,7 +156,7 @@ fn check_value(
             let bad = || {
                 ToolError::new(
                     integer_code(name),
-                    format!("Invalid {name}: expected a base-10 integer, received {value}."),
+                    format!("Invalid {name}: expected a base-10 integer, received {}.", as_sent(value)),
                 )
             };
             let number = match value {
@@ -176,7 +176,10 @@ fn check_value(
             if number < minimum || number > maximum {
                 return Err(ToolError::new(
                     integer_code(name),
-                    format!("Invalid {name}: expected an integer between {minimum} and {maximum}, received {value}."),
+                    format!(
+                        "Invalid {name}: expected an integer between {minimum} and {maximum}, received {}.",
+                        as_sent(value)
+                    ),
                 ));
             }
             Ok(Some(Value::from(number)))
@@ -186,6 +189,18 @@ fn check_value(
         Some("array") if !value.is_array() => Err(wrong_type()),
         Some("object") if !value.is_object() => Err(wrong_type()),
         _ => Ok(None),
+    }
+}
+
+/// A value as the caller wrote it, as near as JSON lets us know: a whole number too big
+/// for 64 bits arrives as a float and is shown in digits (`100000000000000000000`, not
+/// `1e20`).
+fn as_sent(value: &Value) -> String {
+    match value.as_number().and_then(serde_json::Number::as_f64) {
+        Some(f) if value.as_i64().is_none() && value.as_u64().is_none() && f.fract() == 0.0 && f.is_finite() => {
+            format!("{f:.0}")
+        }
+        _ => value.to_string(),
     }
 }
 
@@ -244,6 +259,15 @@ mod tests {
         }
         let negative = run(json!({"path": "a", "offset": -1})).expect_err("negative");
         assert_eq!(negative.code, ErrorCode::InvalidOffset);
+    }
+
+    #[test]
+    fn numbers_past_the_range_are_echoed_as_sent() {
+        let raw: Value = serde_json::from_str(r#"{"path": "a", "offset": 100000000000000000000}"#).expect("json");
+        let err = run(raw).expect_err("huge");
+        assert_eq!(err.message, "Invalid offset: expected a base-10 integer, received 100000000000000000000.");
+        let err = run(json!({"path": "a", "offset": 5_000_000_000_u64})).expect_err("past u32");
+        assert_eq!(err.message, "Invalid offset: expected an integer between 0 and 4294967295, received 5000000000.");
     }
 
     #[test]

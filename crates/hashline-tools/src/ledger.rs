@@ -2,7 +2,7 @@
 //! the line numbers it was shown under (a row keeps its names when our own edits move
 //! it, so an anchor from before an edit still finds its line).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use hashline_core::edit::Resolution;
@@ -63,6 +63,15 @@ impl ServedRows {
         self.rows.is_empty()
     }
 
+    /// A newer view supersedes older ones: a row shown as `LINE:HASH` is what that anchor
+    /// names from now on, so every other row loses the name `LINE` it had under that hash
+    /// (an anchor the model takes from the newest rows must not stay ambiguous).
+    fn supersede(&mut self, shown: &HashSet<(u32, u16)>) {
+        for (line, row) in &mut self.rows {
+            row.names.retain(|name| name == line || !shown.contains(&(*name, row.hash)));
+        }
+    }
+
     fn show(&mut self, line: LineNo, hash: LineHash) {
         let row = self.rows.entry(line.get()).or_default();
         if row.hash != hash.value() || row.names.is_empty() {
@@ -105,7 +114,9 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Records rows shown for `path`. With `complete`, they replace earlier rows.
+    /// Records rows shown for `path` by a view of the file as it is (a read, a refusal's
+    /// fresh rows, search results). With `complete`, they replace earlier rows; otherwise
+    /// they supersede older rows shown under the same `LINE:HASH`.
     pub fn record<I>(&mut self, path: &Path, rows: I, complete: bool)
     where
         I: IntoIterator<Item = (LineNo, LineHash)>,
@@ -114,14 +125,21 @@ impl Ledger {
         if complete {
             entry.rows.clear();
         }
+        let mut shown = HashSet::new();
         for (line, hash) in rows {
             entry.show(line, hash);
+            shown.insert((line.get(), hash.value()));
+        }
+        if !complete {
+            entry.supersede(&shown);
         }
     }
 
     /// After our own edit of `path`: rows that survived move to their new lines with their
     /// names (`moved`: old → new), other rows are forgotten, then the rows the result
-    /// showed are recorded.
+    /// showed are recorded. These do not supersede: a model may still use the anchors
+    /// of its earlier view, and an anchor two rows were shown under stays ambiguous
+    /// until a view of the file (a read or a refusal's rows) settles it.
     pub fn carry<M, F>(&mut self, path: &Path, moved: M, fresh: F)
     where
         M: IntoIterator<Item = (LineNo, LineNo)>,
@@ -191,6 +209,23 @@ mod tests {
         );
         assert_eq!(served.resolve(anchor(1, "a")), Resolution::Known(LineNo::new(2).expect("2")));
         assert_eq!(served.resolve(anchor(9, "a")), Resolution::Unknown);
+    }
+
+    #[test]
+    fn a_later_view_supersedes_a_name_two_rows_share() {
+        let path = Path::new("/w/a.txt");
+        let mut ledger = Ledger::default();
+        ledger.record(path, [row(1, "a"), row(2, "}"), row(3, "}")], true);
+        let anchor =
+            |line: u32, text: &str| Anchor::new(LineNo::new(line).expect("line"), LineHash::of(text.as_bytes()));
+        let moved = (1..=3).map(|n| (LineNo::new(n).expect("n"), LineNo::new(n + 1).expect("n")));
+        ledger.carry(path, moved, [row(1, "new"), row(2, "a"), row(3, "}")]);
+        // A partial view showing line 3 as `3:}` settles what `3:}` names.
+        ledger.record(path, [row(3, "}")], false);
+        let served = ledger.served(path).expect("served");
+        assert_eq!(served.resolve(anchor(3, "}")), Resolution::Known(LineNo::new(3).expect("3")));
+        assert_eq!(served.resolve(anchor(2, "}")), Resolution::Known(LineNo::new(3).expect("3")));
+        assert_eq!(served.resolve(anchor(4, "}")), Resolution::Unknown, "line 4 was never shown as 4");
     }
 
     #[test]

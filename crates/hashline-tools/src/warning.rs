@@ -25,6 +25,9 @@ pub enum WarningCode {
     /// Something about an edit worth a second look (stripped prefixes, duplicate
     /// targets, a large change, a fuzzy match, ...).
     EditWarning,
+    /// A stateless edit used an anchor whose text repeats within the relocation window:
+    /// without a session a stale anchor to it can land on a look-alike.
+    StatelessRepeatedLine,
 }
 
 /// One warning.

@@ -112,12 +112,16 @@ fn stale_anchor_is_refused_with_rows_and_the_retry_needs_no_read() {
     refused(&ws, "g.txt", &result, "hash-mismatch", &before);
     assert_snapshot!(result.text(), @"
     Edit rejected — nothing was written. The anchor hash did not match the current file content.
-    1 line has changed since last read. Auto-relocation checks only within ±20 lines of each anchor. Use the updated LINE:HASH references shown below (>>> marks changed lines).
+    1 anchor does not match its line: the file changed since it was read, or the hash was copied wrong. Auto-relocation checks only within ±20 lines of each anchor. Use the updated LINE:HASH references shown below (>>> marks changed lines).
 
         1:7f9|hello
     >>> 2:ef6|WORLD
     ");
-    let updated = &result.ptc_value()["error"]["details"]["updatedAnchors"][0];
+    let value = result.ptc_value();
+    let updated = value["error"]["details"]["updatedAnchors"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["line"] == 2))
+        .expect("the marked row");
     assert_eq!(updated["anchor"], anchor(2, "WORLD"));
     let retry = ws.edit("g.txt", json!([{"set_line": {"anchor": updated["anchor"], "new_text": "planet"}}]));
     assert!(!retry.is_error, "{}", retry.text());

@@ -1,14 +1,14 @@
 //! Driving the tools on a scratch copy of one file: read it through `read` (paging until
 //! every line was shown), then apply a script of anchored edits through `edit` — all in
-//! one call, or one call per hunk with the anchors of the first read. Every anchor sent
-//! is one a tool showed; nothing here computes a hash.
+//! one call, or one call per hunk with the anchors of the first read, in a session or
+//! statelessly. Every anchor sent is one a tool showed; nothing here computes a hash.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hashline::core::Document;
-use hashline::{CallContext, Session, ToolResult, Toolbox};
+use hashline::{CallContext, Session, SessionConfig, ToolResult, Toolbox};
 use serde_json::{Value, json};
 
 use super::script::{self, OldLine, Step, Target};
@@ -20,6 +20,15 @@ pub struct Workspace<'a> {
     file: PathBuf,
     /// The path as the tools are given it.
     arg: String,
+}
+
+/// Why a mode did not reproduce the post-image.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The tool refused a call (fail-closed: nothing wrong was written).
+    Refused(String),
+    /// The file came out wrong (or the harness could not run).
+    Wrong(String),
 }
 
 /// What the one-call-per-hunk mode saw.
@@ -42,15 +51,19 @@ impl<'a> Workspace<'a> {
         Ok(Self { toolbox, root: root.to_path_buf(), file, arg: format!("./{name}") })
     }
 
-    /// Puts `bytes` in the file and opens a fresh session on the workspace.
-    fn reset(&self, bytes: &[u8]) -> Result<Session, String> {
-        std::fs::write(&self.file, bytes).map_err(|err| format!("cannot write {}: {err}", self.file.display()))?;
-        Session::open(&self.root).map_err(|err| format!("cannot open a session: {}", err.message))
+    /// Puts `bytes` in the file and opens a fresh session (or a stateless one, like a
+    /// CLI call with `--stateless`) on the workspace.
+    fn reset(&self, bytes: &[u8], stateful: bool) -> Result<Session, Failure> {
+        std::fs::write(&self.file, bytes)
+            .map_err(|err| Failure::Wrong(format!("cannot write {}: {err}", self.file.display())))?;
+        let config = SessionConfig::builder().root(self.root.clone()).stateful(stateful).build();
+        Session::new(config).map_err(|err| Failure::Wrong(format!("cannot open a session: {}", err.message)))
     }
 
     /// The file's bytes now.
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.file).map_err(|err| format!("cannot read back {}: {err}", self.file.display()))
+    fn bytes(&self) -> Result<Vec<u8>, Failure> {
+        std::fs::read(&self.file)
+            .map_err(|err| Failure::Wrong(format!("cannot read back {}: {err}", self.file.display())))
     }
 
     fn call(&self, session: &Session, tool: &str, args: Value) -> ToolResult {
@@ -62,7 +75,7 @@ impl<'a> Workspace<'a> {
     }
 
     /// The rows one `read` call showed.
-    fn read(&self, session: &Session, offset: u32, limit: Option<u32>) -> Result<(Vec<Row>, Option<u32>), String> {
+    fn read(&self, session: &Session, offset: u32, limit: Option<u32>) -> Result<(Vec<Row>, Option<u32>), Failure> {
         let mut args = json!({"path": self.arg});
         if offset > 1 {
             args["offset"] = json!(offset);
@@ -72,7 +85,7 @@ impl<'a> Workspace<'a> {
         }
         let result = self.call(session, "read", args);
         if result.is_error {
-            return Err(refusal("read", &result));
+            return Err(Failure::Wrong(refusal("read", &result)));
         }
         let value = result.ptc_value();
         let rows =
@@ -82,43 +95,51 @@ impl<'a> Workspace<'a> {
     }
 
     /// Reads the whole file, page by page: the anchor of every line, by line.
-    fn read_all(&self, session: &Session) -> Result<Vec<String>, String> {
+    fn read_all(&self, session: &Session) -> Result<Vec<String>, Failure> {
         let mut anchors = Vec::new();
         let mut offset = 1;
         loop {
             let (rows, next) = self.read(session, offset, None)?;
             for row in rows {
                 if row.line as usize != anchors.len() + 1 {
-                    return Err(format!("read showed line {} where line {} was due", row.line, anchors.len() + 1));
+                    let due = anchors.len() + 1;
+                    return Err(Failure::Wrong(format!("read showed line {} where line {due} was due", row.line)));
                 }
                 anchors.push(row.anchor);
             }
             match next {
                 Some(next) if next as usize == anchors.len() + 1 => offset = next,
-                Some(next) => return Err(format!("read continues at {next} after {} lines", anchors.len())),
+                Some(next) => {
+                    return Err(Failure::Wrong(format!("read continues at {next} after {} lines", anchors.len())));
+                }
                 None => return Ok(anchors),
             }
         }
     }
 
-    /// Mode A: the whole script in one `edit` call. Returns the file's bytes after it.
-    pub fn batch(&self, pre: &[u8], steps: &[Step]) -> Result<Vec<u8>, String> {
-        let session = self.reset(pre)?;
+    /// The whole script in one `edit` call, in a session (`literal` or not). Returns the
+    /// file's bytes after it.
+    pub fn batch(&self, pre: &[u8], steps: &[Step], literal: bool) -> Result<Vec<u8>, Failure> {
+        let session = self.reset(pre, true)?;
         let shown = self.read_all(&session)?;
-        let items = steps.iter().map(|step| Ok(step.item(&original(&shown, step)?))).collect::<Result<_, String>>()?;
+        let items = steps
+            .iter()
+            .map(|step| Ok(step.item(&original(&shown, step)?, literal)))
+            .collect::<Result<_, Failure>>()?;
         let result = self.edit(&session, items);
         if result.is_error {
-            return Err(refusal("edit", &result));
+            return Err(Failure::Refused(refusal("edit", &result)));
         }
         self.bytes()
     }
 
-    /// Mode B: one `edit` call per hunk, top-down, each first tried with the anchors of
-    /// the first read (stale by the shift of the hunks above). A refusal for stale
+    /// One `edit` call per hunk, top-down, in a session or (`stateful: false`) without
+    /// one, each first tried with the anchors of the first read (stale by the shift of
+    /// the hunks above). A refusal for stale
     /// anchors is retried once with rows the tools returned since, at the lines the
     /// shift predicts. Returns the file's bytes after the last call.
-    pub fn several(&self, pre: &[u8], steps: &[Step], calls: &mut Calls) -> Result<Vec<u8>, String> {
-        let session = self.reset(pre)?;
+    pub fn several(&self, pre: &[u8], steps: &[Step], stateful: bool, calls: &mut Calls) -> Result<Vec<u8>, Failure> {
+        let session = self.reset(pre, stateful)?;
         let shown = self.read_all(&session)?;
         // Rows known to hold for the file as it is now, by line.
         let mut current: BTreeMap<u32, String> = (1..).zip(shown.iter().cloned()).collect();
@@ -128,7 +149,7 @@ impl<'a> Workspace<'a> {
         let mut shift = 0i64;
         for (index, step) in steps.iter().enumerate() {
             let label = format!("hunk {} ({})", index + 1, describe(step));
-            let first = self.edit(&session, vec![step.item(&original(&shown, step)?)]);
+            let first = self.edit(&session, vec![step.item(&original(&shown, step)?, true)]);
             let done = if !first.is_error {
                 let at = step.anchor_lines().first().map_or(0, |l| l.0);
                 let meant = i64::from(at) + shift;
@@ -147,23 +168,25 @@ impl<'a> Workspace<'a> {
                 let code = first.error_code().unwrap_or("?").to_owned();
                 if !matches!(code.as_str(), "hash-mismatch" | "line-out-of-range") {
                     calls.trace.push(format!("{label}: refused {code}"));
-                    return Err(refusal("edit", &first));
+                    return Err(Failure::Refused(refusal("edit", &first)));
                 }
                 calls.retried += 1;
                 learn(&mut current, &first);
                 let mut fresh = Vec::new();
                 for line in step.anchor_lines() {
-                    let line = line.shifted(shift).ok_or_else(|| format!("{label}: shifted before line 1"))?;
+                    let line =
+                        line.shifted(shift).ok_or_else(|| Failure::Wrong(format!("{label}: shifted before line 1")))?;
                     if !current.contains_key(&line) {
                         let (rows, _) = self.read(&session, line, Some(1))?;
                         current.extend(rows.into_iter().map(|r| (r.line, r.anchor)));
                     }
-                    fresh.push(current.get(&line).cloned().ok_or_else(|| format!("{label}: no row for line {line}"))?);
+                    let row = current.get(&line).cloned();
+                    fresh.push(row.ok_or_else(|| Failure::Wrong(format!("{label}: no row for line {line}")))?);
                 }
-                let retry = self.edit(&session, vec![step.item(&fresh)]);
+                let retry = self.edit(&session, vec![step.item(&fresh, true)]);
                 if retry.is_error {
                     calls.trace.push(format!("{label}: refused {code}, retry refused too"));
-                    return Err(refusal("edit (retry)", &retry));
+                    return Err(Failure::Refused(refusal("edit (retry)", &retry)));
                 }
                 calls.trace.push(format!("{label}: refused {code}, retried ok"));
                 retry
@@ -184,12 +207,12 @@ impl<'a> Workspace<'a> {
                 let show = |line: Option<&[u8]>| {
                     line.map_or("<no line>".to_owned(), |l| format!("{:?}", String::from_utf8_lossy(l)))
                 };
-                return Err(format!(
+                return Err(Failure::Wrong(format!(
                     "{label} left the file wrong at line {}: meant {}, got {}",
                     at + 1,
                     show(model.get(at).map(Vec::as_slice)),
                     show(lines.get(at).copied())
-                ));
+                )));
             }
         }
         self.bytes()
@@ -210,11 +233,14 @@ impl Row {
 }
 
 /// The anchors of the first read for a step.
-fn original(shown: &[String], step: &Step) -> Result<Vec<String>, String> {
+fn original(shown: &[String], step: &Step) -> Result<Vec<String>, Failure> {
     step.anchor_lines()
         .into_iter()
         .map(|OldLine(line)| {
-            shown.get(line as usize - 1).cloned().ok_or_else(|| format!("read never showed line {line}"))
+            shown
+                .get(line as usize - 1)
+                .cloned()
+                .ok_or_else(|| Failure::Wrong(format!("read never showed line {line}")))
         })
         .collect()
 }

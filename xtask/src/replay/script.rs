@@ -65,20 +65,25 @@ impl Step {
         }
     }
 
-    /// The edit item, given the anchors of [`Step::anchor_lines`].
-    pub fn item(&self, anchors: &[String]) -> Value {
+    /// The edit item, given the anchors of [`Step::anchor_lines`]; with `literal`, the
+    /// text is sent verbatim (no echoed-anchor cleanup).
+    pub fn item(&self, anchors: &[String], literal: bool) -> Value {
         let text = self.new_text.as_str();
-        match (self.target, anchors) {
+        let mut item = match (self.target, anchors) {
             (Target::Lines { .. }, [one]) => {
-                json!({"set_line": {"anchor": one, "new_text": text, "literal": true}})
+                json!({"set_line": {"anchor": one, "new_text": text}})
             }
             (Target::Lines { .. }, [start, end, ..]) => {
-                json!({"replace_lines": {"start_anchor": start, "end_anchor": end, "new_text": text, "literal": true}})
+                json!({"replace_lines": {"start_anchor": start, "end_anchor": end, "new_text": text}})
             }
             (_, anchors) => {
-                json!({"insert_after": {"anchor": anchors.first(), "new_text": text, "literal": true}})
+                json!({"insert_after": {"anchor": anchors.first(), "new_text": text}})
             }
+        };
+        if literal && let Some(body) = item.as_object_mut().and_then(|o| o.values_mut().next()) {
+            body["literal"] = json!(true);
         }
+        item
     }
 }
 
@@ -109,33 +114,47 @@ pub fn hunks(pre: &[&[u8]], post: &[&[u8]]) -> Vec<(Range<u32>, Range<u32>)> {
     diff.hunks().map(|h| (h.before, h.after)).collect()
 }
 
-/// One edit per hunk, top-down. The pre-image is shown with at least one row, so an
-/// insertion before line 1 becomes a replacement of line 1 by the new lines plus itself.
-pub fn script(pre: &[&[u8]], post: &[&[u8]]) -> Result<Vec<Step>, Unscriptable> {
-    hunks(pre, post)
-        .into_iter()
-        .map(|(old, new)| {
-            let mut lines: Vec<&[u8]> = post[new.start as usize..new.end as usize].to_vec();
-            let target = if !old.is_empty() {
+/// One edit per hunk, top-down, the way a careful model writes them:
+/// - an insertion before line 1 replaces line 1 by the new lines plus itself (the view
+///   has no row before line 1), and an insertion right after line 1 in the same commit
+///   joins that edit (two edits would overlap);
+/// - deleting the last lines of a file that ends without a line break, when the new file
+///   ends without one too, rewrites the line before them as well: it then becomes the
+///   last line and loses its break (deleting only the lines would leave it with its own).
+pub fn script(before: &Document, after: &Document) -> Result<Vec<Step>, Unscriptable> {
+    let (pre, post) = (contents(before), contents(after));
+    let unterminated = !before.ends_with_newline() && !after.ends_with_newline() && !post.is_empty();
+    let mut raw = hunks(&pre, &post).into_iter().peekable();
+    let mut steps = Vec::new();
+    while let Some((old, new)) = raw.next() {
+        let mut lines: Vec<&[u8]> = post[new.start as usize..new.end as usize].to_vec();
+        let target =
+            if !old.is_empty() && unterminated && lines.is_empty() && old.end as usize == pre.len() && old.start > 0 {
+                lines.push(pre[old.start as usize - 1]);
+                Target::Lines { first: OldLine(old.start), last: OldLine(old.end) }
+            } else if !old.is_empty() {
                 Target::Lines { first: OldLine(old.start + 1), last: OldLine(old.end) }
             } else if old.start > 0 {
                 Target::After(OldLine(old.start))
             } else {
                 // Before line 1 (of an empty file: its one empty row goes away).
                 lines.extend(pre.first());
+                if let Some((_, next)) = raw.next_if(|(o, _)| o.is_empty() && o.start == 1) {
+                    lines.extend(&post[next.start as usize..next.end as usize]);
+                }
                 Target::Lines { first: OldLine(1), last: OldLine(1) }
             };
-            let replaced = match target {
-                Target::Lines { first, last } => i64::from(last.0 - first.0) + 1,
-                Target::After(_) => 0,
-            };
-            let delta = lines.len() as i64 - replaced;
-            let texts = lines.iter().map(|l| std::str::from_utf8(l)).collect::<Result<Vec<_>, _>>();
-            let texts = texts.map_err(|_| Unscriptable::InvalidUtf8)?;
-            let new_text = if texts.is_empty() { String::new() } else { texts.join("\n") + "\n" };
-            Ok(Step { target, new_text, delta })
-        })
-        .collect()
+        let replaced = match target {
+            Target::Lines { first, last } => i64::from(last.0 - first.0) + 1,
+            Target::After(_) => 0,
+        };
+        let delta = lines.len() as i64 - replaced;
+        let texts = lines.iter().map(|l| std::str::from_utf8(l)).collect::<Result<Vec<_>, _>>();
+        let texts = texts.map_err(|_| Unscriptable::InvalidUtf8)?;
+        let new_text = if texts.is_empty() { String::new() } else { texts.join("\n") + "\n" };
+        steps.push(Step { target, new_text, delta });
+    }
+    Ok(steps)
 }
 
 /// Whether the post-image's line endings (and BOM) are what anchored edits produce.

@@ -13,18 +13,30 @@ use super::plan::{Splice, plan};
 use super::replace::replace_splices;
 use super::{EditOp, EditOptions, relocation_window};
 
-/// An anchor that no longer named its line and was re-aimed: by what the caller knows
-/// the model was shown (`known`), or because exactly one line nearby has its hash.
+/// An anchor that did not name its line as written and was aimed at one: by what the
+/// caller knows the model was shown, by exact-hash relocation, or a bare hash resolved
+/// to the one line that has it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Relocation {
     /// Index of the edit.
     pub edit: usize,
-    /// The anchor as given.
+    /// The anchor as resolved before the move (for a bare hash: the line that has it).
     pub from: Anchor,
-    /// The line it was re-aimed at.
+    /// The line it was aimed at.
     pub to: LineNo,
-    /// Re-aimed by the caller's knowledge of where the shown line went.
-    pub known: bool,
+    /// How.
+    pub how: Aim,
+}
+
+/// How an anchor found its line (see [`Relocation`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aim {
+    /// The caller knows the shown line moved there.
+    Known,
+    /// Exactly one line within the window has the hash.
+    Relocated,
+    /// A bare `HASH` named the one line that has it.
+    BareHash,
 }
 
 /// A batch that passed every check, applied in memory.
@@ -58,15 +70,20 @@ impl EditOutcome {
     pub fn relocation_notes(&self) -> Vec<String> {
         self.relocations
             .iter()
-            .map(|r| {
-                if r.known {
+            .map(|r| match r.how {
+                Aim::Known => {
                     format!(
                         "Re-aimed anchor {} -> {}:{} (that line moved since it was shown).",
                         r.from, r.to, r.from.hash
                     )
-                } else {
+                }
+                Aim::Relocated => {
                     format!("Auto-relocated anchor {} -> {}:{} (window ±{}).", r.from, r.to, r.from.hash, self.window)
                 }
+                Aim::BareHash => format!(
+                    "Resolved bare hash {} -> {}:{} (the only line with that hash).",
+                    r.from.hash, r.to, r.from.hash
+                ),
             })
             .collect()
     }
@@ -114,8 +131,9 @@ pub fn apply(doc: &Document, ops: &[EditOp], options: &EditOptions<'_>) -> Resul
     overwritten.dedup();
     noop_edits.sort_unstable();
     noop_edits.dedup();
-    let relocations =
-        planned.relocations.into_iter().map(|(edit, from, to, known)| Relocation { edit, from, to, known }).collect();
+    let mut relocations = planned.relocations;
+    // A one-line range names its anchor twice.
+    relocations.dedup();
     Ok(EditOutcome {
         first_changed_line: if current.as_bytes() == doc.as_bytes() { None } else { first },
         document: current,
@@ -207,7 +225,9 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
         if let Some(s) = replaced.get(&i) {
             first = Some(first.map_or(out.len(), |f| f.min(out.len())));
             let local = local_terminator(doc, s.start);
-            let boundary = doc.line(LineNo::from_index(s.end - 1)).map_or(Terminator::None, |l| l.terminator);
+            let boundary = s
+                .last_terminator
+                .unwrap_or_else(|| doc.line(LineNo::from_index(s.end - 1)).map_or(Terminator::None, |l| l.terminator));
             for (k, line) in s.lines.iter().enumerate() {
                 let terminator = if k + 1 == s.lines.len() { boundary } else { local };
                 out.push(Out { content: line, terminator, new: true });
@@ -248,14 +268,19 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
         }
     }
     // A bare `\r` followed by an empty `\n` line would read back as one `\r\n`: a new
-    // empty line after a bare-CR line takes the bare CR too.
+    // empty line after a bare-CR line takes the bare CR too; when removed lines brought
+    // the two together, the removal takes the `\r` (the line before now ends in `\n`, the
+    // bytes removed are still one contiguous run) so no untouched row disappears.
     for k in 1..out.len() {
-        if out[k].new
-            && out[k].content.is_empty()
-            && out[k].terminator == Terminator::Lf
-            && out[k - 1].terminator == Terminator::Cr
-        {
+        let joins =
+            out[k - 1].terminator == Terminator::Cr && out[k].content.is_empty() && out[k].terminator == Terminator::Lf;
+        if !joins {
+            continue;
+        }
+        if out[k].new {
             out[k].terminator = Terminator::Cr;
+        } else {
+            out[k - 1].terminator = Terminator::Lf;
         }
     }
     let mut bytes = Vec::with_capacity(doc.as_bytes().len() + 64);

@@ -103,9 +103,9 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
     }
     let message = if ambiguous.is_empty() {
         let n = marked.len();
-        let (lines, have) = if n == 1 { ("line", "has") } else { ("lines", "have") };
+        let (anchors, their) = if n == 1 { ("anchor does", "its line") } else { ("anchors do", "their lines") };
         format!(
-            "{REJECTED} The anchor hash did not match the current file content.\n{n} {lines} {have} changed since last read. Auto-relocation checks only within ±{window} lines of each anchor. Use the updated LINE:HASH references shown below (>>> marks changed lines)."
+            "{REJECTED} The anchor hash did not match the current file content.\n{n} {anchors} not match {their}: the file changed since it was read, or the hash was copied wrong. Auto-relocation checks only within ±{window} lines of each anchor. Use the updated LINE:HASH references shown below (>>> marks changed lines)."
         )
     } else {
         format!(

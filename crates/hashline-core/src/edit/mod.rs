@@ -27,7 +27,7 @@ mod plan;
 mod relocate;
 mod replace;
 
-pub use apply::{EditOutcome, Relocation, apply};
+pub use apply::{Aim, EditOutcome, Relocation, apply};
 pub use changes::ChangeMap;
 pub use error::{EditError, Mismatch, REJECTED};
 pub use feedback::marked_rows;

@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use crate::{Anchor, AnchorRef, Document, LineNo};
+use crate::{Anchor, AnchorRef, Document, LineNo, Terminator};
 
 use super::Resolution;
+use super::apply::{Aim, Relocation};
 use super::error::{EditError, Mismatch, REJECTED};
 use super::newtext::{split_new_text, strip_echoed_anchors_with};
 use super::relocate::{Check, check, concrete, mismatch};
@@ -28,17 +29,29 @@ pub(crate) struct Splice {
     pub set_line: bool,
     /// Whether this is the deletion half of a move.
     pub move_source: bool,
+    /// The terminator of the last new line when it is not the replaced span's own (a
+    /// `replace` that took the file's final line break away).
+    pub last_terminator: Option<Terminator>,
 }
 
 impl Splice {
     /// Replaces original lines `start..end` (0-based) with `lines`.
     pub(crate) fn replacing(edit: usize, start: usize, end: usize, lines: Vec<Vec<u8>>) -> Self {
-        Self { edit, start, end, after: None, lines, set_line: false, move_source: false }
+        Self { edit, start, end, after: None, lines, set_line: false, move_source: false, last_terminator: None }
     }
 
     /// Inserts `lines` after original line `after` (0-based).
     fn inserting(edit: usize, after: usize, lines: Vec<Vec<u8>>) -> Self {
-        Self { edit, start: after + 1, end: after + 1, after: Some(after), lines, set_line: false, move_source: false }
+        Self {
+            edit,
+            start: after + 1,
+            end: after + 1,
+            after: Some(after),
+            lines,
+            set_line: false,
+            move_source: false,
+            last_terminator: None,
+        }
     }
 
     fn is_insert(&self) -> bool {
@@ -50,9 +63,8 @@ impl Splice {
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
     pub splices: Vec<Splice>,
-    /// `(edit, anchor, line, reaimed)`: reaimed by what the caller knows, else relocated
-    /// by hash.
-    pub relocations: Vec<(usize, Anchor, LineNo, bool)>,
+    /// Anchors aimed at a line other than as written (or given as a bare hash).
+    pub relocations: Vec<Relocation>,
     pub warnings: Vec<String>,
     pub noop_edits: Vec<usize>,
     /// Same-file copy sources `(edit, start, end)`: no destructive edit may touch them.
@@ -118,12 +130,22 @@ impl Planner<'_> {
                 let Some(line) = self.single(edit, anchor)? else {
                     return Ok(());
                 };
+                let pasted_row = !*literal && self.begins_with_anchor_row(anchor, line, new_text);
                 let mut lines = self.new_lines(edit, new_text, *literal);
                 let anchor_content = self.doc.line(LineNo::from_index(line)).map(|l| l.content.to_vec());
-                if !*literal && lines.len() > 1 && lines.first() == anchor_content.as_ref() {
+                if pasted_row {
                     lines.remove(0);
                     self.plan.warnings.push(format!(
-                        "insert_after text began with a copy of anchor line {}; that copy was dropped. new_text holds only the new lines.",
+                        "insert_after text began with the anchor's own row {}:…|…, pasted from the view; that row was dropped. new_text holds only the new lines.",
+                        line + 1
+                    ));
+                } else if !*literal
+                    && lines.len() > 1
+                    && lines.first() == anchor_content.as_ref()
+                    && anchor_content.as_ref().is_some_and(|c| c.iter().any(|b| !b.is_ascii_whitespace()))
+                {
+                    self.plan.warnings.push(format!(
+                        "insert_after text begins with a copy of anchor line {}, so that line now appears twice. If unintended, delete the duplicate.",
                         line + 1
                     ));
                 }
@@ -183,14 +205,39 @@ impl Planner<'_> {
         lines.into_iter().map(String::into_bytes).collect()
     }
 
+    /// Whether `new_text` has more than one line and its first is the anchor line's own
+    /// row as shown (`LINE:HASH|content`, after an optional `>>>`/`+` marker): a paste of
+    /// the view, unmistakable. A bare copy of the content is plausible text and stays.
+    fn begins_with_anchor_row(&self, given: &AnchorRef, line: usize, new_text: &str) -> bool {
+        let raw = split_new_text(new_text);
+        let (Some(first), true) = (raw.first(), raw.len() > 1) else {
+            return false;
+        };
+        let Some(current) = self.doc.line(LineNo::from_index(line)) else {
+            return false;
+        };
+        let Ok(AnchorRef::Line { anchor, content: Some(content) }) = crate::parse_anchor(first) else {
+            return false;
+        };
+        let names_it = anchor.line == current.number
+            || matches!(given, AnchorRef::Line { anchor: a, .. } if a.line == anchor.line);
+        names_it && anchor.hash == current.hash() && content == crate::display::display_line(current.content)
+    }
+
     /// Verifies one anchor against the edited document; `None` when it is stale (recorded).
     fn single(&mut self, edit: usize, anchor: &AnchorRef) -> Result<Option<usize>, EditError> {
+        let bare = matches!(anchor, AnchorRef::Hash { .. });
         let anchor = concrete(self.doc, edit, anchor)?;
         let checked = check(self.doc, anchor, self.window, &self.options);
         match checked {
-            Check::Exact(line) => Ok(Some(line.index())),
+            Check::Exact(line) => {
+                if bare {
+                    self.plan.relocations.push(Relocation { edit, from: anchor, to: line, how: Aim::BareHash });
+                }
+                Ok(Some(line.index()))
+            }
             Check::Relocated(line) | Check::Reaimed(line) => {
-                self.plan.relocations.push((edit, anchor, line, matches!(checked, Check::Reaimed(_))));
+                self.plan.relocations.push(Relocation { edit, from: anchor, to: line, how: aim(&checked) });
                 Ok(Some(line.index()))
             }
             Check::Stale | Check::Ambiguous(_) => {
@@ -233,13 +280,24 @@ impl Planner<'_> {
                 format!("Range start line {first} must be <= end line {last}."),
             ));
         }
-        for (anchor, c) in [(a, &ca), (b, &cb)] {
-            if let Check::Relocated(line) | Check::Reaimed(line) = c {
-                self.plan.relocations.push((edit, anchor, *line, matches!(c, Check::Reaimed(_))));
+        for ((anchor, c), given) in [(a, &ca), (b, &cb)].into_iter().zip([start, end]) {
+            match c {
+                Check::Relocated(line) | Check::Reaimed(line) => {
+                    self.plan.relocations.push(Relocation { edit, from: anchor, to: *line, how: aim(c) });
+                }
+                Check::Exact(line) if matches!(given, AnchorRef::Hash { .. }) => {
+                    self.plan.relocations.push(Relocation { edit, from: anchor, to: *line, how: Aim::BareHash });
+                }
+                _ => {}
             }
         }
         Ok(Some((first.index(), last.index())))
     }
+}
+
+/// How a re-aimed anchor found its line.
+fn aim(check: &Check) -> Aim {
+    if matches!(check, Check::Reaimed(_)) { Aim::Known } else { Aim::Relocated }
 }
 
 /// Equal destructive targets: identical replacements collapse; different ones, last wins.

@@ -3,7 +3,7 @@
 
 use memchr::memmem;
 
-use crate::{Document, LineNo};
+use crate::{Document, LineNo, Terminator};
 
 use super::error::{EditError, REJECTED};
 use super::feedback::marked_rows;
@@ -15,24 +15,29 @@ const MAX_LISTED: usize = 10;
 /// The warning of a fuzzy match.
 pub const FUZZY_WARNING: &str = "replace used fuzzy matching because exact old_text was not found; re-read the file and prefer set_line/replace_lines/insert_after for hash-verified edits.";
 
-/// The logical text of a document: line contents joined by `\n`, with each line's start.
+/// The text `replace` searches: each line's content followed by `\n` when the line has a
+/// terminator (whatever its style), so text that ends with the file's last line break
+/// matches too. Remembers where each line starts and where its content ends.
 struct Logical {
     bytes: Vec<u8>,
     starts: Vec<usize>,
+    ends: Vec<usize>,
 }
 
 impl Logical {
     fn of(doc: &Document) -> Self {
         let mut bytes = Vec::with_capacity(doc.as_bytes().len());
         let mut starts = Vec::with_capacity(doc.line_count());
+        let mut ends = Vec::with_capacity(doc.line_count());
         for line in doc.lines() {
-            if !starts.is_empty() {
-                bytes.push(b'\n');
-            }
             starts.push(bytes.len());
             bytes.extend_from_slice(line.content);
+            ends.push(bytes.len());
+            if line.terminator != Terminator::None {
+                bytes.push(b'\n');
+            }
         }
-        Self { bytes, starts }
+        Self { bytes, starts, ends }
     }
 
     /// The 0-based line holding byte `offset`.
@@ -40,9 +45,9 @@ impl Logical {
         self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
     }
 
-    /// One past the last byte of line `index` (its `\n` excluded).
+    /// One past the last content byte of line `index` (its `\n` excluded).
     fn line_end(&self, index: usize) -> usize {
-        self.starts.get(index + 1).map_or(self.bytes.len(), |next| next - 1)
+        self.ends.get(index).copied().unwrap_or(self.bytes.len())
     }
 }
 
@@ -128,7 +133,9 @@ fn group_into_splices(logical: &Logical, edit: usize, matches: &[(usize, usize)]
             return;
         }
         let (first, last) = lines;
-        let (from, to) = (logical.starts[first], logical.line_end(last));
+        // A match that took the file's last line break runs to the end of the text.
+        let to_end = group.last().is_some_and(|&(_, stop)| stop > logical.line_end(last));
+        let (from, to) = (logical.starts[first], if to_end { logical.bytes.len() } else { logical.line_end(last) });
         let mut text = Vec::with_capacity(to - from + replacement.len());
         let mut cursor = from;
         for &(start, stop) in group.iter() {
@@ -137,8 +144,21 @@ fn group_into_splices(logical: &Logical, edit: usize, matches: &[(usize, usize)]
             cursor = stop;
         }
         text.extend_from_slice(&logical.bytes[cursor..to]);
-        let lines = text.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
-        splices.push(Splice::replacing(edit, first, last + 1, lines));
+        let splice = if to_end {
+            // The text now ends the file: with a line break if it ends with one, else
+            // without; nothing at all deletes the lines.
+            match text.strip_suffix(b"\n") {
+                Some(body) => Splice::replacing(edit, first, last + 1, split_lines(body)),
+                None if text.is_empty() => Splice::replacing(edit, first, last + 1, Vec::new()),
+                None => Splice {
+                    last_terminator: Some(Terminator::None),
+                    ..Splice::replacing(edit, first, last + 1, split_lines(&text))
+                },
+            }
+        } else {
+            Splice::replacing(edit, first, last + 1, split_lines(&text))
+        };
+        splices.push(splice);
         group.clear();
     };
     for &(start, stop) in matches {
@@ -159,6 +179,11 @@ fn group_into_splices(logical: &Logical, edit: usize, matches: &[(usize, usize)]
     }
     flush(&mut group, group_lines, &mut splices);
     splices
+}
+
+/// `text` split at `\n` into line contents.
+fn split_lines(text: &[u8]) -> Vec<Vec<u8>> {
+    text.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
 }
 
 /// Fuzzy matching: both sides normalized (trailing whitespace per line, quote and dash

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use hashline_core::edit::EditOp;
-use hashline_core::{AnchorRef, Document, parse_anchor};
+use hashline_core::{AnchorError, AnchorRef, Document, parse_anchor};
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
@@ -194,10 +194,11 @@ impl Fields<'_> {
     fn anchor(&mut self, field: &'static str) -> Result<AnchorRef, ToolError> {
         let text = self.string(field)?;
         parse_anchor(&text).map_err(|err| {
-            ToolError::new(
-                ErrorCode::InvalidAnchor,
-                format!("Edit rejected — nothing was written. {}: {err}", self.where_(field)),
-            )
+            let code = match err {
+                AnchorError::LineTooLarge { .. } => ErrorCode::LineOutOfRange,
+                _ => ErrorCode::InvalidAnchor,
+            };
+            ToolError::new(code, format!("Edit rejected — nothing was written. {}: {err}", self.where_(field)))
         })
     }
 

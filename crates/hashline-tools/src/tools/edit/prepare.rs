@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use hashline_core::edit::{EditError, EditOp, EditOptions, EditOutcome, Resolution, apply, marked_rows};
-use hashline_core::{Anchor, Document, LineNo, looks_binary};
+use hashline_core::{Anchor, AnchorRef, Document, LineNo, looks_binary};
 use serde_json::json;
 
 use super::items::{self, Parsed};
@@ -14,10 +14,6 @@ use crate::paths::ResolvedPath;
 use crate::ptc::PtcLine;
 use crate::session::Session;
 use crate::warning::{Warning, WarningCode};
-
-/// How far (±lines) the served-lines guard looks for a line's current hash before it
-/// calls the line stale (a shifted line is not a changed one).
-const SHIFT_WINDOW: usize = 20;
 
 /// Call-wide options.
 #[derive(Clone, Copy, Debug)]
@@ -75,6 +71,9 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
     if !notes.is_empty() {
         warnings.push(Warning::params_adjusted("Edit params", &notes));
     }
+    if !session.is_stateful() {
+        warnings.extend(repeated_line_hint(&before, &ops, outcome.window));
+    }
     warnings.extend(outcome.relocation_notes().into_iter().map(|n| Warning::new(WarningCode::AnchorRelocated, n)));
     warnings.extend(outcome.warnings.iter().map(|w| Warning::new(WarningCode::EditWarning, w.clone())));
     let moved_from = ops
@@ -86,6 +85,52 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
         })
         .collect();
     Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, moved_from })
+}
+
+/// For a stateless edit: the hint toward a session when an anchor's text occurs more
+/// than once within the relocation window (issue 9, finding 8): the one case where a
+/// stale anchor can pass every hash check and land on the wrong line.
+fn repeated_line_hint(doc: &Document, ops: &[EditOp], window: usize) -> Option<Warning> {
+    let mut repeated: Vec<String> = Vec::new();
+    for anchor in ops.iter().flat_map(line_anchors) {
+        let low = anchor.line.index().saturating_sub(window);
+        let high = anchor.line.index().saturating_add(window).min(doc.line_count().saturating_sub(1));
+        let equal = doc.lines_in(low..high + 1).filter(|l| l.hash() == anchor.hash).take(2).count();
+        let named = anchor.to_string();
+        if equal > 1 && !repeated.contains(&named) {
+            repeated.push(named);
+        }
+    }
+    if repeated.is_empty() {
+        return None;
+    }
+    let (which, occurs) =
+        if repeated.len() == 1 { ("the text of anchor", "occurs") } else { ("the texts of anchors", "each occur") };
+    Some(Warning::new(
+        WarningCode::StatelessRepeatedLine,
+        format!(
+            "Stateless edit: {which} {} {occurs} more than once within ±{window} lines, so a stale anchor to such a line can land on a look-alike. Keep a session (the CLI's default; drop --stateless) so anchors follow their lines.",
+            repeated.join(", ")
+        ),
+    ))
+}
+
+/// The `LINE:HASH` anchors of an op that name this file's lines.
+fn line_anchors(op: &EditOp) -> Vec<Anchor> {
+    let refs: Vec<&AnchorRef> = match op {
+        EditOp::SetLine { anchor, .. } | EditOp::InsertAfter { anchor, .. } => vec![anchor],
+        EditOp::ReplaceLines { start, end, .. } => vec![start, end],
+        EditOp::CopyLines { start, end, after, source } | EditOp::MoveLines { start, end, after, source } => {
+            if source.is_some() { vec![after] } else { vec![start, end, after] }
+        }
+        EditOp::Replace { .. } => Vec::new(),
+    };
+    refs.into_iter()
+        .filter_map(|r| match r {
+            AnchorRef::Line { anchor, .. } => Some(*anchor),
+            AnchorRef::Hash { .. } => None,
+        })
+        .collect()
 }
 
 /// Loads a text file for editing (binary files are refused).
@@ -126,17 +171,17 @@ fn engine_error(session: &Session, path: &ResolvedPath, doc: &Document, err: Edi
     let code = serde_json::from_value::<ErrorCode>(json!(err.code)).unwrap_or(ErrorCode::InvalidEditVariant);
     record_rows(session, path, doc, &err.shown);
     let mut error = ToolError::new(code, err.message).with_path(path.absolute_str());
-    // The fresh rows of the lines in question (the mismatched ones, else every row shown).
-    let lines: Vec<LineNo> = match err.mismatches.iter().filter_map(|m| m.current).map(|a| a.line).collect::<Vec<_>>() {
-        lines if lines.is_empty() => err.shown.clone(),
-        lines => lines,
-    };
-    let updated: Vec<PtcLine> =
-        lines.iter().filter_map(|&l| doc.line(l)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
+    // Every row the text shows (marked and context rows alike; all count as served).
+    let updated = fresh_rows(doc, &err.shown);
     if !updated.is_empty() {
         error = error.with_details(json!({ "updatedAnchors": updated }));
     }
     error
+}
+
+/// The rows of `lines`, for `details.updatedAnchors`.
+fn fresh_rows(doc: &Document, lines: &[LineNo]) -> Vec<PtcLine> {
+    lines.iter().filter_map(|&l| doc.line(l)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect()
 }
 
 /// Records rows shown in feedback as served.
@@ -173,8 +218,11 @@ fn served_guard(
                 if shown == current {
                     return false;
                 }
-                let low = line.get().saturating_sub(SHIFT_WINDOW as u32).max(1);
-                let high = line.get().saturating_add(SHIFT_WINDOW as u32);
+                // A line shifted by at most the relocation window is a moved line, not a
+                // changed one: the guard must not undo what relocation found.
+                let window = u32::try_from(outcome.window).unwrap_or(u32::MAX);
+                let low = line.get().saturating_sub(window).max(1);
+                let high = line.get().saturating_add(window);
                 !(low..=high).filter_map(LineNo::new).any(|near| served.hash_at(near) == Some(current))
             })
             .collect()
@@ -186,8 +234,7 @@ fn served_guard(
     record_rows(session, path, doc, &shown);
     let n = stale.len();
     let (lines, it) = if n == 1 { ("line", "it") } else { ("lines", "them") };
-    let updated: Vec<PtcLine> =
-        stale.iter().filter_map(|&l| doc.line(l)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
+    let updated = fresh_rows(doc, &shown);
     Err(ToolError::new(
         ErrorCode::HashMismatch,
         format!(

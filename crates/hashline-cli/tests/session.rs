@@ -1,0 +1,244 @@
+//! The CLI's session across invocations (docs/decisions/003-cli-session-default.md): one
+//! per root by default, outside the project; `--session FILE`; `--stateless`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use hashline::core::LineHash;
+use serde_json::{Value, json};
+
+/// A project and a state directory (`XDG_STATE_HOME`) apart from it.
+struct Env {
+    project: tempfile::TempDir,
+    state: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        Self { project: tempfile::tempdir().expect("project"), state: tempfile::tempdir().expect("state") }
+    }
+
+    fn file(&self, name: &str, text: &str) {
+        std::fs::write(self.project.path().join(name), text).expect("write");
+    }
+
+    fn text(&self, name: &str) -> String {
+        std::fs::read_to_string(self.project.path().join(name)).expect("read")
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_hashline"))
+            .args(args)
+            .current_dir(self.project.path())
+            .env("XDG_STATE_HOME", self.state.path())
+            .output()
+            .expect("run hashline")
+    }
+
+    fn edit(&self, extra: &[&str], path: &str, edits: Value) -> Output {
+        let edits = edits.to_string();
+        let mut args: Vec<&str> = extra.to_vec();
+        args.extend(["edit", path, "--edits", &edits]);
+        self.run(&args)
+    }
+
+    /// Every session file under the state directory.
+    fn session_files(&self) -> Vec<PathBuf> {
+        let dir = self.state.path().join("hashline/sessions");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        files
+    }
+}
+
+fn anchor(line: u32, text: &str) -> String {
+    format!("{line}:{}", LineHash::of(text.as_bytes()))
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn lone_calls_keep_one_session_per_root_outside_the_project() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    // The read gate holds across invocations: an edit of an unread file is refused.
+    let unread = env.edit(&[], "a.txt", json!([{"set_line": {"anchor": anchor(2, "beta"), "new_text": "BETA"}}]));
+    assert_eq!(unread.status.code(), Some(1));
+    assert!(stderr(&unread).contains("You must get fresh anchors"), "{}", stderr(&unread));
+    assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
+    let edited = env.edit(&[], "a.txt", json!([{"set_line": {"anchor": anchor(2, "beta"), "new_text": "BETA"}}]));
+    assert_eq!(edited.status.code(), Some(0), "{}", stderr(&edited));
+    assert_eq!(env.text("a.txt"), "alpha\nBETA\n");
+    // One file, named for the root, in the state directory; nothing new in the project.
+    let files = env.session_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let root_name = env.project.path().file_name().expect("name").to_string_lossy().trim_start_matches('.').to_owned();
+    let name = files[0].file_name().expect("name").to_string_lossy().into_owned();
+    assert!(name.starts_with(&format!("{root_name}-")), "{name}");
+    assert_eq!(listing(env.project.path()), ["a.txt"]);
+    // Another root, another session.
+    let sub = env.project.path().join("sub");
+    std::fs::create_dir(&sub).expect("mkdir");
+    std::fs::write(sub.join("s.txt"), "s\n").expect("write");
+    assert_eq!(env.run(&["--root", "sub", "read", "s.txt"]).status.code(), Some(0));
+    assert_eq!(env.session_files().len(), 2);
+}
+
+#[test]
+fn a_stale_anchor_to_a_repeated_line_is_never_misplaced_with_a_session() {
+    // Issue 9, finding 8 (seen on real history): blank lines 3 and 6; three lines
+    // inserted at the top move them to 6 and 9; `set_line 6:d05` from the first read
+    // means the old blank line 6 (now 9), but line 6 is blank again.
+    let text = "a\nb\n\nc\nd\n\ne\n";
+    let top = json!([{"insert_after": {"anchor": anchor(1, "a"), "new_text": "x\ny\nz"}}]);
+    let stale = json!([{"set_line": {"anchor": anchor(6, ""), "new_text": "// six"}}]);
+
+    // With the default session: refused as ambiguous (both blank lines were shown as
+    // 6:d05), nothing written; the refusal's fresh row of the line meant works at once.
+    let with = Env::new();
+    with.file("m.txt", text);
+    assert_eq!(with.run(&["read", "m.txt"]).status.code(), Some(0));
+    assert_eq!(with.edit(&[], "m.txt", top.clone()).status.code(), Some(0));
+    let out = with.edit(&[], "m.txt", stale.clone());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("lines 6 and 9 were both shown as 6:d05"), "{}", stderr(&out));
+    assert_eq!(with.text("m.txt"), "a\nx\ny\nz\nb\n\nc\nd\n\ne\n");
+    let retry = with.edit(&[], "m.txt", json!([{"set_line": {"anchor": anchor(9, ""), "new_text": "// six"}}]));
+    assert_eq!(retry.status.code(), Some(0), "{}", stderr(&retry));
+    assert_eq!(with.text("m.txt"), "a\nx\ny\nz\nb\n\nc\nd\n// six\ne\n");
+
+    // Statelessly the same call lands on the look-alike; the hint names the hazard.
+    let without = Env::new();
+    without.file("m.txt", text);
+    assert_eq!(without.edit(&["--stateless"], "m.txt", top).status.code(), Some(0));
+    let out = without.edit(&["--stateless"], "m.txt", stale);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(without.text("m.txt"), "a\nx\ny\nz\nb\n// six\nc\nd\n\ne\n", "misplaced, as documented");
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        printed.contains(
+            "Stateless edit: the text of anchor 6:d05 occurs more than once within ±20 lines, so a stale anchor to such a line can land on a look-alike. Keep a session (the CLI's default; drop --stateless) so anchors follow their lines."
+        ),
+        "{printed}"
+    );
+    assert!(without.session_files().is_empty(), "--stateless keeps no session file");
+}
+
+#[test]
+fn stateless_calls_have_no_read_gate() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let out =
+        env.edit(&["--stateless"], "a.txt", json!([{"set_line": {"anchor": anchor(2, "beta"), "new_text": "B"}}]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nB\n");
+    assert_eq!(env.run(&["--stateless", "--session", "s.json", "read", "a.txt"]).status.code(), Some(2));
+    assert_eq!(env.run(&["--stateless", "batch"]).status.code(), Some(2));
+}
+
+#[test]
+fn a_damaged_default_session_file_starts_a_new_session() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\n");
+    assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
+    let file = env.session_files().pop().expect("session file");
+    for damage in ["{broken", "", "{\"version\": 99, \"ledger\": {\"files\": {}}}", "\u{0}\u{1}binary"] {
+        std::fs::write(&file, damage).expect("damage");
+        let out = env.run(&["read", "a.txt"]);
+        assert_eq!(out.status.code(), Some(0), "{damage:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("starting a new session"), "{damage:?}: {}", stderr(&out));
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("saved")).expect("repaired");
+        assert_eq!(saved["version"], 2);
+    }
+    // A named file that is not a session is the user's: refused, left alone.
+    std::fs::write(env.project.path().join("notes.json"), "my notes").expect("write");
+    assert_eq!(env.run(&["--session", "notes.json", "read", "a.txt"]).status.code(), Some(2));
+    assert_eq!(env.text("notes.json"), "my notes");
+}
+
+#[test]
+fn concurrent_cli_processes_share_the_session_without_losing_rows() {
+    let env = Env::new();
+    let names: Vec<String> = (0..12).map(|i| format!("f{i}.txt")).collect();
+    for name in &names {
+        env.file(name, &format!("{name}\n"));
+    }
+    let children: Vec<_> = names
+        .iter()
+        .map(|name| {
+            Command::new(env!("CARGO_BIN_EXE_hashline"))
+                .args(["read", name])
+                .current_dir(env.project.path())
+                .env("XDG_STATE_HOME", env.state.path())
+                .output()
+        })
+        .collect();
+    for child in children {
+        assert_eq!(child.expect("run").status.code(), Some(0));
+    }
+    // Spawned one after another above; now truly in parallel.
+    let handles: Vec<_> = names
+        .iter()
+        .map(|name| {
+            let (project, state, name) =
+                (env.project.path().to_path_buf(), env.state.path().to_path_buf(), name.clone());
+            std::thread::spawn(move || {
+                let edits = json!([{"set_line": {"anchor": anchor(1, &name), "new_text": "edited"}}]).to_string();
+                Command::new(env!("CARGO_BIN_EXE_hashline"))
+                    .args(["edit", &name, "--edits", &edits])
+                    .current_dir(project)
+                    .env("XDG_STATE_HOME", state)
+                    .output()
+                    .expect("run")
+            })
+        })
+        .collect();
+    for handle in handles {
+        let out = handle.join().expect("thread");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    for name in &names {
+        assert_eq!(env.text(name), "edited\n", "{name}");
+    }
+    let file = env.session_files().pop().expect("session file");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(file).expect("saved")).expect("valid JSON");
+    assert_eq!(
+        saved["ledger"]["files"].as_object().map(|f| f.len()),
+        Some(names.len()),
+        "no process lost another's rows"
+    );
+}
+
+#[test]
+fn the_help_states_the_default_session_and_the_stateless_hazard() {
+    let env = Env::new();
+    let help = String::from_utf8_lossy(&env.run(&["--help"]).stdout).into_owned();
+    // Words only: clap wraps to the terminal's width.
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for needle in [
+        "Calls keep a session per root by default",
+        "~/.local/state/hashline/sessions/, never in the project",
+        "--stateless Keep no session",
+        "Hazard: a stale anchor to a line whose text repeats nearby (a blank line, a lone `}`) lands on whichever equal line now has its number",
+    ] {
+        assert!(help.contains(needle), "{needle:?} not in:\n{help}");
+    }
+}
