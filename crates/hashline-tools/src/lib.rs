@@ -27,6 +27,7 @@ pub mod log;
 pub mod paths;
 pub mod ptc;
 pub mod result;
+pub mod schema;
 pub mod session;
 pub mod tools;
 pub mod warning;
