@@ -22,7 +22,7 @@ use crate::journal::{self, Journal};
 pub enum Stage {
     /// The new bytes are complete and synced; nothing is committed yet.
     BeforeCommit,
-    /// The file holds the new bytes.
+    /// The file holds the new bytes (in a group: before the next file is replaced).
     AfterCommit,
 }
 

@@ -113,7 +113,14 @@ pub(crate) fn commit_group(
         })
         .collect();
     let record = Record { pid: std::process::id(), entries };
-    let (record_file, prep) = write_record(jdir.as_fd(), &id, &record).map_err(|err| (0, err.into()))?;
+    let (record_file, prep) = match write_record(jdir.as_fd(), &id, &record) {
+        Ok(written) => written,
+        Err(err) => {
+            drop(jdir);
+            journal.tidy();
+            return Err((0, err.into()));
+        }
+    };
     let group = Group { jdir: jdir.as_fd(), members, record: &record };
     let result = group.run(&id, &prep, hook);
     if result.is_err() {
@@ -179,7 +186,8 @@ impl Group<'_> {
         }
         // Stage intent: replace the files.
         for (i, (member, entry)) in self.members.iter().zip(&self.record.entries).enumerate() {
-            if let Err(err) = replace(member, entry) {
+            let replaced = replace(member, entry).and_then(|()| hook(Stage::AfterCommit, &member.target.real));
+            if let Err(err) = replaced {
                 rollback(self.jdir, &self.record.entries, Phase::Intent);
                 return Err((i, err.into()));
             }
@@ -194,9 +202,6 @@ impl Group<'_> {
         // Stage commit: the group is in; clean up.
         rollback(self.jdir, &self.record.entries, Phase::Commit);
         let _ = rustix::fs::unlinkat(self.jdir, format!("{id}.commit").as_str(), AtFlags::empty());
-        for (i, member) in self.members.iter().enumerate() {
-            hook(Stage::AfterCommit, &member.target.real).map_err(|err| (i, err.into()))?;
-        }
         Ok(())
     }
 
