@@ -18,10 +18,13 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod atomic;
 pub mod budget;
+pub mod confine;
 pub mod diff;
 pub mod error;
 pub mod fsio;
+pub mod journal;
 pub mod ledger;
 pub mod log;
 pub mod paths;
