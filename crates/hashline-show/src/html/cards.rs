@@ -93,9 +93,9 @@ impl Page {
         let texts: Vec<&str> = read.lines.iter().map(|l| l.text.as_str()).collect();
         let tokens = self.highlighter.tokens(read.lang.as_deref(), &texts);
         for (line, tokens) in read.lines.iter().zip(&tokens) {
-            let _ = write!(self.out, "<span class=\"ln\">{}</span>", line.number);
+            let _ = write!(self.out, "<span class=ln>{}</span>", line.number);
             if let Some(hash) = &line.hash {
-                let _ = write!(self.out, "<span class=\"hx\">:{}|</span>", Escaped(hash));
+                let _ = write!(self.out, "<span class=hx>:{}|</span>", Escaped(hash));
             }
             self.highlighted(&line.text, tokens);
             self.out.push('\n');
@@ -152,7 +152,7 @@ impl Page {
                     self.path_link(call, &file.path);
                     self.out.push_str("</div><pre class=\"matches\">");
                     for m in &file.matches {
-                        let _ = writeln!(self.out, "<span class=\"ln\">{}</span>{}", m.line_number, Escaped(&m.line));
+                        let _ = writeln!(self.out, "<span class=ln>{}</span>{}", m.line_number, Escaped(&m.line));
                     }
                     self.out.push_str("</pre></div>");
                 }
@@ -202,7 +202,7 @@ impl Page {
                 let _ = write!(self.out, "{}", Escaped(piece));
             } else {
                 let class = self.class_of(token.style);
-                let _ = write!(self.out, "<span class=\"h{class}\">{}</span>", Escaped(piece));
+                let _ = write!(self.out, "<span class=h{class}>{}</span>", Escaped(piece));
             }
         }
     }
