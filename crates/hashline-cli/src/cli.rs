@@ -127,6 +127,21 @@ pub enum Command {
     /// connection). Roots: --root if given, else the client's file:// roots, else the
     /// current directory.
     Mcp,
+    /// Draw a session log's calls and results as cards: in the terminal (colour only on a
+    /// terminal; NO_COLOR honoured), or as one self-contained web page with --html.
+    Show {
+        /// The session log (JSON lines, as written by --log).
+        log: PathBuf,
+        /// Write one self-contained web page to this file instead of printing.
+        #[arg(long, value_name = "OUT.html")]
+        html: Option<PathBuf>,
+        /// Only the call with this id (and the calls nested in it).
+        #[arg(long = "call", value_name = "ID")]
+        call_id: Option<String>,
+        /// Plain text without colours, even on a terminal (for pagers and files).
+        #[arg(long)]
+        plain: bool,
+    },
 }
 
 impl Command {
@@ -200,7 +215,7 @@ impl Command {
                 put("regex", regex.then_some(json!(true)));
                 "find"
             }
-            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp => {
+            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp | Command::Show { .. } => {
                 anyhow::bail!("not a tool subcommand")
             }
         };
