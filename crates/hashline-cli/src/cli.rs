@@ -110,6 +110,31 @@ pub enum Command {
         #[arg(long)]
         regex: bool,
     },
+    /// Search file contents (anchored rows for every match).
+    Grep {
+        /// A regular expression (or text with --literal).
+        pattern: String,
+        /// The directory or file to search (default: the working directory).
+        path: Option<String>,
+        /// Only files matching this glob (e.g. '*.rs').
+        #[arg(long)]
+        glob: Option<String>,
+        /// Ignore case.
+        #[arg(long, short = 'i')]
+        ignore_case: bool,
+        /// Match the pattern as plain text.
+        #[arg(long, short = 'F')]
+        literal: bool,
+        /// Lines of context around each match.
+        #[arg(long, short = 'C')]
+        context: Option<u32>,
+        /// At most this many matches (default 100).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Per-file match counts only.
+        #[arg(long)]
+        summary: bool,
+    },
     /// Print every tool's name, description, annotations and JSON schemas.
     Tools,
     /// Run one tool with JSON arguments (`-` reads them from standard input) and print
@@ -214,6 +239,17 @@ impl Command {
                 put("maxSize", max_size.as_ref().map(|s| json!(s)));
                 put("regex", regex.then_some(json!(true)));
                 "find"
+            }
+            Command::Grep { pattern, path, glob, ignore_case, literal, context, limit, summary } => {
+                put("pattern", Some(json!(pattern)));
+                put("path", path.as_ref().map(|p| json!(p)));
+                put("glob", glob.as_ref().map(|g| json!(g)));
+                put("ignoreCase", ignore_case.then_some(json!(true)));
+                put("literal", literal.then_some(json!(true)));
+                put("context", context.map(Value::from));
+                put("limit", limit.map(Value::from));
+                put("summary", summary.then_some(json!(true)));
+                "grep"
             }
             Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp | Command::Show { .. } => {
                 anyhow::bail!("not a tool subcommand")
