@@ -36,8 +36,10 @@ fn anchor(line: u32, text: &str) -> String {
 }
 
 fn spawn(root: &Path, tool: &str, args: serde_json::Value) -> Child {
+    // Stateless: these races are about the file system, not the session (whose lock
+    // would make the processes take turns).
     Command::new(env!("CARGO_BIN_EXE_hashline"))
-        .args(["--root"])
+        .args(["--stateless", "--root"])
         .arg(root)
         .args(["call", tool, &args.to_string()])
         .stdout(Stdio::piped())

@@ -62,7 +62,7 @@ fn every_tool_refuses_every_path_attack() {
         for (tool, args) in calls {
             tried += 1;
             let out = Command::new(env!("CARGO_BIN_EXE_hashline"))
-                .arg("--root")
+                .args(["--stateless", "--root"])
                 .arg(base.join("r"))
                 .args(["call", tool, &args.to_string()])
                 .current_dir(base.join("r"))
