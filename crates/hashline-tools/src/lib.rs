@@ -18,15 +18,19 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod atomic;
 pub mod budget;
+pub mod confine;
 pub mod diff;
 pub mod error;
 pub mod fsio;
+pub mod journal;
 pub mod ledger;
 pub mod log;
 pub mod paths;
 pub mod ptc;
 pub mod result;
+pub mod schema;
 pub mod session;
 pub mod tools;
 pub mod warning;

@@ -57,6 +57,36 @@ fn schemas_are_self_contained_objects() {
     }
 }
 
+/// A validating client (the TypeScript MCP SDK validates error results too) must accept
+/// every result: each output schema is `{tool, ok}` plus a `oneOf` tagged by `ok` — the
+/// tool's value, or the one error envelope that every tool shares.
+#[test]
+fn output_schemas_are_the_value_or_the_shared_error_envelope() {
+    let toolbox = Toolbox::new();
+    let envelope = toolbox.tools()[0].output_schema()["oneOf"][1].clone();
+    assert_eq!(envelope["title"], "ToolFailure");
+    assert_eq!(envelope["properties"]["ok"], json!({"const": false}));
+    for tool in toolbox.tools() {
+        let schema = tool.output_schema();
+        assert_eq!(schema["properties"]["tool"]["const"], tool.name);
+        assert_eq!(schema["required"], json!(["tool", "ok"]));
+        let branches = schema["oneOf"].as_array().expect("oneOf");
+        assert_eq!(branches.len(), 2, "{}", tool.name);
+        assert_eq!(branches[0]["properties"]["ok"], json!({"const": true}), "{}", tool.name);
+        assert_eq!(branches[1], envelope, "{}: one envelope for all tools", tool.name);
+    }
+}
+
+/// Standard validators know no `uint32`-style formats (Ajv warns about each one).
+#[test]
+fn schemas_have_no_custom_formats() {
+    for tool in Toolbox::new().tools() {
+        for schema in [tool.input_schema(), tool.output_schema()] {
+            assert!(!schema.to_string().contains("\"format\""), "{} has a format", tool.name);
+        }
+    }
+}
+
 #[test]
 fn unknown_tools_are_error_results() {
     let (_dir, session) = workspace();
