@@ -353,6 +353,19 @@ mod tests {
     }
 
     #[test]
+    fn images_are_one_line_in_raw_text() {
+        let record = ToolResultRecord {
+            content: vec![
+                hashline_view::ContentBlock::text("see"),
+                hashline_view::ContentBlock::Image { data: "aGk=".into(), mime_type: "image/png".into() },
+            ],
+            is_error: false,
+            meta: None,
+        };
+        assert_eq!(raw_text(&record, false), "see\n[image image/png, 4 bytes of base64]");
+    }
+
+    #[test]
     fn only_keeps_one_call_and_names_the_known_ones() {
         let timeline = Timeline::from_log_text(LOG);
         let one = timeline.only("p").expect("known");

@@ -1,8 +1,8 @@
 //! # hashline-tools
 //!
 //! The session, the path policy, file I/O and the tools of hashline. Each tool is a
-//! [`Tool`](result::Tool): typed arguments in, a typed value plus model-facing text and
-//! presentation meta out; [`execute`](result::execute) runs one on JSON arguments and
+//! [`Tool`]: typed arguments in, a typed value plus model-facing text and
+//! presentation meta out; [`execute`] runs one on JSON arguments and
 //! returns the JSON projection every front end shares (SPEC §4.1).
 //!
 //! ```

@@ -1,4 +1,4 @@
-//! The edit engine (SPEC §3, §5.4): pure, no I/O. It takes a [`Document`] and a batch of
+//! The edit engine (SPEC §3, §5.4): pure, no I/O. It takes a [`Document`](crate::Document) and a batch of
 //! [`EditOp`]s, validates every anchor and every rule before changing anything, applies
 //! the batch in one pass over the original lines, and returns the new document, the
 //! change map (old line → new line, for re-mapping anchors), and what happened.
