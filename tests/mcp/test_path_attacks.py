@@ -52,6 +52,7 @@ async def test_every_tool_refuses_every_path_attack(tmp_path: Path):
                     ("edit", {"path": path, "edits": [{"replace": {"old_text": "secret", "new_text": "owned"}}]}),
                     ("ls", {"path": path}),
                     ("find", {"path": path, "pattern": "*"}),
+                    ("grep", {"path": path, "pattern": "secret"}),
                 ]
                 for tool, arguments in calls:
                     tried += 1

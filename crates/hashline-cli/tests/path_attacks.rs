@@ -58,6 +58,7 @@ fn every_tool_refuses_every_path_attack() {
             ("edit", json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "owned"}}]})),
             ("ls", json!({"path": path})),
             ("find", json!({"path": path, "pattern": "*"})),
+            ("grep", json!({"path": path, "pattern": "secret"})),
         ];
         for (tool, args) in calls {
             tried += 1;

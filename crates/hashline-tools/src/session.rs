@@ -158,19 +158,25 @@ impl Session {
     /// file to the ledger, the locks and the duplicate checks (SPEC §7.4).
     pub fn resolve(&self, raw: &str) -> Result<ResolvedPath, ToolError> {
         let mut path = paths::resolve(raw, self.cwd(), &self.roots, self.confined)?;
-        if let Some((id, nlink)) = FileId::of_path(&path.real)
-            && nlink > 1
-        {
-            let mut aliases = self.aliases.lock().unwrap_or_else(|p| p.into_inner());
-            let key = aliases.entry(id).or_insert_with(|| {
-                let ledger = self.ledger();
-                let known =
-                    ledger.paths().find(|p| *p != path.real && FileId::of_path(p).is_some_and(|(i, _)| i == id));
-                known.map_or_else(|| path.real.clone(), Path::to_path_buf)
-            });
-            path.key = key.clone();
-        }
+        path.key = self.key_of(&path.real);
         Ok(path)
+    }
+
+    /// The identity key of the file at `real` (see [`Session::resolve`]): `real` itself
+    /// unless the file has several hard links and the session knows it by another name.
+    pub fn key_of(&self, real: &Path) -> PathBuf {
+        let Some((id, _)) = FileId::of_path(real).filter(|(_, nlink)| *nlink > 1) else {
+            return real.to_path_buf();
+        };
+        let mut aliases = self.aliases.lock().unwrap_or_else(|p| p.into_inner());
+        aliases
+            .entry(id)
+            .or_insert_with(|| {
+                let ledger = self.ledger();
+                let known = ledger.paths().find(|p| *p != real && FileId::of_path(p).is_some_and(|(i, _)| i == id));
+                known.map_or_else(|| real.to_path_buf(), Path::to_path_buf)
+            })
+            .clone()
     }
 
     /// The directory handle of the root `path` lies below.

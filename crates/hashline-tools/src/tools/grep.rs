@@ -280,8 +280,9 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         })
         .collect();
     for file in &admitted.files {
-        session.record_served(&file.hits.path, file.lines.iter().map(|l| (l.line, l.hash)), false);
-        session.note_visible(&file.hits.path, ctx);
+        let key = session.key_of(&file.hits.path);
+        session.record_served(&key, file.lines.iter().map(|l| (l.line, l.hash)), false);
+        session.note_visible(&key, ctx);
     }
     let returned_matches = records.iter().filter(|r| r.kind == RecordKind::Match).count() as u64;
     let files = found
