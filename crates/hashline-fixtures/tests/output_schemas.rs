@@ -13,18 +13,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use hashline::tools::fsio::{MAX_FILE_BYTES, WriteState, write_atomic};
+use std::os::unix::fs::PermissionsExt;
+
+use hashline::tools::atomic::Stage;
+use hashline::tools::fsio::MAX_FILE_BYTES;
 use hashline::tools::schema::{STANDARD_FORMATS, failure_schema};
 use hashline::{CallContext, ErrorCode, Session, SessionConfig, ToolError, ToolResult, Toolbox};
 use hashline_fixtures::discover;
 use jsonschema::Validator;
 use serde_json::{Value, json};
 
-/// Codes that no call can produce in this build: their features (syntax validation, grep,
+/// Codes that no call can produce in this build: their features (syntax validation,
 /// ast_search, symbol reads) are not built yet. Their envelopes are still checked, built
 /// directly, for every tool. A code that becomes producible moves to the table below.
-const NOT_PRODUCIBLE_YET: &[&str] =
-    &["syntax-regression", "invalid-pattern", "pattern-parse-error", "read-snapshot-unavailable"];
+const NOT_PRODUCIBLE_YET: &[&str] = &["syntax-regression", "pattern-parse-error", "read-snapshot-unavailable"];
 
 fn committed() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
@@ -117,7 +119,7 @@ fn every_fixture_result_matches_its_tools_output_schema() {
     }
 }
 
-/// A workspace with one file per case, and sessions whose writer fails on purpose.
+/// A workspace with one file per case, and sessions whose commits are tampered with.
 struct Setup {
     dir: tempfile::TempDir,
     session: Session,
@@ -151,9 +153,9 @@ impl Setup {
         self.dir.path().join(name)
     }
 
-    /// A session on the same workspace whose writer is `writer`.
-    fn with_writer(&self, writer: impl Fn(&Path, &[u8]) -> io::Result<WriteState> + Send + Sync + 'static) -> Session {
-        Session::new(SessionConfig::builder().root(self.dir.path()).writer(writer).build()).expect("session")
+    /// A session on the same workspace that runs `hook` at each commit stage.
+    fn with_hook(&self, hook: impl Fn(Stage, &Path) -> io::Result<()> + Send + Sync + 'static) -> Session {
+        Session::new(SessionConfig::builder().root(self.dir.path()).hook(hook).build()).expect("session")
     }
 
     /// Reads `name` in `session` and returns the anchor of line `n`.
@@ -179,17 +181,23 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
     std::fs::write(setup.path("short.txt"), "one\n").expect("external change");
     setup.anchor(main, "a.txt", 1);
     let (t1, t2) = (setup.anchor(main, "t.txt", 1), setup.anchor(main, "t.txt", 2));
-    let corrupting = setup.with_writer(|path, bytes| write_atomic(path, &bytes[..bytes.len() - 1]));
+    // Commits tampered with right after they land: the bytes read back differ, or are gone.
+    let corrupting = setup.with_hook(|stage, path| {
+        if stage == Stage::AfterCommit {
+            let bytes = std::fs::read(path)?;
+            std::fs::write(path, &bytes[..bytes.len().saturating_sub(1)])?;
+        }
+        Ok(())
+    });
     let verify = setup.anchor(&corrupting, "verify.txt", 1);
-    let vanishing = setup.with_writer(|path, bytes| {
-        let state = write_atomic(path, bytes)?;
-        std::fs::remove_file(path)?;
-        Ok(state)
+    let vanishing = setup.with_hook(|stage, path| {
+        if stage == Stage::AfterCommit {
+            std::fs::remove_file(path)?;
+        }
+        Ok(())
     });
     let vanish = setup.anchor(&vanishing, "vanish.txt", 1);
-    // Root may open any file, so the OS refusal comes from the writer, through the same
-    // error mapping as a real EACCES.
-    let denying = setup.with_writer(|_, _| Err(io::Error::from(io::ErrorKind::PermissionDenied)));
+    std::fs::set_permissions(setup.path("denied.txt"), std::fs::Permissions::from_mode(0o444)).expect("chmod");
 
     let table: Vec<(&str, &Session, &str, Value)> = vec![
         ("invalid-null", main, "read", json!({"path": null})),
@@ -204,7 +212,7 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
         ("path-is-directory", main, "write", json!({"path": "dir", "content": "x"})),
         ("path-not-directory", main, "ls", json!({"path": "a.txt"})),
         ("path-outside-root", main, "read", json!({"path": "../outside.txt"})),
-        ("permission-denied", &denying, "write", json!({"path": "denied.txt", "content": "b"})),
+        ("permission-denied", main, "write", json!({"path": "denied.txt", "content": "b"})),
         ("fs-error", main, "write", json!({"path": "a.txt/child.txt", "content": "x"})),
         ("file-too-large", main, "read", json!({"path": "huge.log"})),
         ("offset-past-end", main, "read", json!({"path": "a.txt", "offset": 99})),
@@ -240,6 +248,7 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
         ),
         ("bare-cr", main, "write", json!({"path": "cr.txt", "content": "a\rb"})),
         ("unsupported-language", main, "read", json!({"path": "a.txt", "map": true})),
+        ("invalid-pattern", main, "grep", json!({"pattern": "(unclosed"})),
         (
             "post-edit-verification-read-failed",
             &vanishing,

@@ -50,6 +50,8 @@ pub enum Meta {
     Diffs(hashline_view::DiffsMeta),
     /// Listed paths (`ls`, `find`).
     Paths(hashline_view::PathsMeta),
+    /// Matching lines by file (`grep`, `ast_search`).
+    Matches(hashline_view::MatchesMeta),
 }
 
 impl Meta {
@@ -59,6 +61,7 @@ impl Meta {
             Meta::Read(meta) => serde_json::to_value(meta),
             Meta::Diffs(meta) => serde_json::to_value(meta),
             Meta::Paths(meta) => serde_json::to_value(meta),
+            Meta::Matches(meta) => serde_json::to_value(meta),
         };
         value.unwrap_or(Value::Null)
     }
@@ -73,6 +76,12 @@ impl From<hashline_view::ReadMeta> for Meta {
 impl From<hashline_view::DiffsMeta> for Meta {
     fn from(meta: hashline_view::DiffsMeta) -> Self {
         Meta::Diffs(meta)
+    }
+}
+
+impl From<hashline_view::MatchesMeta> for Meta {
+    fn from(meta: hashline_view::MatchesMeta) -> Self {
+        Meta::Matches(meta)
     }
 }
 
