@@ -23,7 +23,7 @@ mod script;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-pub use record::{Recording, record};
+pub use record::{Recording, record, record_observed};
 pub use schemas::schema_files;
 pub use script::{Call, External, Script, Step};
 
@@ -83,11 +83,19 @@ pub struct Fixture {
 impl Fixture {
     /// Reads the script and records the fixture.
     pub fn record(&self) -> Result<Recording, FixtureError> {
+        self.record_observed(|_, _| {})
+    }
+
+    /// Like [`Fixture::record`], and hands every call's full result to `observe`.
+    pub fn record_observed(
+        &self,
+        observe: impl FnMut(&Call, &hashline::ToolResult),
+    ) -> Result<Recording, FixtureError> {
         let text = std::fs::read_to_string(self.dir.join(SCRIPT))
             .map_err(|e| FixtureError::io(&format!("read {}/{SCRIPT}", self.name), e))?;
         let script: Script = serde_json::from_str(&text)
             .map_err(|e| FixtureError::Script(format!("{}/{SCRIPT} is not a valid script: {e}", self.name)))?;
-        record(&self.dir.join(WORKSPACE), &script)
+        record_observed(&self.dir.join(WORKSPACE), &script, observe)
             .map_err(|e| FixtureError::Script(format!("recording {} failed: {e}", self.name)))
     }
 }

@@ -40,6 +40,16 @@ impl Write for Buffer {
 /// Plays `script` against a temporary copy of `workspace` and returns the recording.
 /// The copy is removed before this returns.
 pub fn record(workspace: &Path, script: &Script) -> Result<Recording, FixtureError> {
+    record_observed(workspace, script, |_, _| {})
+}
+
+/// Like [`record`], and hands every call's full result (structured value included, which
+/// the log does not keep) to `observe`, in call order.
+pub fn record_observed(
+    workspace: &Path,
+    script: &Script,
+    mut observe: impl FnMut(&Call, &ToolResult),
+) -> Result<Recording, FixtureError> {
     let scratch = tempfile::tempdir().map_err(|e| FixtureError::io("create a scratch directory", e))?;
     let root = scratch.path().join("workspace");
     copy_tree(workspace, &root)?;
@@ -57,6 +67,7 @@ pub fn record(workspace: &Path, script: &Script) -> Result<Recording, FixtureErr
                 let nested = call.parent.is_some();
                 views.push(EventView::Call { call_id: call.id.clone(), view: call_view(&call.tool, &args, nested) });
                 let result = toolbox.execute(&session, &call.tool, args.clone(), &context(call));
+                observe(call, &result);
                 views.push(result_view(call, &args, &result));
             }
             Step::Parallel(calls) => {
@@ -84,6 +95,7 @@ pub fn record(workspace: &Path, script: &Script) -> Result<Recording, FixtureErr
                 .ok_or_else(|| FixtureError::Script("a parallel call named an unknown tool or panicked".into()))?;
                 for ((call, args), result) in calls.iter().zip(&args).zip(&results) {
                     session.log_result(&call.id, result);
+                    observe(call, result);
                     views.push(result_view(call, args, result));
                 }
             }

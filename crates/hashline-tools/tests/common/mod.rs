@@ -2,8 +2,11 @@
 
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use hashline_tools::schema::output_schema;
 use hashline_tools::{CallContext, Session, SessionConfig, Tool, ToolResult, execute};
 use serde_json::Value;
 
@@ -41,9 +44,12 @@ impl Workspace {
         path
     }
 
-    /// Runs a tool on JSON arguments as a top-level call.
+    /// Runs a tool on JSON arguments as a top-level call; the structured value, success
+    /// or error, must be valid against the tool's output schema.
     pub fn call<T: Tool>(&self, args: Value) -> ToolResult {
-        execute::<T>(&self.session, args, &CallContext::top_level())
+        let result = execute::<T>(&self.session, args.clone(), &CallContext::top_level());
+        assert_matches_output_schema::<T>(&result, &args);
+        result
     }
 
     /// Replaces the workspace path with `{{cwd}}` so snapshots are stable.
@@ -84,4 +90,26 @@ pub fn code(result: &ToolResult) -> &str {
 /// Whether a path exists without following symlinks.
 pub fn exists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
+}
+
+/// Fails when a result's structured value does not match its tool's output schema (read
+/// by a standard JSON Schema 2020-12 validator).
+pub fn assert_matches_output_schema<T: Tool>(result: &ToolResult, args: &Value) {
+    static VALIDATORS: OnceLock<Mutex<HashMap<&'static str, Arc<jsonschema::Validator>>>> = OnceLock::new();
+    let validator =
+        {
+            let mut map = VALIDATORS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+            let schema = output_schema::<T>();
+            Arc::clone(map.entry(T::NAME).or_insert_with(|| {
+                Arc::new(jsonschema::draft202012::new(&schema).expect("the output schema compiles"))
+            }))
+        };
+    let value = result.ptc_value();
+    let errors: Vec<String> = validator.iter_errors(value).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(
+        errors.is_empty(),
+        "{} {args}: the result does not match the output schema:\n{}\nvalue: {value:#}",
+        T::NAME,
+        errors.join("\n")
+    );
 }
