@@ -110,7 +110,7 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         listed = {tool.name: tool for tool in (await session.list_tools()).tools}
         expected = {entry["name"]: entry for entry in registry()}
         assert listed.keys() == expected.keys()
-        assert {"read", "edit", "write", "ls", "find", "grep"} <= listed.keys() <= READ_ONLY | DESTRUCTIVE
+        assert {"read", "edit", "write", "ls", "find", "grep", "ast_search"} == listed.keys() <= READ_ONLY | DESTRUCTIVE
         for name, tool in listed.items():
             entry = expected[name]
             assert tool.description == entry["description"]
@@ -218,6 +218,15 @@ async def test_grep_rows_edit_without_a_read(tmp_path: Path):
 
         result, text, value = await call(session, "grep", {"pattern": "("})
         assert result.is_error and value["error"]["code"] == "invalid-pattern"
+
+        # ast_search: anchored rows for the structural matches, the same anchors in the value.
+        result, text, value = await call(session, "ast_search", {"pattern": "alpha($$$)", "lang": "python"})
+        assert not result.is_error, text
+        assert text.splitlines()[0] == "--- src/b.py ---"
+        assert rows(text.replace(">>", "")) == [line["anchor"] for f in value["files"] for line in f["lines"]]
+        assert value["totalMatches"] == 1
+        result, text, value = await call(session, "ast_search", {"pattern": "def (", "lang": "python"})
+        assert result.is_error and value["error"]["code"] == "pattern-parse-error"
 
 
 async def test_client_roots_become_the_session_roots(tmp_path: Path):

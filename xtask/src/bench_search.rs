@@ -26,6 +26,16 @@ const PATTERNS: &[(&str, &str, bool, bool)] = &[
 /// The ratio SPEC §11 allows grep and find against ripgrep.
 const GREP_TARGET: f64 = 1.2;
 
+/// Structural patterns (Rust), compared with `ast-grep run`.
+const AST_PATTERNS: &[(&str, &str)] = &[
+    ("method call", "$X.unwrap()"),
+    ("fn returning Result", "fn $NAME($$$ARGS) -> Result<$$$T> { $$$BODY }"),
+    ("trait impl", "impl $T for $U { $$$ITEMS }"),
+];
+
+/// The ratio SPEC §11 allows ast_search against `ast-grep run`.
+const AST_TARGET: f64 = 1.0;
+
 /// Runs the grep and find comparisons; `cli` is the release `hashline` binary.
 pub fn run(root: &Path, cli: &Path, runs: usize) -> Result<()> {
     let corpus = corpus::freeze(root)?;
@@ -43,11 +53,65 @@ pub fn run(root: &Path, cli: &Path, runs: usize) -> Result<()> {
         verdicts.extend(grep_case(&corpus, cli, &rg, threads, runs, label, pattern, literal, ignore_case)?);
     }
     verdicts.extend(find_case(&corpus, cli, &rg, threads, runs)?);
-    println!("\nSearch targets (p50 ratio ≤ {GREP_TARGET}x ripgrep):");
-    for (what, ratio) in verdicts {
-        println!("  {what:<44} {ratio:.2}x  {}", if ratio <= GREP_TARGET { "met" } else { "NOT met" });
+    let sg = peer("ast-grep", "ast-grep-cli")?;
+    let mut ast_verdicts = Vec::new();
+    for &(label, pattern) in AST_PATTERNS {
+        ast_verdicts.extend(ast_case(&corpus, cli, &sg, threads, runs, label, pattern)?);
+    }
+    println!("\nSearch targets (p50 ratios):");
+    for (what, ratio, target) in verdicts
+        .into_iter()
+        .map(|(w, r)| (w, r, GREP_TARGET))
+        .chain(ast_verdicts.into_iter().map(|(w, r)| (w, r, AST_TARGET)))
+    {
+        println!("  {what:<48} {ratio:.2}x (≤ {target})  {}", if ratio <= target { "met" } else { "NOT met" });
     }
     Ok(())
+}
+
+/// `ast_search` beside `ast-grep run -l rust` on the corpus, counts checked first.
+fn ast_case(
+    corpus: &Corpus,
+    cli: &Path,
+    sg: &Path,
+    threads: usize,
+    runs: usize,
+    label: &str,
+    pattern: &str,
+) -> Result<Vec<(String, f64)>> {
+    let dir = corpus.dir.to_string_lossy().into_owned();
+    let sg_args = ["run", "-p", pattern, "-l", "rust", "-j", &threads.to_string(), &dir].map(str::to_owned);
+    let mut json_sg = sg_args.to_vec();
+    json_sg.insert(1, "--json=stream".to_owned());
+    let sg_count = count_lines(Command::new(sg).args(&json_sg))?;
+    let query = hashline_search::AstQuery::new(pattern, Some(hashline_search::LanguageId::Rust))
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
+    let engine = || hashline_search::ast_search(&corpus.dir, &query, None, threads).map(|found| found.total_matches);
+    let engine_count = engine()?;
+    let cli_args = ["--root", &dir, "search", pattern, &dir, "--lang", "rust"].map(str::to_owned);
+    let mut json_args = vec!["--json".to_owned()];
+    json_args.extend(cli_args.iter().cloned());
+    let cli_count = cli_json(cli, &json_args)?["details"]["ptcValue"]["totalMatches"].as_u64().unwrap_or(u64::MAX);
+    println!("\nast_search {label} `{pattern}`: matches ast-grep {sg_count}, engine {engine_count}, CLI {cli_count}");
+    if sg_count != engine_count || sg_count != cli_count {
+        bail!(
+            "ast_search {label}: the match counts differ (ast-grep {sg_count}, engine {engine_count}, CLI {cli_count})"
+        );
+    }
+    let sg_run = || timed(Command::new(sg).args(&sg_args));
+    let engine_run = || {
+        let start = Instant::now();
+        engine()?;
+        Ok(start.elapsed())
+    };
+    let pair = measure_pair(runs, sg_run, engine_run)?;
+    report("ast-grep run", "in-process", &pair);
+    let mut verdicts = vec![(format!("ast_search {label}, in-process engine"), ratio(&pair))];
+    let cli_run = || timed(Command::new(cli).args(&cli_args));
+    let pair = measure_pair(runs, sg_run, cli_run)?;
+    report("ast-grep run", "hashline search", &pair);
+    verdicts.push((format!("ast_search {label}, CLI"), ratio(&pair)));
+    Ok(verdicts)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -147,6 +147,22 @@ pub enum Command {
         #[arg(long)]
         summary: bool,
     },
+    /// Search code by structure (ast_search): an ast-grep pattern such as '$X.unwrap()'.
+    Search {
+        /// The pattern.
+        pattern: String,
+        /// The directory or file to search (default: the working directory).
+        path: Option<String>,
+        /// The language (rust, c, cpp, python, javascript, typescript, tsx, java, go).
+        #[arg(long, short = 'l')]
+        lang: Option<String>,
+        /// Only files matching this glob.
+        #[arg(long)]
+        glob: Option<String>,
+        /// At most this many raw matches (default 100).
+        #[arg(long)]
+        limit: Option<u32>,
+    },
     /// Print every tool's name, description, annotations and JSON schemas.
     Tools,
     /// Run one tool with JSON arguments (`-` reads them from standard input) and print
@@ -262,6 +278,14 @@ impl Command {
                 put("limit", limit.map(Value::from));
                 put("summary", summary.then_some(json!(true)));
                 "grep"
+            }
+            Command::Search { pattern, path, lang, glob, limit } => {
+                put("pattern", Some(json!(pattern)));
+                put("path", path.as_ref().map(|p| json!(p)));
+                put("lang", lang.as_ref().map(|l| json!(l)));
+                put("glob", glob.as_ref().map(|g| json!(g)));
+                put("limit", limit.map(Value::from));
+                "ast_search"
             }
             Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp | Command::Show { .. } => {
                 anyhow::bail!("not a tool subcommand")

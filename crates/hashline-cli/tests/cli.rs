@@ -148,7 +148,7 @@ fn tools_lists_every_tool_with_schemas() {
     let out = dir.run(&["tools"], None);
     let tools: Value = serde_json::from_str(&stdout(&out)).expect("json");
     let names: Vec<&str> = tools.as_array().expect("array").iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["read", "edit", "write", "ls", "find", "grep"]);
+    assert_eq!(names, ["read", "edit", "write", "ls", "find", "grep", "ast_search"]);
     for tool in tools.as_array().expect("array") {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
         assert!(tool["outputSchema"]["properties"]["tool"].is_object());
@@ -171,4 +171,15 @@ fn grep_prints_sections_of_anchored_rows() {
     let out = dir.run(&["--json", "grep", "(", "--literal", "--limit", "1"], None);
     let result: Value = serde_json::from_str(&stdout(&out)).expect("json");
     assert_eq!(result["details"]["ptcValue"]["completeness"]["search"], "complete");
+}
+
+#[test]
+fn search_prints_structural_matches() {
+    let dir = Dir::new();
+    std::fs::write(dir.0.path().join("m.rs"), "fn main() {\n    x.unwrap();\n}\n").expect("write");
+    let out = dir.run(&["search", "$X.unwrap()", "--lang", "rust"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "--- m.rs ---\n>>2:c0f|    x.unwrap();\n");
+    let out = dir.run(&["search", "x", "-l", "cobol"], None);
+    assert_eq!(out.status.code(), Some(1));
 }

@@ -7,6 +7,9 @@
 //! part of line 1, `\r\n` ends a line like `\n`, and a file with bare `\r` line endings is
 //! searched line by line on the real model, so its anchors are right too.
 //!
+//! Structural search ([`ast_search`]) runs `ast-grep-core` patterns over the grammars of
+//! `hashline-syntax`'s language registry, with the same walk.
+//!
 //! Results come back sorted by path, whatever the number of threads.
 //!
 //! ```
@@ -25,10 +28,13 @@
 //! ```
 #![warn(missing_docs)]
 
+mod ast;
 mod query;
 mod scan;
 mod walk;
 
+pub use ast::{AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, ast_search, merge_ranges};
+pub use hashline_syntax::LanguageId;
 pub use query::{CompiledQuery, Query, QueryError};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
 pub use walk::{SearchError, SearchOptions, SearchOutcome, relative_to, search, search_file};

@@ -107,19 +107,26 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         }
         return Ok(outcome);
     }
-    let mut walk = WalkBuilder::new(root);
-    walk.threads(options.threads).add_custom_ignore_filename(".rgignore");
-    if let Some(glob) = &options.glob {
-        let glob_error = |err: ignore::Error| SearchError::Glob { glob: glob.clone(), message: err.to_string() };
-        let mut overrides = OverrideBuilder::new(root);
-        overrides.add(glob).map_err(glob_error)?;
-        walk.overrides(overrides.build().map_err(glob_error)?);
-    }
+    let walk = walker(root, options.threads, options.glob.as_deref())?;
     let gathered = Mutex::new(SearchOutcome::default());
     walk.build_parallel().visit(&mut Workers { query, keep: options.keep_per_file, gathered: &gathered });
     let mut outcome = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Ok(outcome)
+}
+
+/// The walker of a directory search: `rg`'s rules (the `ignore` defaults plus `.rgignore`),
+/// `threads` (0 = one per core), and the optional `rg --glob` filter.
+pub(crate) fn walker(root: &Path, threads: usize, glob: Option<&str>) -> Result<WalkBuilder, SearchError> {
+    let mut walk = WalkBuilder::new(root);
+    walk.threads(threads).add_custom_ignore_filename(".rgignore");
+    if let Some(glob) = glob {
+        let glob_error = |err: ignore::Error| SearchError::Glob { glob: glob.to_owned(), message: err.to_string() };
+        let mut overrides = OverrideBuilder::new(root);
+        overrides.add(glob).map_err(glob_error)?;
+        walk.overrides(overrides.build().map_err(glob_error)?);
+    }
+    Ok(walk)
 }
 
 fn read_into(path: &Path, buffer: &mut Vec<u8>) -> io::Result<()> {

@@ -38,5 +38,5 @@ pub mod warning;
 pub use error::{ErrorCode, ToolError};
 pub use result::{CallContext, Tool, ToolOutput, ToolResult, ToolValue, execute};
 pub use session::{Session, SessionConfig};
-pub use tools::{edit, find, grep, ls, read, write};
+pub use tools::{ast_search, edit, find, grep, ls, read, write};
 pub use warning::{Warning, WarningCode};

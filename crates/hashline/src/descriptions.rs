@@ -33,6 +33,15 @@ per file `--- path (K matches) ---` and rows `path:>>LINE:HASH|text` for matches
 order; above 50 matches each file shows its first 10. `summary: true` gives per-file counts only. \
 `details.ptcValue.completeness` says exactly what was left out.";
 
+/// `ast_search`.
+pub const AST_SEARCH: &str = "Search code by structure (ast-grep patterns, in process over tree-sitter grammars) and get \
+edit-ready anchored rows. `pattern` is code of the language with metavariables: `$X` matches one node, `$$$ARGS` any \
+number, e.g. `$X.unwrap()`, `fn $NAME($$$ARGS) -> Result<$$$T>`, `console.log($$$)`. `lang`: rust, c, cpp, python, \
+javascript, typescript (also .tsx files), tsx, java, go; inferred per file from the extension when absent. `path` (a \
+directory or one file) and `glob` narrow it. Output: `--- path ---` then rows `>>LINE:HASH|text` for matched lines \
+(nearby matches merge into one block); the anchors work in edit directly. `limit` (default 100) caps raw matches in \
+path order; a block too large for the 2000-line / 50 KB budget is left out with a notice.";
+
 /// `edit`.
 pub const EDIT: &str = "Edit a text file by anchors. Each item of `edits` has exactly one key: \
 `set_line {anchor, new_text}` replaces one line (`new_text: \"\"` deletes it, `\"\\n\"` leaves an empty line); \

@@ -44,6 +44,7 @@ pub use hashline_core as core;
 pub use hashline_tools as tools;
 pub use hashline_view as view;
 
+pub use hashline_tools::ast_search::{AstSearchArgs, AstSearchValue};
 pub use hashline_tools::edit::{EditArgs, EditValue, edit};
 pub use hashline_tools::find::{FindArgs, FindValue, find};
 pub use hashline_tools::grep::{GrepArgs, GrepValue, grep};

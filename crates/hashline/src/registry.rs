@@ -1,6 +1,7 @@
 //! The tool registry: every tool's name, description, schemas, annotations, dispatch
 //! and presenters, in one table.
 
+use hashline_tools::ast_search::AstSearchTool;
 use hashline_tools::edit::EditTool;
 use hashline_tools::find::FindTool;
 use hashline_tools::grep::GrepTool;
@@ -153,6 +154,7 @@ impl Toolbox {
                 ToolSpec::of::<LsTool>(descriptions::LS, read_only("List directory")),
                 ToolSpec::of::<FindTool>(descriptions::FIND, read_only("Find files")),
                 ToolSpec::of::<GrepTool>(descriptions::GREP, read_only("Search file contents")),
+                ToolSpec::of::<AstSearchTool>(descriptions::AST_SEARCH, read_only("Search code structure")),
             ],
         }
     }

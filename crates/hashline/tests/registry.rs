@@ -27,7 +27,8 @@ fn every_tool_is_registered_with_annotations() {
             ("write", false, true),
             ("ls", true, false),
             ("find", true, false),
-            ("grep", true, false)
+            ("grep", true, false),
+            ("ast_search", true, false)
         ]
     );
 }
@@ -94,7 +95,7 @@ fn unknown_tools_are_error_results() {
     let result = Toolbox::new().execute(&session, "rm", json!({}), &CallContext::top_level());
     assert!(result.is_error);
     assert_eq!(result.error_code(), Some("unknown-tool"));
-    assert_eq!(result.text(), "Unknown tool: rm. Available tools: read, edit, write, ls, find, grep.");
+    assert_eq!(result.text(), "Unknown tool: rm. Available tools: read, edit, write, ls, find, grep, ast_search.");
 }
 
 #[test]
@@ -174,13 +175,14 @@ fn every_tool_refuses_paths_outside_the_roots() {
     let direct = outside.path().to_string_lossy().into_owned();
     for target in [direct.as_str(), "..", "out"] {
         let file = format!("{target}/o.txt");
-        let calls: [(&str, Value); 6] = [
+        let calls: [(&str, Value); 7] = [
             ("read", json!({"path": file})),
             ("edit", json!({"path": file, "edits": [{"replace": {"old_text": "o", "new_text": "x"}}]})),
             ("write", json!({"path": file, "content": "x"})),
             ("ls", json!({"path": target})),
             ("find", json!({"pattern": "*", "path": target})),
             ("grep", json!({"pattern": "o", "path": target})),
+            ("ast_search", json!({"pattern": "$X", "lang": "rust", "path": target})),
         ];
         for (tool, args) in calls {
             let result = toolbox.execute(&session, tool, args.clone(), &CallContext::top_level());

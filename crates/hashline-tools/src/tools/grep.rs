@@ -5,6 +5,8 @@
 mod admit;
 mod render;
 
+pub(crate) use render::clip_line;
+
 use std::fs;
 
 use hashline_search::{FileScan, HitKind, Query, SearchOptions, search, search_file};

@@ -1,5 +1,6 @@
 //! The tools, one module each.
 
+pub mod ast_search;
 pub mod edit;
 pub mod find;
 pub mod grep;

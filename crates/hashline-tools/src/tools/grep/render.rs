@@ -14,6 +14,15 @@ pub const MAX_LINE_CHARS: usize = 500;
 
 const CLIPPED_SUFFIX: &str = "... [truncated]";
 
+/// A row's text cut at [`MAX_LINE_CHARS`] characters (with `... [truncated]`), and whether
+/// it was cut.
+pub(crate) fn clip_line(content: &str) -> (String, bool) {
+    match content.char_indices().nth(MAX_LINE_CHARS) {
+        Some((cut, _)) => (format!("{}{CLIPPED_SUFFIX}", &content[..cut]), true),
+        None => (content.to_owned(), false),
+    }
+}
+
 /// A rendered result.
 #[derive(Debug)]
 pub(crate) struct Rendered {
@@ -38,14 +47,8 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
             }
             previous = Some(number);
             let mark = if line.kind == HitKind::Match { ">>" } else { "  " };
-            let content = display_line(&line.content);
-            let content = match content.char_indices().nth(MAX_LINE_CHARS) {
-                Some((cut, _)) => {
-                    clipped = true;
-                    format!("{}{CLIPPED_SUFFIX}", &content[..cut])
-                }
-                None => content.into_owned(),
-            };
+            let (content, cut) = clip_line(&display_line(&line.content));
+            clipped |= cut;
             rows.push(format!("{display}:{mark}{}|{content}", line.anchor()));
         }
         if file.more > 0 {

@@ -1,0 +1,383 @@
+//! Structural search: `ast-grep-core` patterns over the grammars of `hashline-syntax`'s
+//! language registry, files walked in parallel with the same rules as text search, and
+//! every match located on hashline's line model.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ast_grep_core::matcher::PatternBuilder;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc, TSLanguage};
+use ast_grep_core::{Language, Pattern, PatternError};
+use hashline_core::document::BOM;
+use hashline_core::{Document, LineNo};
+use hashline_syntax::LanguageId;
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+
+use crate::scan::{HitKind, HitLine};
+use crate::walk::{SearchError, walker};
+
+/// A registry language as an `ast-grep-core` language (same grammar, same tree-sitter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AstLanguage(pub LanguageId);
+
+impl AstLanguage {
+    /// The character metavariables are written with while the pattern is parsed: grammars
+    /// whose identifiers cannot hold `$` get another identifier character, as ast-grep's own
+    /// language table does.
+    fn expando(self) -> char {
+        match self.0 {
+            LanguageId::C | LanguageId::Cpp => '\u{10000}',
+            LanguageId::Rust | LanguageId::Python | LanguageId::Go => 'µ',
+            LanguageId::JavaScript | LanguageId::TypeScript | LanguageId::Tsx | LanguageId::Java => '$',
+        }
+    }
+}
+
+impl Language for AstLanguage {
+    fn kind_to_id(&self, kind: &str) -> u16 {
+        self.get_ts_language().id_for_node_kind(kind, true)
+    }
+
+    fn field_to_id(&self, field: &str) -> Option<u16> {
+        self.get_ts_language().field_id_for_name(field).map(|f| f.get())
+    }
+
+    fn build_pattern(&self, builder: &PatternBuilder) -> Result<Pattern, PatternError> {
+        builder.build(|src| StrDoc::try_new(src, *self))
+    }
+
+    fn expando_char(&self) -> char {
+        self.expando()
+    }
+
+    fn pre_process_pattern<'q>(&self, query: &'q str) -> Cow<'q, str> {
+        let expando = self.expando();
+        if expando == '$' || !query.contains('$') {
+            return Cow::Borrowed(query);
+        }
+        Cow::Owned(with_expando(query, expando))
+    }
+}
+
+impl LanguageExt for AstLanguage {
+    fn get_ts_language(&self) -> TSLanguage {
+        self.0.ts_language()
+    }
+}
+
+/// Rewrites the `$` of metavariables (`$NAME`, `$_`, `$$$REST`, `$$$`) to `expando`; other
+/// dollars stay.
+fn with_expando(query: &str, expando: char) -> String {
+    let mut out = String::with_capacity(query.len() + 8);
+    let mut dollars = 0usize;
+    let flush = |out: &mut String, dollars: usize, metavar: bool| {
+        let sigil = if metavar { expando } else { '$' };
+        out.extend(std::iter::repeat_n(sigil, dollars));
+    };
+    for c in query.chars() {
+        if c == '$' {
+            dollars += 1;
+            continue;
+        }
+        flush(&mut out, dollars, dollars > 0 && (c.is_ascii_uppercase() || c == '_' || dollars == 3));
+        dollars = 0;
+        out.push(c);
+    }
+    flush(&mut out, dollars, dollars == 3);
+    out
+}
+
+/// Why a structural pattern cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AstPatternError {
+    /// The pattern is empty or blank.
+    #[error("the pattern is empty")]
+    Empty,
+    /// The pattern does not parse in the language (the message says why).
+    #[error("{0}")]
+    Parse(String),
+    /// The pattern parses but is not one node (no AST root, several roots, ...).
+    #[error("{0}")]
+    Shape(String),
+}
+
+impl From<PatternError> for AstPatternError {
+    fn from(err: PatternError) -> Self {
+        // Messages quote the pattern as parsed: show the metavariables as the model wrote them.
+        let message = err.to_string().replace(['µ', '\u{10000}'], "$");
+        match err {
+            PatternError::Parse(_) => AstPatternError::Parse(message),
+            _ => AstPatternError::Shape(message),
+        }
+    }
+}
+
+/// A structural query: the pattern compiled for each language it may run on.
+pub struct AstQuery {
+    patterns: Vec<(LanguageId, Pattern)>,
+    /// Only this language's files (`None`: every file of a registry language).
+    only: Option<LanguageId>,
+}
+
+impl AstQuery {
+    /// Compiles `pattern` for `lang`, or (without `lang`) for every registry language it
+    /// parses in. Fails when it compiles for none; the error is the first language's.
+    /// With `lang: typescript`, `.tsx` files are searched with the TSX grammar too.
+    pub fn new(pattern: &str, lang: Option<LanguageId>) -> Result<Self, AstPatternError> {
+        if pattern.trim().is_empty() {
+            return Err(AstPatternError::Empty);
+        }
+        let candidates: Vec<LanguageId> = match lang {
+            Some(LanguageId::TypeScript) => vec![LanguageId::TypeScript, LanguageId::Tsx],
+            Some(lang) => vec![lang],
+            None => LanguageId::ALL.to_vec(),
+        };
+        let mut patterns = Vec::new();
+        let mut first_error = None;
+        for lang in candidates {
+            match Pattern::try_new(pattern, AstLanguage(lang)) {
+                Ok(compiled) if compiled.has_error() => {
+                    first_error.get_or_insert(AstPatternError::Parse(format!(
+                        "the pattern has syntax errors as {}",
+                        lang.display_name()
+                    )));
+                }
+                Ok(compiled) => patterns.push((lang, compiled)),
+                Err(err) => {
+                    first_error.get_or_insert(AstPatternError::from(err));
+                }
+            }
+        }
+        let usable = match lang {
+            Some(lang) => patterns.iter().any(|(p, _)| *p == lang),
+            None => !patterns.is_empty(),
+        };
+        match first_error {
+            Some(err) if !usable => Err(err),
+            _ => Ok(Self { patterns, only: lang }),
+        }
+    }
+
+    /// The pattern and language for a file, by its extension.
+    fn for_path(&self, path: &Path) -> Option<(LanguageId, &Pattern)> {
+        let by_extension = LanguageId::from_path(&path.to_string_lossy())?;
+        let wanted = match (self.only, by_extension) {
+            (Some(LanguageId::TypeScript), LanguageId::Tsx) => LanguageId::Tsx,
+            (Some(only), found) if only != found => return None,
+            (_, found) => found,
+        };
+        self.patterns.iter().find(|(lang, _)| *lang == wanted).map(|(lang, pattern)| (*lang, pattern))
+    }
+}
+
+/// The matches of one file, each as the 1-based lines it spans.
+pub struct AstFileHits {
+    /// The file.
+    pub path: PathBuf,
+    /// The language it was searched as.
+    pub language: LanguageId,
+    /// Every match, in source order: first and last line.
+    pub matches: Vec<(LineNo, LineNo)>,
+    /// The file as searched (for the rows of the matched lines).
+    pub document: Document,
+}
+
+impl AstFileHits {
+    /// The lines of `range` as anchored hit lines (all marked as matches).
+    pub fn lines(&self, range: (LineNo, LineNo)) -> Vec<HitLine> {
+        self.document
+            .lines_in(range.0.index()..range.1.index() + 1)
+            .map(|line| HitLine {
+                line: line.number,
+                hash: line.hash(),
+                content: line.content.to_vec(),
+                kind: HitKind::Match,
+            })
+            .collect()
+    }
+}
+
+/// Merges match line ranges (sorted by start) that overlap or leave a gap of at most one
+/// line between them.
+pub fn merge_ranges(matches: &[(LineNo, LineNo)]) -> Vec<(LineNo, LineNo)> {
+    let mut sorted = matches.to_vec();
+    sorted.sort();
+    let mut merged: Vec<(LineNo, LineNo)> = Vec::new();
+    for (start, end) in sorted {
+        match merged.last_mut() {
+            Some(last) if start.get() <= last.1.get() + 2 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
+/// What a structural search found.
+#[derive(Default)]
+pub struct AstOutcome {
+    /// Files with matches, sorted by path.
+    pub files: Vec<AstFileHits>,
+    /// Every match found.
+    pub total_matches: u64,
+    /// Files searched (of a language the query runs on).
+    pub searched_files: u64,
+    /// Files skipped: not UTF-8 (ast-grep needs text), or unreadable.
+    pub skipped_files: u64,
+}
+
+/// Searches `root` (a directory walked in parallel with `rg`'s rules and the optional
+/// `glob`, or one file) for the query. `threads`: 0 = one per core.
+pub fn ast_search(
+    root: &Path,
+    query: &AstQuery,
+    glob: Option<&str>,
+    threads: usize,
+) -> Result<AstOutcome, SearchError> {
+    let meta = std::fs::metadata(root)?;
+    let gathered = Mutex::new(AstOutcome::default());
+    if meta.is_dir() {
+        walker(root, threads, glob)?.build_parallel().visit(&mut Workers { query, gathered: &gathered });
+    } else {
+        let mut worker = Worker { query, found: AstOutcome::default(), gathered: &gathered };
+        worker.search_file(root);
+    }
+    let mut outcome = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
+    outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    Ok(outcome)
+}
+
+/// Finds the matches of `pattern` in one source text; `text_start` is where the text starts
+/// in the document's bytes (after a BOM).
+fn find_lines(
+    doc: &Document,
+    text: &str,
+    text_start: usize,
+    lang: LanguageId,
+    pattern: &Pattern,
+) -> Vec<(LineNo, LineNo)> {
+    let starts: Vec<usize> =
+        (0..doc.line_count()).filter_map(|i| doc.content_range(LineNo::from_index(i)).map(|r| r.start)).collect();
+    let line_of = |byte: usize| LineNo::from_index(starts.partition_point(|&s| s <= byte).saturating_sub(1));
+    let root = AstLanguage(lang).ast_grep(text);
+    root.root()
+        .find_all(pattern)
+        .map(|m| {
+            let range = m.range();
+            let last = range.end.max(range.start + 1) - 1;
+            (line_of(text_start + range.start), line_of(text_start + last))
+        })
+        .collect()
+}
+
+struct Workers<'a> {
+    query: &'a AstQuery,
+    gathered: &'a Mutex<AstOutcome>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Worker { query: self.query, found: AstOutcome::default(), gathered: self.gathered })
+    }
+}
+
+struct Worker<'a> {
+    query: &'a AstQuery,
+    found: AstOutcome,
+    gathered: &'a Mutex<AstOutcome>,
+}
+
+impl Worker<'_> {
+    fn search_file(&mut self, path: &Path) {
+        let Some((lang, pattern)) = self.query.for_path(path) else { return };
+        let Ok(bytes) = std::fs::read(path) else {
+            self.found.skipped_files += 1;
+            return;
+        };
+        let text_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        let Ok(text) = std::str::from_utf8(&bytes[text_start..]) else {
+            self.found.skipped_files += 1;
+            return;
+        };
+        self.found.searched_files += 1;
+        let document = Document::parse(bytes.clone());
+        let matches = find_lines(&document, text, text_start, lang, pattern);
+        if matches.is_empty() {
+            return;
+        }
+        self.found.total_matches += matches.len() as u64;
+        self.found.files.push(AstFileHits { path: path.to_path_buf(), language: lang, matches, document });
+    }
+}
+
+impl ParallelVisitor for Worker<'_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        if let Ok(entry) = entry
+            && entry.file_type().is_some_and(|t| t.is_file())
+        {
+            self.search_file(entry.path());
+        }
+        WalkState::Continue
+    }
+}
+
+impl Drop for Worker<'_> {
+    fn drop(&mut self) {
+        let mut gathered = self.gathered.lock().unwrap_or_else(|p| p.into_inner());
+        let found = std::mem::take(&mut self.found);
+        gathered.files.extend(found.files);
+        gathered.total_matches += found.total_matches;
+        gathered.searched_files += found.searched_files;
+        gathered.skipped_files += found.skipped_files;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(n: u32) -> LineNo {
+        LineNo::new(n).expect("line")
+    }
+
+    #[test]
+    fn expando_rewrites_metavariables_only() {
+        assert_eq!(with_expando("$X.unwrap()", 'µ'), "µX.unwrap()");
+        assert_eq!(with_expando("f($$$ARGS, $_, $$$)", 'µ'), "f(µµµARGS, µ_, µµµ)");
+        assert_eq!(with_expando("\"$x\" + $", 'µ'), "\"$x\" + $");
+    }
+
+    #[test]
+    fn ranges_merge_when_overlapping_or_one_line_apart() {
+        let merged = merge_ranges(&[(line(1), line(2)), (line(4), line(4)), (line(7), line(9)), (line(8), line(8))]);
+        assert_eq!(merged, [(line(1), line(4)), (line(7), line(9))]);
+    }
+
+    #[test]
+    fn finds_rust_matches_on_the_real_lines() {
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        let bytes = b"\xEF\xBB\xBFfn a() {\r\n    let v = x\r\n        .unwrap();\r\n}\r\n".to_vec();
+        let doc = Document::parse(bytes.clone());
+        let text = std::str::from_utf8(&bytes[3..]).expect("utf8");
+        let (lang, pattern) = query.for_path(Path::new("a.rs")).expect("rust file");
+        assert_eq!(find_lines(&doc, text, 3, lang, pattern), [(line(2), line(3))]);
+        assert!(query.for_path(Path::new("a.py")).is_none());
+    }
+
+    #[test]
+    fn bad_patterns_are_refused() {
+        assert_eq!(AstQuery::new("  ", None).err(), Some(AstPatternError::Empty));
+        assert!(matches!(
+            AstQuery::new("fn (", Some(LanguageId::Rust)),
+            Err(AstPatternError::Parse(_) | AstPatternError::Shape(_))
+        ));
+    }
+
+    #[test]
+    fn typescript_covers_tsx_files() {
+        let query = AstQuery::new("console.log($A)", Some(LanguageId::TypeScript)).expect("pattern");
+        assert_eq!(query.for_path(Path::new("a.tsx")).map(|(l, _)| l), Some(LanguageId::Tsx));
+        assert_eq!(query.for_path(Path::new("a.ts")).map(|(l, _)| l), Some(LanguageId::TypeScript));
+        assert!(query.for_path(Path::new("a.js")).is_none());
+    }
+}

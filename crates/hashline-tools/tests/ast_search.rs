@@ -1,0 +1,144 @@
+//! `ast_search` on a real file system: the text format, merged ranges, the budget, every
+//! error code, and anchors that `edit` accepts.
+
+mod common;
+
+use common::{Workspace as Ws, code};
+use hashline_tools::ToolResult;
+use hashline_tools::ast_search::AstSearchTool;
+use hashline_tools::edit::EditTool;
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+fn search(ws: &Ws, args: Value) -> ToolResult {
+    ws.call::<AstSearchTool>(args)
+}
+
+fn text(ws: &Ws, args: Value) -> String {
+    ws.redact(&search(ws, args).text())
+}
+
+fn sample() -> Ws {
+    let ws = Ws::new();
+    ws.file(
+        "src/lib.rs",
+        "fn parse(s: &str) -> u32 {\n    s.parse().unwrap()\n}\n\nfn twice(a: Option<u32>) -> u32 {\n    let x = a.unwrap();\n    let y = a\n        .unwrap();\n    x + y\n}\n",
+    );
+    ws.file("web/app.tsx", "const App = () => <div>{console.log(1)}</div>;\nconsole.log(2);\n");
+    ws.file("web/util.ts", "export function f() {\n  console.log(3);\n}\n");
+    ws.file("notes.md", "x.unwrap()\n");
+    ws
+}
+
+#[test]
+fn matches_merge_and_carry_anchors() {
+    let ws = sample();
+    let result = search(&ws, json!({"pattern": "$X.unwrap()", "lang": "rust"}));
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    --- src/lib.rs ---
+    >>2:635|    s.parse().unwrap()
+    >>6:217|    let x = a.unwrap();
+    >>7:1e3|    let y = a
+    >>8:520|        .unwrap();
+    ");
+    let value = result.ptc_value();
+    assert_eq!(value["totalMatches"], 3);
+    assert_eq!(
+        value["files"][0]["ranges"],
+        json!([{"startLine": 2, "endLine": 2, "totalLines": 10}, {"startLine": 6, "endLine": 8, "totalLines": 10}])
+    );
+    insta::assert_snapshot!("ast_json", ws.json(&result));
+}
+
+#[test]
+fn language_is_inferred_and_typescript_covers_tsx() {
+    let ws = sample();
+    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)"})), @r"
+    --- web/app.tsx ---
+    >>1:37c|const App = () => <div>{console.log(1)}</div>;
+    >>2:391|console.log(2);
+    --- web/util.ts ---
+    >>2:9ab|  console.log(3);
+    ");
+    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)", "lang": "typescript", "limit": 2})), @r"
+    --- web/app.tsx ---
+    >>1:37c|const App = () => <div>{console.log(1)}</div>;
+    >>2:391|console.log(2);
+
+    [Results truncated: showing 2 of 3 matches (1 omitted). Narrow path/pattern or increase limit.]
+    ");
+    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)", "glob": "*.ts"})), @r"
+    --- web/util.ts ---
+    >>2:9ab|  console.log(3);
+    ");
+    assert_snapshot!(text(&ws, json!({"pattern": "fn nothing_like_this() {}", "lang": "rust"})), @"No matches found for pattern: fn nothing_like_this() {}");
+}
+
+#[test]
+fn an_oversized_block_is_omitted_with_guidance() {
+    let ws = Ws::new();
+    let body: String = (0..3000).map(|n| format!("    let v{n} = {n};\n")).collect();
+    ws.file("big.rs", format!("fn huge() {{\n{body}}}\n\n\nfn small() {{ a.unwrap(); }}\n"));
+    let result = search(&ws, json!({"pattern": "fn $NAME() { $$$BODY }", "lang": "rust"}));
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    --- big.rs ---
+    >>3005:218|fn small() { a.unwrap(); }
+
+    [Output truncated: showing 1 of 2 complete blocks (2 of 3004 lines, 53B of 93.5KB). Narrow path/pattern or lower limit.]
+    ");
+    assert_eq!(result.ptc_value()["omittedBlocks"], 1);
+    assert_eq!(result.ptc_value()["files"][0]["ranges"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn every_error_code() {
+    let ws = sample();
+    let cases = [
+        (json!({"pattern": ""}), "invalid-pattern"),
+        (json!({"pattern": "$$$A", "lang": "rust"}), "invalid-pattern"),
+        (json!({"pattern": "fn (", "lang": "rust"}), "pattern-parse-error"),
+        (json!({"pattern": "x", "lang": "cobol"}), "unsupported-language"),
+        (json!({"pattern": "x", "path": "notes.md"}), "unsupported-language"),
+        (json!({"pattern": "x", "path": "missing"}), "path-not-found"),
+        (json!({"pattern": "x", "limit": 0}), "invalid-limit"),
+        (json!({"pattern": "x", "path": "/"}), "path-outside-root"),
+    ];
+    for (args, expected) in cases {
+        assert_eq!(code(&search(&ws, args.clone())), expected, "{args}");
+    }
+    assert_snapshot!(search(&ws, json!({"pattern": "fn (", "lang": "rust"})).text(), @r#"
+    Invalid pattern "fn (": the pattern has syntax errors as Rust
+    Write the pattern as code of the language (one expression, statement or item), with $NAME and $$$NAME metavariables, and set lang.
+    "#);
+    assert_snapshot!(search(&ws, json!({"pattern": "x", "lang": "cobol"})).text(), @r#"Unsupported language "cobol". Supported: rust, c, cpp, python, javascript, typescript, tsx, java, go."#);
+}
+
+/// The rows count as served: an edit of a CRLF+BOM file lands without a read.
+#[test]
+fn anchors_edit_without_a_read() {
+    let ws = Ws::new();
+    ws.file("a.rs", b"\xEF\xBB\xBFfn a() {\r\n    b.unwrap();\r\n}\r\n");
+    let result = search(&ws, json!({"pattern": "$X.unwrap()", "lang": "rust"}));
+    let anchor = result.ptc_value()["files"][0]["lines"][0]["anchor"].as_str().expect("anchor").to_owned();
+    assert_eq!(anchor, "2:e43");
+    let edited = ws.call::<EditTool>(
+        json!({"path": "a.rs", "edits": [{"set_line": {"anchor": anchor, "new_text": "    b.expect(\"b\");"}}]}),
+    );
+    assert!(!edited.is_error, "{}", edited.text());
+    assert_eq!(std::fs::read(ws.path("a.rs")).expect("read"), b"\xEF\xBB\xBFfn a() {\r\n    b.expect(\"b\");\r\n}\r\n");
+}
+
+#[test]
+fn a_line_between_merged_matches_is_a_context_row() {
+    let ws = Ws::new();
+    ws.file("m.py", "print(1)\nx = 2\nprint(3)\n\n\nprint(6)\n");
+    let result = search(&ws, json!({"pattern": "print($A)"}));
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    --- m.py ---
+    >>1:408|print(1)
+      2:019|x = 2
+    >>3:5d5|print(3)
+    >>6:c5a|print(6)
+    ");
+    assert_eq!(result.ptc_value()["files"][0]["lines"].as_array().map(Vec::len), Some(4));
+}
