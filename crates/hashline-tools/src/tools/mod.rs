@@ -3,5 +3,6 @@
 pub mod edit;
 pub mod find;
 pub mod ls;
+pub mod pattern;
 pub mod read;
 pub mod write;
