@@ -17,10 +17,17 @@ struct SessionFile {
 /// 2: served rows carry the line numbers they were shown under.
 const VERSION: u32 = 2;
 
-/// Loads the ledger from `file` into `session`; a missing file starts a new session.
+/// The largest session file that is loaded.
+const MAX_BYTES: u64 = hashline::tools::fsio::MAX_FILE_BYTES;
+
+/// Loads the ledger from `file` into `session`; a missing file starts a new session. The
+/// file must be a regular file of at most 256 MiB (checked through the open handle, so a
+/// FIFO or device is refused at once rather than waited on or read forever).
 pub fn load(file: &Path, session: &Session) -> Result<()> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
+    let text = match hashline::tools::nonblocking::read_regular(file, MAX_BYTES) {
+        Ok(bytes) => {
+            String::from_utf8(bytes).with_context(|| format!("session file {} is not UTF-8", file.display()))?
+        }
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(err) => {
             return Err(err).with_context(|| format!("cannot read session file {}", file.display()));

@@ -72,6 +72,9 @@ pub enum ErrorCode {
     ReadSnapshotUnavailable,
     /// No tool has the requested name.
     UnknownTool,
+    /// The tool failed unexpectedly (a bug): the front end reports it for that call and
+    /// serves on.
+    InternalError,
 }
 
 impl ErrorCode {
@@ -110,6 +113,7 @@ impl ErrorCode {
             ErrorCode::InvalidType => "invalid-type",
             ErrorCode::ReadSnapshotUnavailable => "read-snapshot-unavailable",
             ErrorCode::UnknownTool => "unknown-tool",
+            ErrorCode::InternalError => "internal-error",
         }
     }
 }

@@ -39,6 +39,11 @@ pub fn read_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
         io::ErrorKind::PermissionDenied => {
             ToolError::new(ErrorCode::PermissionDenied, format!("Permission denied — cannot access: {p}"))
         }
+        io::ErrorKind::WouldBlock => ToolError::new(
+            ErrorCode::FsError,
+            format!("File not readable: {p} has no data to read now, and the tools never wait for a file."),
+        )
+        .with_details(fs_details(err)),
         _ => {
             ToolError::new(ErrorCode::FsError, format!("File not readable: {p} — {err}")).with_details(fs_details(err))
         }
@@ -79,12 +84,13 @@ fn fs_details(err: &io::Error) -> serde_json::Value {
     json!({ "fsCode": format!("{:?}", err.kind()), "errno": err.raw_os_error(), "fsMessage": err.to_string() })
 }
 
-/// Loads a regular file. Directories, FIFOs, sockets and devices are refused before
-/// anything is opened, so a read never blocks on them.
+/// Loads a regular file. The open is non-blocking and the type is checked through the
+/// handle: directories, FIFOs, sockets and devices are refused, and a special file that
+/// looks regular but has no data (`/proc/kmsg`) fails instead of blocking.
 pub fn read_regular_file(path: &ResolvedPath) -> Result<Vec<u8>, ToolError> {
     let meta = fs::metadata(&path.absolute).map_err(|err| read_error(&err, path))?;
     check_regular(&meta, path)?;
-    let mut file = fs::File::open(&path.absolute).map_err(|err| read_error(&err, path))?;
+    let mut file = crate::nonblocking::open_read(&path.absolute).map_err(|err| read_error(&err, path))?;
     let meta = file.metadata().map_err(|err| read_error(&err, path))?;
     check_regular(&meta, path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));

@@ -24,6 +24,7 @@ pub mod error;
 pub mod fsio;
 pub mod ledger;
 pub mod log;
+pub mod nonblocking;
 pub mod paths;
 pub mod ptc;
 pub mod result;
