@@ -64,6 +64,7 @@ where
     let ctx = CallContext {
         call_id: request.get("callId").and_then(Value::as_str).map(str::to_owned),
         parent_call_id: request.get("parentCallId").and_then(Value::as_str).map(str::to_owned),
+        ..Default::default()
     };
     match catch_unwind(AssertUnwindSafe(|| execute(tool, args, &ctx))) {
         Ok(result) => result,

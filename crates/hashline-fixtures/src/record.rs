@@ -103,7 +103,7 @@ pub fn record(workspace: &Path, script: &Script) -> Result<Recording, FixtureErr
 }
 
 fn context(call: &Call) -> CallContext {
-    CallContext { call_id: Some(call.id.clone()), parent_call_id: call.parent.clone() }
+    CallContext { call_id: Some(call.id.clone()), parent_call_id: call.parent.clone(), ..Default::default() }
 }
 
 fn result_view(call: &Call, args: &Value, result: &ToolResult) -> EventView {

@@ -75,6 +75,8 @@ pub enum ErrorCode {
     /// The tool failed unexpectedly (a bug): the front end reports it for that call and
     /// serves on.
     InternalError,
+    /// The client cancelled the call before it committed anything.
+    Cancelled,
 }
 
 impl ErrorCode {
@@ -114,6 +116,7 @@ impl ErrorCode {
             ErrorCode::ReadSnapshotUnavailable => "read-snapshot-unavailable",
             ErrorCode::UnknownTool => "unknown-tool",
             ErrorCode::InternalError => "internal-error",
+            ErrorCode::Cancelled => "cancelled",
         }
     }
 }

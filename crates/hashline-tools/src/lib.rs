@@ -33,7 +33,7 @@ pub mod tools;
 pub mod warning;
 
 pub use error::{ErrorCode, ToolError};
-pub use result::{CallContext, Tool, ToolOutput, ToolResult, ToolValue, execute};
+pub use result::{CallContext, CancelFlag, Tool, ToolOutput, ToolResult, ToolValue, execute};
 pub use session::{Session, SessionConfig};
 pub use tools::{edit, find, ls, read, write};
 pub use warning::{Warning, WarningCode};

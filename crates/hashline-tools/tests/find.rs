@@ -106,7 +106,7 @@ fn finds_by_basename_respecting_ignores_skipping_git_including_hidden() {
     );
     let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
     assert_eq!((meta.paths.len(), meta.total, meta.truncated), (7, 7, false));
-    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()) };
+    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()), ..Default::default() };
     assert!(execute::<FindTool>(&ws.session, json!({"pattern": "*"}), &nested).meta.is_none());
 }
 

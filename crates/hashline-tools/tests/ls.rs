@@ -83,7 +83,7 @@ fn meta_is_the_paths_meta_of_the_shown_names() {
     let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
     assert_eq!(meta.paths, [".git/", "assets/", "Docs/"]);
     assert_eq!((meta.truncated, meta.total), (true, 10));
-    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()) };
+    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()), ..Default::default() };
     assert!(execute::<LsTool>(&ws.session, json!({}), &nested).meta.is_none());
 }
 

@@ -123,6 +123,8 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         Ok(_) => (true, read_regular_file(&path).ok()),
         Err(_) => (false, None),
     };
+    // The last moment a cancelled call can still leave the file system alone.
+    ctx.cancel.check("Write")?;
     if !exists && let Some(parent) = path.absolute.parent() {
         std::fs::create_dir_all(parent).map_err(|err| {
             ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))

@@ -71,6 +71,8 @@ pub(crate) fn run(
         prepared.push(prepare(session, request).map_err(|err| in_file(err, true, prepared.len(), &request.path))?);
     }
 
+    // The last moment a cancelled call can still leave every file alone.
+    ctx.cancel.check("Edit")?;
     write_all(session, &prepared)?;
     for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
         session.note_mutation(&file.path.real, &file.path.display, ctx);
