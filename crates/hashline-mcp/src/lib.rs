@@ -68,6 +68,27 @@ mod roots;
 mod server;
 mod transport;
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing {
+    //! What the fuzz targets drive (feature `fuzzing`; not a stable API).
+
+    /// What the transport does with one input line, as JSON.
+    #[derive(Debug)]
+    pub enum LineOutcome {
+        /// Passed on to the service: the message as parsed.
+        Message(serde_json::Value),
+        /// Answered at once: the reply line exactly as written.
+        Reply(Vec<u8>),
+        /// Nothing to do.
+        Ignore,
+    }
+
+    /// Classifies one input line (its `\n` included or not).
+    pub fn classify_line(line: &[u8]) -> LineOutcome {
+        crate::transport::classify(line)
+    }
+}
+
 use std::time::Duration;
 
 use rmcp::ServiceExt;

@@ -350,6 +350,17 @@ fn reply(error: ErrorData, id: Option<RequestId>) -> Frame {
     Frame::Reply(Box::new(JsonRpcMessage::error(error, id)))
 }
 
+/// One line as the fuzz targets see it.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn classify(line: &[u8]) -> crate::fuzzing::LineOutcome {
+    use crate::fuzzing::LineOutcome;
+    match decode(line) {
+        Frame::Message(message) => LineOutcome::Message(serde_json::to_value(message.as_ref()).unwrap_or(Value::Null)),
+        Frame::Reply(reply) => LineOutcome::Reply(encode(&reply).unwrap_or_default()),
+        Frame::Ignore => LineOutcome::Ignore,
+    }
+}
+
 /// Shared by tests: the JSON of a frame's reply, as written.
 #[cfg(test)]
 fn reply_json(frame: &Frame) -> Option<Value> {
