@@ -10,7 +10,6 @@ use typed_builder::TypedBuilder;
 
 use crate::budget::{MAX_BYTES, MAX_LINES, cut_at_char_boundary, format_size};
 use crate::error::{ErrorCode, ToolError};
-use crate::fsio::read_regular_file;
 use crate::ptc::{PtcLine, PtcRange};
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
@@ -198,7 +197,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     }
 
     let path = session.resolve(&args.path)?;
-    let bytes = read_regular_file(&path)?;
+    let bytes = session.read_file(&path)?;
     let absolute = path.absolute_str();
     let mut warnings = Vec::new();
     if !adjustments.is_empty() {
@@ -273,8 +272,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         ));
     }
 
-    session.record_served(&path.real, window.served.iter().copied(), start == 1 && shown_end == total);
-    session.note_visible(&path.real, ctx);
+    session.record_served(&path.key, window.served.iter().copied(), start == 1 && shown_end == total);
+    session.note_visible(&path.key, ctx);
     let meta = ReadMeta {
         path: absolute.clone(),
         offset: start as u32,
@@ -359,9 +358,9 @@ fn agent_instructions(session: &Session, path: &crate::paths::ResolvedPath, ctx:
     if !ctx.is_top_level() {
         return Vec::new();
     }
-    let Some(root) = session.roots().iter().find(|r| path.absolute.starts_with(r)) else { return Vec::new() };
+    let Some(root) = session.roots().iter().find(|r| path.real.starts_with(r)) else { return Vec::new() };
     let mut dirs: Vec<&std::path::Path> =
-        path.absolute.ancestors().skip(1).take_while(|d| d.starts_with(root) && *d != root.as_path()).collect();
+        path.real.ancestors().skip(1).take_while(|d| d.starts_with(root) && *d != root.as_path()).collect();
     dirs.reverse();
     let mut notices = Vec::new();
     for dir in dirs {
