@@ -215,7 +215,7 @@ impl Command {
             }
             Command::Edit { path, edits, verify } => {
                 let text = if edits == "-" {
-                    std::io::read_to_string(std::io::stdin()).context("cannot read edits from standard input")?
+                    crate::read_stdin().context("cannot read edits from standard input")?
                 } else {
                     edits.clone()
                 };
@@ -228,9 +228,7 @@ impl Command {
             Command::Write { path, content } => {
                 let content = match content {
                     Some(content) => content.clone(),
-                    None => {
-                        std::io::read_to_string(std::io::stdin()).context("cannot read content from standard input")?
-                    }
+                    None => crate::read_stdin().context("cannot read content from standard input")?,
                 };
                 put("path", Some(json!(path)));
                 put("content", Some(json!(content)));

@@ -3,12 +3,13 @@
 //! Every subcommand builds the tool's JSON arguments and runs it through the same
 //! registry as `call`, `batch` and the MCP server, so all front ends share one path.
 
+mod batch;
 mod cli;
 mod mcp;
 mod session_file;
 mod show;
 
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -159,12 +160,22 @@ fn open_session(cli: &Cli, roots: Vec<PathBuf>, stateful: bool) -> Result<Sessio
 
 /// `call`'s argument: inline JSON, or `-` for standard input.
 fn parse_json_arg(text: &str) -> Result<Value> {
-    let text = if text == "-" {
-        std::io::read_to_string(std::io::stdin()).context("cannot read arguments from standard input")?
-    } else {
-        text.to_owned()
-    };
+    let text =
+        if text == "-" { read_stdin().context("cannot read arguments from standard input")? } else { text.to_owned() };
     serde_json::from_str(&text).context("arguments are not valid JSON")
+}
+
+/// The most standard input that `call -`, `edit --edits -` and `write` take.
+const MAX_STDIN_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Standard input to its end, at most [`MAX_STDIN_BYTES`] (so `< /dev/zero` ends).
+fn read_stdin() -> std::io::Result<String> {
+    let mut text = String::new();
+    std::io::Read::take(std::io::stdin().lock(), MAX_STDIN_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_STDIN_BYTES {
+        return Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, "more than 256 MiB"));
+    }
+    Ok(text)
 }
 
 fn exit_for(result: &ToolResult) -> ExitCode {
@@ -196,35 +207,10 @@ fn print_content(content: &[ContentBlock], is_error: bool) -> Result<()> {
     Ok(())
 }
 
-/// `batch`: one JSON object `{"tool", "args", "callId"?, "parentCallId"?}` per input line,
-/// one result line per call, all in one session.
+/// `batch` on standard input and output (see [`batch`]).
 fn run_batch(toolbox: &Toolbox, session: &Session) -> Result<ExitCode> {
-    let mut failed = false;
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let line = line.context("cannot read standard input")?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let result = match serde_json::from_str::<Value>(&line) {
-            Ok(request) => {
-                let tool = request.get("tool").and_then(Value::as_str).unwrap_or("");
-                let args = request.get("args").cloned().unwrap_or(Value::Null);
-                let ctx = CallContext {
-                    call_id: request.get("callId").and_then(Value::as_str).map(str::to_owned),
-                    parent_call_id: request.get("parentCallId").and_then(Value::as_str).map(str::to_owned),
-                };
-                toolbox.execute(session, tool, args, &ctx)
-            }
-            Err(err) => ToolResult::failure(
-                "batch",
-                &hashline::ToolError::new(hashline::ErrorCode::InvalidType, format!("Invalid batch line: {err}.")),
-            ),
-        };
-        failed |= result.is_error;
-        writeln!(out, "{}", serde_json::to_string(&result)?)?;
-        out.flush()?;
-    }
-    Ok(if failed { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
+    let outcome = batch::run(std::io::stdin().lock(), std::io::stdout().lock(), |tool, args, ctx| {
+        toolbox.execute(session, tool, args, ctx)
+    })?;
+    Ok(if outcome.failed { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
 }

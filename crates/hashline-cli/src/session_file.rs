@@ -10,7 +10,6 @@
 //! be the user's own) is an error.
 
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -29,7 +28,7 @@ struct SessionFile {
 const VERSION: u32 = 2;
 
 /// A session file larger than this is not ours (or not healthy): it is not read.
-const MAX_BYTES: u64 = 256 * 1024 * 1024;
+const MAX_BYTES: u64 = hashline::tools::fsio::MAX_FILE_BYTES;
 
 /// A session file in use: locked from [`Persisted::open`] until dropped.
 pub struct Persisted {
@@ -108,18 +107,14 @@ impl Persisted {
     /// The ledger in the file; `None` when there is no file.
     fn read(&self) -> Result<Option<Ledger>> {
         let file = &self.file;
-        let meta = match std::fs::metadata(file) {
-            Ok(meta) => meta,
+        // Opened without blocking and checked through the handle: a FIFO or a device is
+        // refused at once rather than waited on or read forever.
+        let bytes = match hashline::tools::nonblocking::read_regular(file, MAX_BYTES) {
+            Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(err) => return Err(err).with_context(|| format!("cannot read session file {}", file.display())),
         };
-        // A FIFO or a device would block or never end: only regular files are read.
-        anyhow::ensure!(meta.is_file(), "session file {} is not a regular file", file.display());
-        anyhow::ensure!(meta.len() <= MAX_BYTES, "session file {} is larger than {MAX_BYTES} bytes", file.display());
-        let mut text = String::new();
-        File::open(file)
-            .and_then(|f| f.take(MAX_BYTES).read_to_string(&mut text))
-            .with_context(|| format!("cannot read session file {}", file.display()))?;
+        let text = String::from_utf8(bytes).with_context(|| format!("session file {} is damaged", file.display()))?;
         let state: SessionFile =
             serde_json::from_str(&text).with_context(|| format!("session file {} is damaged", file.display()))?;
         anyhow::ensure!(

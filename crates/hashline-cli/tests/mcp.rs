@@ -175,6 +175,28 @@ fn malformed_frames_get_errors_and_the_server_reads_on() {
 }
 
 #[test]
+fn requests_with_invalid_ids_are_answered_with_a_null_id() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server = Server::initialized(dir.path());
+    let ids = ["1.5", "18446744073709551616", "{\"a\":1}", "true", "null"];
+    for id in ids {
+        server.send_raw(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
+    }
+    server.send_raw(b"{not json\n");
+    server.send(&json!({"jsonrpc": "2.0", "id": -9_223_372_036_854_775_807_i64, "method": "ping"}));
+    server.send(&json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}));
+    let (reply, idless) = server.reply_collecting("after");
+    assert_eq!(reply["result"], json!({}));
+    assert_eq!(idless.len(), ids.len() + 1, "{idless:?}");
+    for (reply, expected) in idless.iter().zip([-32600, -32600, -32600, -32600, -32600, -32700]) {
+        assert_eq!(reply["error"]["code"], expected, "{reply}");
+        assert_eq!(reply.get("id"), Some(&Value::Null), "{reply}");
+    }
+    assert_eq!(server.reply("-9223372036854775807")["result"], json!({}));
+    assert_eq!(server.close().code(), Some(0));
+}
+
+#[test]
 fn unknown_methods_and_wrong_argument_types_are_answered_with_their_ids() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("a.txt"), "alpha\nbeta\n").expect("write");

@@ -115,7 +115,7 @@ pub fn record_observed(
 }
 
 fn context(call: &Call) -> CallContext {
-    CallContext { call_id: Some(call.id.clone()), parent_call_id: call.parent.clone() }
+    CallContext { call_id: Some(call.id.clone()), parent_call_id: call.parent.clone(), ..Default::default() }
 }
 
 fn result_view(call: &Call, args: &Value, result: &ToolResult) -> EventView {

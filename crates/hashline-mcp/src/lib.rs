@@ -15,9 +15,15 @@
 //!   process working directory.
 //! - **Concurrency**: each call runs on a blocking thread, so calls on one connection run
 //!   in parallel; the session serializes mutations of one file.
-//! - **Robust framing**: a line that is not JSON gets a `-32700` parse error, a request of
-//!   the wrong shape an error with its own id, and the server reads on; `tools/call` with
-//!   non-object arguments reaches the tool, which answers `invalid-type`.
+//! - **Robust framing**: a line that is not JSON gets a `-32700` parse error with
+//!   `"id": null`; a request whose id is not a string or a signed 64-bit integer (a
+//!   fraction, a larger integer, an object, a boolean, null) gets `-32600` with
+//!   `"id": null`; a request of the wrong shape an error with its own id; and the server
+//!   reads on. `tools/call` with non-object arguments reaches the tool, which answers
+//!   `invalid-type`.
+//! - **Cancellation**: `notifications/cancelled` for an `edit` or `write` that has not
+//!   committed yet stops it before it writes anything (its result, logged with code
+//!   `cancelled`, gets no reply); one that has committed stays written.
 //!
 //! ```
 //! use hashline_mcp::{serve, HashlineServer, ServerOptions};
@@ -61,6 +67,27 @@ mod error;
 mod roots;
 mod server;
 mod transport;
+
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing {
+    //! What the fuzz targets drive (feature `fuzzing`; not a stable API).
+
+    /// What the transport does with one input line, as JSON.
+    #[derive(Debug)]
+    pub enum LineOutcome {
+        /// Passed on to the service: the message as parsed.
+        Message(serde_json::Value),
+        /// Answered at once: the reply line exactly as written.
+        Reply(Vec<u8>),
+        /// Nothing to do.
+        Ignore,
+    }
+
+    /// Classifies one input line (its `\n` included or not).
+    pub fn classify_line(line: &[u8]) -> LineOutcome {
+        crate::transport::classify(line)
+    }
+}
 
 use std::time::Duration;
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use hashline::tools::log::LogWriter;
 use hashline::view::ContentBlock;
-use hashline::{CallContext, ErrorCode, Session, SessionConfig, ToolError, ToolResult, ToolSpec, Toolbox};
+use hashline::{CallContext, CancelFlag, ErrorCode, Session, SessionConfig, ToolError, ToolResult, ToolSpec, Toolbox};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, Implementation, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
@@ -105,7 +105,11 @@ impl HashlineServer {
         open_session(&[cwd], &self.options).map(Arc::new)
     }
 
-    /// Runs one tool call on a blocking thread, so calls run in parallel.
+    /// Runs one tool call on a blocking thread, so calls run in parallel. A
+    /// `notifications/cancelled` for the request raises the call's cancel flag: an edit or
+    /// write that has not committed yet then writes nothing (rmcp drops the reply). When
+    /// the client disconnects, calls in flight get 5 seconds to finish before rmcp
+    /// cancels them the same way.
     async fn execute(
         &self,
         name: String,
@@ -116,12 +120,20 @@ impl HashlineServer {
             Ok(session) => session,
             Err(err) => return Ok(ToolResult::failure(&name, &err)),
         };
-        let call = CallContext { call_id: Some(context.id.to_string()), parent_call_id: None };
+        let cancel = CancelFlag::default();
+        let call = CallContext { call_id: Some(context.id.to_string()), parent_call_id: None, cancel: cancel.clone() };
         let toolbox = Arc::clone(&self.toolbox);
-        tokio::task::spawn_blocking(move || toolbox.execute(&session, &name, args, &call))
-            .await
-            // A panic in a tool is a bug of the server, not a tool failure: say so, and serve on.
-            .map_err(|join| ErrorData::internal_error(format!("the tool failed unexpectedly: {join}"), None))
+        // rmcp cancels the request's token on `notifications/cancelled` (before it reads
+        // the next message), and for calls still running when the connection is wound up.
+        let token = context.ct.clone();
+        let watcher = tokio::spawn(async move {
+            token.cancelled().await;
+            cancel.cancel();
+        });
+        let outcome = tokio::task::spawn_blocking(move || toolbox.execute(&session, &name, args, &call)).await;
+        watcher.abort();
+        // A panic in a tool is a bug of the server, not a tool failure: say so, and serve on.
+        outcome.map_err(|join| ErrorData::internal_error(format!("the tool failed unexpectedly: {join}"), None))
     }
 }
 

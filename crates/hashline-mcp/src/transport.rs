@@ -5,7 +5,9 @@
 //! the client's call with that id never completes), and ends the connection on a
 //! notification that arrives before `initialize`. This one answers instead:
 //!
-//! - a line that is not JSON → `-32700 Parse error` (id null), and reads on;
+//! - a line that is not JSON → `-32700 Parse error` with `"id": null`, and reads on;
+//! - a message whose id is not a string or a signed 64-bit integer (a fraction, a bigger
+//!   integer, an object, a boolean, null) → `-32600 Invalid request` with `"id": null`;
 //! - a message of the wrong shape → `-32600 Invalid request` (or `-32602`) **with the
 //!   request's id** when it has one (a request whose params do not fit its method reaches
 //!   the handler as a custom request, see `HashlineServer::on_custom_request`);
@@ -105,8 +107,15 @@ fn closed() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::NotConnected, "the connection is closed")
 }
 
+/// One message as a line. An error without a request id says `"id": null` (JSON-RPC
+/// 2.0), where rmcp would leave the id out.
 fn encode(message: &ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
-    let mut line = serde_json::to_vec(message)?;
+    let mut line = match message {
+        JsonRpcMessage::Error(error) if error.id.is_none() => {
+            serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": null, "error": error.error}))?
+        }
+        _ => serde_json::to_vec(message)?,
+    };
     line.push(b'\n');
     Ok(line)
 }
@@ -244,6 +253,12 @@ fn decode(line: &[u8]) -> Frame {
         return Frame::Ignore;
     }
     let error = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        // A message with an id is never a notification: rmcp's notification type just
+        // ignores an id it could not read as a request's.
+        Ok(JsonRpcMessage::Notification(notification)) => match serde_json::from_slice::<Value>(line) {
+            Ok(value) if value.get("id").is_some() => return id_error(&value),
+            _ => return Frame::Message(Box::new(JsonRpcMessage::Notification(notification))),
+        },
         Ok(message) => return Frame::Message(Box::new(message)),
         Err(error) => error,
     };
@@ -253,13 +268,67 @@ fn decode(line: &[u8]) -> Frame {
     shape_error(&value, &error)
 }
 
+/// A message's `id` member.
+enum Id {
+    /// No `id`: a notification.
+    Absent,
+    /// A string, or an integer rmcp can echo (signed 64-bit, also written as `2.0`).
+    Valid(RequestId),
+    /// Anything else, described.
+    Invalid(String),
+}
+
+fn request_id(object: &serde_json::Map<String, Value>) -> Id {
+    let Some(id) = object.get("id") else { return Id::Absent };
+    if let Ok(valid) = serde_json::from_value::<RequestId>(id.clone()) {
+        return Id::Valid(valid);
+    }
+    Id::Invalid(match id {
+        Value::Null => "null".to_owned(),
+        Value::Bool(_) => "a boolean".to_owned(),
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() != 0.0) => format!("a fractional number ({n})"),
+        Value::Number(n) => format!("an integer out of range ({n})"),
+        Value::String(_) => "a string".to_owned(),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    })
+}
+
+/// The answer to a message whose `id` cannot be a request's (or that has an id but is
+/// otherwise a notification).
+fn id_error(value: &Value) -> Frame {
+    let Some(object) = value.as_object() else { return Frame::Ignore };
+    let is_response = object.contains_key("result") || object.contains_key("error");
+    match request_id(object) {
+        Id::Invalid(_) if is_response => Frame::Ignore,
+        Id::Invalid(what) => reply(
+            ErrorData::invalid_request(
+                format!(
+                    "Invalid request: the id must be a string or an integer from -2^63 to 2^63-1, received {what}."
+                ),
+                None,
+            ),
+            None,
+        ),
+        Id::Valid(id) => reply(
+            ErrorData::invalid_request("Invalid request: a request needs a valid method and params.".to_owned(), None),
+            Some(id),
+        ),
+        Id::Absent => Frame::Ignore,
+    }
+}
+
 /// The answer to a well-formed JSON value that is not a valid client message.
 fn shape_error(value: &Value, error: &serde_json::Error) -> Frame {
     let Some(object) = value.as_object() else {
         let what = if value.is_array() { "batches are not supported" } else { "expected a JSON-RPC object" };
         return reply(ErrorData::invalid_request(format!("Invalid request: {what}."), None), None);
     };
-    let id = object.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let id = match request_id(object) {
+        Id::Invalid(_) => return id_error(value),
+        Id::Valid(id) => Some(id),
+        Id::Absent => None,
+    };
     let method = object.get("method").and_then(Value::as_str);
     let version_ok = object.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
     match (id, method) {
@@ -281,11 +350,22 @@ fn reply(error: ErrorData, id: Option<RequestId>) -> Frame {
     Frame::Reply(Box::new(JsonRpcMessage::error(error, id)))
 }
 
-/// Shared by tests: the JSON of a frame's reply.
+/// One line as the fuzz targets see it.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn classify(line: &[u8]) -> crate::fuzzing::LineOutcome {
+    use crate::fuzzing::LineOutcome;
+    match decode(line) {
+        Frame::Message(message) => LineOutcome::Message(serde_json::to_value(message.as_ref()).unwrap_or(Value::Null)),
+        Frame::Reply(reply) => LineOutcome::Reply(encode(&reply).unwrap_or_default()),
+        Frame::Ignore => LineOutcome::Ignore,
+    }
+}
+
+/// Shared by tests: the JSON of a frame's reply, as written.
 #[cfg(test)]
 fn reply_json(frame: &Frame) -> Option<Value> {
     match frame {
-        Frame::Reply(reply) => serde_json::to_value(reply.as_ref()).ok(),
+        Frame::Reply(reply) => serde_json::from_slice(&encode(reply).ok()?).ok(),
         _ => None,
     }
 }
@@ -303,7 +383,31 @@ mod tests {
     fn a_line_that_is_not_json_is_a_parse_error() {
         let reply = reply_json(&frame("{not json")).expect("reply");
         assert_eq!(reply["error"]["code"], -32700);
-        assert_eq!(reply["id"], Value::Null);
+        // JSON-RPC 2.0: an error without a request id carries `"id": null`, not no id.
+        assert_eq!(reply.get("id"), Some(&Value::Null), "{reply}");
+        let bytes = encode(&JsonRpcMessage::error(ErrorData::parse_error("x", None), None)).expect("encode");
+        assert!(String::from_utf8_lossy(&bytes).starts_with(r#"{"jsonrpc":"2.0","id":null,"error":"#));
+    }
+
+    #[test]
+    fn requests_with_invalid_ids_get_invalid_request_with_a_null_id() {
+        for id in ["1.5", "18446744073709551616", "9223372036854775808", "{\"a\":1}", "true", "null", "[1]"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let reply = reply_json(&frame(&line)).unwrap_or_else(|| panic!("no reply for id {id}"));
+            assert_eq!(reply["error"]["code"], -32600, "{id}: {reply}");
+            assert_eq!(reply.get("id"), Some(&Value::Null), "{id}: {reply}");
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"read"}}}}"#);
+            assert!(reply_json(&frame(&line)).is_some_and(|r| r["error"]["code"] == -32600), "{id}");
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id}}}"#);
+            assert!(reply_json(&frame(&line)).is_some_and(|r| r["error"]["code"] == -32600), "{id}");
+        }
+        let reply = reply_json(&frame(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#)).expect("reply");
+        insta::assert_snapshot!(reply["error"]["message"].as_str().unwrap_or(""), @"Invalid request: the id must be a string or an integer from -2^63 to 2^63-1, received a fractional number (1.5).");
+        // Valid ids pass: strings, integers in the signed 64-bit range, integers written as floats.
+        for id in ["\"x\"", "-9223372036854775808", "9223372036854775807", "0", "2.0"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            assert!(matches!(frame(&line), Frame::Message(_)), "{id}");
+        }
     }
 
     #[test]

@@ -72,6 +72,11 @@ pub enum ErrorCode {
     ReadSnapshotUnavailable,
     /// No tool has the requested name.
     UnknownTool,
+    /// The tool failed unexpectedly (a bug): the front end reports it for that call and
+    /// serves on.
+    InternalError,
+    /// The client cancelled the call before it committed anything.
+    Cancelled,
 }
 
 impl ErrorCode {
@@ -110,6 +115,8 @@ impl ErrorCode {
             ErrorCode::InvalidType => "invalid-type",
             ErrorCode::ReadSnapshotUnavailable => "read-snapshot-unavailable",
             ErrorCode::UnknownTool => "unknown-tool",
+            ErrorCode::InternalError => "internal-error",
+            ErrorCode::Cancelled => "cancelled",
         }
     }
 }

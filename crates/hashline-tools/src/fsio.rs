@@ -49,6 +49,11 @@ pub fn read_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
             ToolError::new(ErrorCode::PermissionDenied, format!("Permission denied — cannot access: {p}"))
                 .with_details(fs_details(err))
         }
+        io::ErrorKind::WouldBlock => ToolError::new(
+            ErrorCode::FsError,
+            format!("File not readable: {p} has no data to read now, and the tools never wait for a file."),
+        )
+        .with_details(fs_details(err)),
         _ => {
             ToolError::new(ErrorCode::FsError, format!("File not readable: {p} — {err}")).with_details(fs_details(err))
         }

@@ -27,6 +27,7 @@ pub mod fsio;
 pub mod journal;
 pub mod ledger;
 pub mod log;
+pub mod nonblocking;
 pub mod paths;
 pub mod ptc;
 pub mod result;
@@ -36,7 +37,7 @@ pub mod tools;
 pub mod warning;
 
 pub use error::{ErrorCode, ToolError};
-pub use result::{CallContext, Tool, ToolOutput, ToolResult, ToolValue, execute};
+pub use result::{CallContext, CancelFlag, Tool, ToolOutput, ToolResult, ToolValue, execute};
 pub use session::{Session, SessionConfig};
 pub use tools::{ast_search, edit, find, grep, ls, read, write};
 pub use warning::{Warning, WarningCode};

@@ -112,9 +112,10 @@ impl LogWriter {
         Self { out: Mutex::new(Box::new(out)) }
     }
 
-    /// A log appended to a file (created if missing).
+    /// A log appended to a file (created if missing). It must be a regular file: a FIFO,
+    /// socket or device is refused at once (the open never waits).
     pub fn to_file(path: &Path) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let file = crate::nonblocking::open_append_regular(path)?;
         Ok(Self::new(std::io::BufWriter::new(file)))
     }
 

@@ -1,6 +1,9 @@
 //! What a tool call returns: the typed value, the model's text, the presentation meta,
 //! and the JSON projection of SPEC §4.1 (`ToolResult`).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use hashline_view::ContentBlock;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -21,7 +24,47 @@ pub struct CallContext {
     pub call_id: Option<String>,
     /// The id of the call this one runs inside; `None` for a top-level call.
     pub parent_call_id: Option<String>,
+    /// Raised by the caller to cancel the call (an MCP `notifications/cancelled`): a tool
+    /// that writes checks it just before committing, and then writes nothing.
+    pub cancel: CancelFlag,
 }
+
+/// A cancellation flag shared between a call and whoever may cancel it.
+#[derive(Clone, Debug, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    /// Cancels the call.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// `Err(cancelled)` once the call was cancelled: `what` (`Edit`, `Write`) was not
+    /// written.
+    pub fn check(&self, what: &str) -> Result<(), ToolError> {
+        if self.is_cancelled() {
+            return Err(ToolError::new(
+                ErrorCode::Cancelled,
+                format!("{what} cancelled — nothing was written. The client cancelled the call before it committed."),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Two flags are equal when they are the same flag.
+impl PartialEq for CancelFlag {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for CancelFlag {}
 
 impl CallContext {
     /// A top-level call.

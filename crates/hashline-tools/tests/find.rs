@@ -106,7 +106,7 @@ fn finds_by_basename_respecting_ignores_skipping_git_including_hidden() {
     );
     let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
     assert_eq!((meta.paths.len(), meta.total, meta.truncated), (7, 7, false));
-    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()) };
+    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()), ..Default::default() };
     assert!(execute::<FindTool>(&ws.session, json!({"pattern": "*"}), &nested).meta.is_none());
 }
 
@@ -276,7 +276,7 @@ fn regex_mode_and_invalid_regex() {
     src/main.rs
     ");
     let invalid = ws.run(json!({"pattern": "([", "regex": true}));
-    assert_eq!(code(&invalid), "invalid-params-combo");
+    assert_eq!(code(&invalid), "invalid-pattern");
     assert_snapshot!(invalid.text(), @r#"
     Error: invalid regex for fields 'pattern'/'regex' ("(["): regex parse error:
         ([
@@ -293,7 +293,7 @@ fn invalid_globs_are_refused() {
     let mut texts = Vec::new();
     for glob in ["*.rs]", "{a,b", "[z-a]"] {
         let result = ws.run(json!({"pattern": glob}));
-        assert_eq!(code(&result), "invalid-params-combo", "{glob}");
+        assert_eq!(code(&result), "invalid-pattern", "{glob}");
         texts.push(result.text());
     }
     let empty = find(&ws.session, FindArgs::builder().pattern("").build()).expect_err("empty");
@@ -306,6 +306,29 @@ fn invalid_globs_are_refused() {
     Error: pattern is empty. Give a glob such as "*.rs" (or a regex with regex: true).
     "#);
     assert_eq!(code(&ws.run(json!({"pattern": null}))), "invalid-null");
+}
+
+#[test]
+fn huge_patterns_are_invalid_patterns() {
+    let ws = repo();
+    let text = "lorem ipsum ".repeat(400_000 / 12);
+    let mut texts = Vec::new();
+    for args in [
+        json!({"pattern": "*".repeat(87_000)}),
+        json!({"pattern": text}),
+        json!({"pattern": text, "regex": true}),
+        json!({"pattern": "\\w{1000}\\w{1000}\\w{1000}", "regex": true}),
+    ] {
+        let result = ws.run(args);
+        assert_eq!(code(&result), "invalid-pattern");
+        texts.push(result.text());
+    }
+    assert_snapshot!(texts.join("\n"), @r#"
+    Invalid glob: the pattern is 87000 bytes long; the limit is 4096 bytes.
+    Invalid glob: the pattern is 399996 bytes long; the limit is 4096 bytes.
+    Error: invalid regex for fields 'pattern'/'regex': the pattern is 399996 bytes long; the limit is 4096 bytes.
+    Error: invalid regex for fields 'pattern'/'regex' ("\\w{1000}\\w{1000}\\w{1000}"): Compiled regex exceeds size limit of 10485760 bytes.
+    "#);
 }
 
 #[test]

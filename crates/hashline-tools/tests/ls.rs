@@ -83,7 +83,7 @@ fn meta_is_the_paths_meta_of_the_shown_names() {
     let meta = hashline_view::paths_from_meta(result.meta.as_ref().expect("meta")).expect("narrows");
     assert_eq!(meta.paths, [".git/", "assets/", "Docs/"]);
     assert_eq!((meta.truncated, meta.total), (true, 10));
-    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()) };
+    let nested = CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()), ..Default::default() };
     assert!(execute::<LsTool>(&ws.session, json!({}), &nested).meta.is_none());
 }
 
@@ -131,7 +131,7 @@ fn unbalanced_and_invalid_globs_are_refused() {
     let mut texts = Vec::new();
     for glob in ["a]", "a}", "[abc", "{a,b", "[z-a]"] {
         let result = ws.run(json!({"glob": glob}));
-        assert_eq!(code(&result), "invalid-params-combo", "{glob}");
+        assert_eq!(code(&result), "invalid-pattern", "{glob}");
         texts.push(result.text());
     }
     assert_snapshot!(texts.join("\n"), @r#"
@@ -141,6 +141,18 @@ fn unbalanced_and_invalid_globs_are_refused() {
     Invalid glob "{a,b": Unterminated brace expansion.
     Invalid glob "[z-a]": invalid range; 'z' > 'a'.
     "#);
+}
+
+#[test]
+fn a_huge_glob_is_an_invalid_pattern() {
+    let ws = mixed();
+    // globset's own matcher panics on this glob ("regex compilation shouldn't fail").
+    let result = ws.run(json!({"glob": "lorem ipsum ".repeat(400_000 / 12)}));
+    assert_eq!(code(&result), "invalid-pattern");
+    assert_snapshot!(result.text(), @"Invalid glob: the pattern is 399996 bytes long; the limit is 4096 bytes.");
+    assert_eq!(code(&ws.run(json!({"glob": "*".repeat(87_000)}))), "invalid-pattern");
+    let at_limit = ws.run(json!({"glob": "*".repeat(4096)}));
+    assert!(!at_limit.is_error, "{}", at_limit.text());
 }
 
 #[test]

@@ -26,7 +26,11 @@ fn reads_alpha_beta_as_rows_with_matching_value_and_meta() {
 fn nested_calls_get_no_meta() {
     let ws = Workspace::new();
     ws.file("a.txt", "x");
-    let ctx = hashline_tools::CallContext { call_id: Some("c2".into()), parent_call_id: Some("c1".into()) };
+    let ctx = hashline_tools::CallContext {
+        call_id: Some("c2".into()),
+        parent_call_id: Some("c1".into()),
+        ..Default::default()
+    };
     let result = hashline_tools::execute::<ReadTool>(&ws.session, json!({"path": "a.txt"}), &ctx);
     assert!(result.meta.is_none());
 }

@@ -52,6 +52,6 @@ pub use hashline_tools::ls::{LsArgs, LsValue, ls};
 pub use hashline_tools::read::{ReadArgs, ReadValue, read};
 pub use hashline_tools::write::{WriteArgs, WriteValue, write};
 pub use hashline_tools::{
-    CallContext, ErrorCode, Session, SessionConfig, ToolError, ToolOutput, ToolResult, Warning, WarningCode,
+    CallContext, CancelFlag, ErrorCode, Session, SessionConfig, ToolError, ToolOutput, ToolResult, Warning, WarningCode,
 };
 pub use registry::{Annotations, ToolSpec, Toolbox, record_of};

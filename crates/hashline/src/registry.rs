@@ -179,7 +179,7 @@ impl Toolbox {
     /// written to the session's log, when it has one (a call without an id gets one).
     pub fn execute(&self, session: &Session, name: &str, args: Value, ctx: &CallContext) -> ToolResult {
         let call_id = ctx.call_id.clone().unwrap_or_else(|| session.next_call_id());
-        let ctx = CallContext { call_id: Some(call_id.clone()), parent_call_id: ctx.parent_call_id.clone() };
+        let ctx = CallContext { call_id: Some(call_id.clone()), ..ctx.clone() };
         session.log_call(&call_id, name, &args, ctx.parent_call_id.as_deref());
         let result = match self.get(name) {
             Some(tool) => tool.execute(session, args, &ctx),

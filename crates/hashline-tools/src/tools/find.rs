@@ -10,9 +10,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use globset::GlobMatcher;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
@@ -20,12 +19,13 @@ use typed_builder::TypedBuilder;
 pub use filters::{SizeArg, parse_modified_since, parse_size};
 
 use super::ls::{
-    EntryKind, effective_limit, effective_path, kind_through_link, name_glob, paths_meta, quoted, render_listing,
-    root_error, shown_path, with_warnings,
+    EntryKind, effective_limit, effective_path, kind_through_link, paths_meta, quoted, render_listing, root_error,
+    shown_path, with_warnings,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tools::pattern::{NameGlob, name_glob, name_regex};
 use crate::warning::Warning;
 
 /// How many entries `find` shows when `limit` is not given.
@@ -232,7 +232,7 @@ pub fn find(session: &Session, args: FindArgs) -> Result<ToolOutput<FindValue>, 
 
 /// Matches an entry's name.
 enum NameMatcher {
-    Glob(GlobMatcher),
+    Glob(NameGlob),
     Regex(Regex),
 }
 
@@ -247,17 +247,12 @@ impl NameMatcher {
         if !regex {
             return name_glob(pattern).map(NameMatcher::Glob);
         }
-        RegexBuilder::new(pattern).build().map(NameMatcher::Regex).map_err(|err| {
-            ToolError::new(
-                ErrorCode::InvalidParamsCombo,
-                format!("Error: invalid regex for fields 'pattern'/'regex' ({}): {err}", quoted(pattern)),
-            )
-        })
+        name_regex(pattern).map(NameMatcher::Regex)
     }
 
     fn is_match(&self, name: &OsStr) -> bool {
         match self {
-            NameMatcher::Glob(glob) => glob.is_match(Path::new(name)),
+            NameMatcher::Glob(glob) => glob.is_match(name),
             NameMatcher::Regex(regex) => regex.is_match(&name.to_string_lossy()),
         }
     }
@@ -488,7 +483,7 @@ mod tests {
         let regex = NameMatcher::new("^lib\\.(rs|toml)$", true).expect("regex");
         assert!(regex.is_match(OsStr::new("lib.rs")) && !regex.is_match(OsStr::new("xlib.rs")));
         let err = NameMatcher::new("([", true).err().expect("invalid regex");
-        assert_eq!(err.code, ErrorCode::InvalidParamsCombo);
+        assert_eq!(err.code, ErrorCode::InvalidPattern);
         assert!(
             err.message.starts_with("Error: invalid regex for fields 'pattern'/'regex' (\"([\"): "),
             "{}",

@@ -1,14 +1,12 @@
 //! `ls` (SPEC §5.3): the entries of one directory, directories first.
 //!
-//! Also home to what `ls` and `find` share: the name glob (with its balance check), the
-//! entry kinds, the mapping of a search root's I/O errors, and the byte-capped listing.
+//! Also home to what `ls` and `find` share: the entry kinds, the mapping of a search root's I/O errors, and the byte-capped listing.
 
 use std::borrow::Cow;
 use std::fs;
 use std::io;
 use std::path::Path;
 
-use globset::{GlobBuilder, GlobMatcher};
 use hashline_core::display::is_escaped_control;
 use hashline_view::PathsMeta;
 use schemars::JsonSchema;
@@ -21,6 +19,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::paths::ResolvedPath;
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tools::pattern::name_glob;
 use crate::warning::Warning;
 
 /// How many entries `ls` shows when `limit` is not given.
@@ -136,7 +135,7 @@ pub fn ls(session: &Session, args: LsArgs) -> Result<ToolOutput<LsValue>, ToolEr
         let entry = entry.map_err(|err| root_error(&err, &path))?;
         unfiltered += 1;
         let name = entry.file_name();
-        if glob.as_ref().is_some_and(|g| !g.is_match(Path::new(&name))) {
+        if glob.as_ref().is_some_and(|g| !g.is_match(&name)) {
             continue;
         }
         let kind = match entry.file_type() {
@@ -204,52 +203,6 @@ pub(crate) fn effective_path<'a>(path: Option<&'a str>, adjustments: &mut Vec<St
 /// A JSON-quoted string, as messages show arguments.
 pub(crate) fn quoted(text: &str) -> String {
     serde_json::Value::from(text).to_string()
-}
-
-/// Checks that a glob's `[]` and `{}` are balanced (a backslash escapes the next
-/// character); returns what is wrong.
-pub(crate) fn glob_balance_error(glob: &str) -> Option<&'static str> {
-    let mut brackets = 0usize;
-    let mut braces = 0usize;
-    let mut chars = glob.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            '[' => brackets += 1,
-            ']' if brackets == 0 => return Some("Unmatched ']'."),
-            ']' => brackets -= 1,
-            '{' => braces += 1,
-            '}' if braces == 0 => return Some("Unmatched '}'."),
-            '}' => braces -= 1,
-            _ => {}
-        }
-    }
-    if brackets != 0 {
-        Some("Unterminated character class.")
-    } else if braces != 0 {
-        Some("Unterminated brace expansion.")
-    } else {
-        None
-    }
-}
-
-/// Compiles a glob matched against one entry name: balance-checked first, `*` matches
-/// dotfiles, case-sensitive, `{a,b}` alternatives, `\` escapes.
-pub(crate) fn name_glob(glob: &str) -> Result<GlobMatcher, ToolError> {
-    let invalid =
-        |why: &str| ToolError::new(ErrorCode::InvalidParamsCombo, format!("Invalid glob {}: {why}", quoted(glob)));
-    if let Some(why) = glob_balance_error(glob) {
-        return Err(invalid(why));
-    }
-    GlobBuilder::new(glob)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .empty_alternates(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|err| invalid(&format!("{}.", err.kind())))
 }
 
 /// The kind of the entry a symlink points to (a dangling link is a file).
@@ -360,34 +313,6 @@ fn sort_entries(entries: &mut [LsEntry]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn glob_balance() {
-        assert_eq!(glob_balance_error("*.rs"), None);
-        assert_eq!(glob_balance_error("{a,b}[xy]*"), None);
-        assert_eq!(glob_balance_error("a\\]"), None);
-        assert_eq!(glob_balance_error("a]"), Some("Unmatched ']'."));
-        assert_eq!(glob_balance_error("a}"), Some("Unmatched '}'."));
-        assert_eq!(glob_balance_error("[abc"), Some("Unterminated character class."));
-        assert_eq!(glob_balance_error("{a,b"), Some("Unterminated brace expansion."));
-        assert_eq!(glob_balance_error("[a{b"), Some("Unterminated character class."));
-    }
-
-    #[test]
-    fn name_glob_matches_dotfiles_and_alternatives() {
-        let star = name_glob("*").expect("glob");
-        assert!(star.is_match(".hidden"));
-        let alt = name_glob("*.{rs,toml}").expect("glob");
-        assert!(alt.is_match("lib.rs") && alt.is_match("Cargo.toml") && !alt.is_match("a.md"));
-        let class = name_glob("[!a]*").expect("glob");
-        assert!(class.is_match("b") && !class.is_match("a"));
-        let err = name_glob("a]").expect_err("unbalanced");
-        assert_eq!(err.code, ErrorCode::InvalidParamsCombo);
-        assert_eq!(err.message, "Invalid glob \"a]\": Unmatched ']'.");
-        let bad_range = name_glob("[z-a]").expect_err("bad range");
-        assert_eq!(bad_range.code, ErrorCode::InvalidParamsCombo);
-        assert!(bad_range.message.starts_with("Invalid glob \"[z-a]\": "), "{}", bad_range.message);
-    }
 
     #[test]
     fn directories_first_then_names_case_insensitively_then_exactly() {

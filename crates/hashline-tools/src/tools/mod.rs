@@ -5,5 +5,6 @@ pub mod edit;
 pub mod find;
 pub mod grep;
 pub mod ls;
+pub mod pattern;
 pub mod read;
 pub mod write;

@@ -100,6 +100,8 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
 
     let lock = session.lock_path(&path.key);
     let _guard = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // A call cancelled before this point creates no directory either.
+    ctx.cancel.check("Write")?;
     // Opened beneath the root and locked against other hashline processes; missing
     // parent directories are created beneath the root too.
     let target = match session.open_target(&path, false) {
@@ -129,6 +131,8 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         Some(snapshot) if snapshot.size <= DIFF_BASIS_MAX => target.read().ok().flatten(),
         _ => None,
     };
+    // The last moment a cancelled call can still leave the file alone.
+    ctx.cancel.check("Write")?;
     let member = Member { target: &target, old: before.as_deref().unwrap_or_default(), new: &bytes, check: false };
     let write_state = match session.commit(&[member]) {
         Ok(states) => states.first().copied().unwrap_or(WriteState::Created),

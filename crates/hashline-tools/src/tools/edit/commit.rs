@@ -75,6 +75,8 @@ pub(crate) fn run(
             .push(prepare(session, request, &held).map_err(|err| in_file(err, true, prepared.len(), &request.path))?);
     }
 
+    // The last moment a cancelled call can still leave every file alone.
+    ctx.cancel.check("Edit")?;
     write_all(session, &prepared, &held)?;
     drop(held);
     for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {

@@ -1,0 +1,101 @@
+//! `notifications/cancelled` for an edit that has not committed yet: nothing is written.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hashline::tools::log::LogWriter;
+use hashline_mcp::{HashlineServer, ServerOptions, serve};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// A log kept in memory, readable while the server writes it.
+#[derive(Clone, Default)]
+struct SharedLog(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedLog {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("log").extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl SharedLog {
+    /// The logged result of the call with this id, once there is one.
+    fn result(&self, call_id: &str) -> Option<Value> {
+        let bytes = self.0.lock().expect("log").clone();
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .find(|event| event["type"] == "tool/result" && event["callId"] == call_id)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_edit_that_has_not_committed_is_not_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("big.txt");
+    // Big enough that the edit is still preparing when the cancellation is read.
+    let original: String = (0..300_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(&file, &original).expect("write");
+    let log = SharedLog::default();
+    let options = ServerOptions {
+        roots: vec![dir.path().into()],
+        log: Some(Arc::new(LogWriter::new(log.clone()))),
+        ..Default::default()
+    };
+    let server = HashlineServer::new(options).expect("server");
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, from_server) = tokio::io::duplex(1 << 20);
+    let running = tokio::spawn(serve(server, server_in, server_out));
+    let mut replies = BufReader::new(from_server).lines();
+
+    let mut send = String::new();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "read", "arguments": {"path": "big.txt", "limit": 1}}}),
+    ] {
+        send.push_str(&format!("{message}\n"));
+    }
+    to_server.write_all(send.as_bytes()).await.expect("send");
+    let mut read_reply = Value::Null;
+    while read_reply["id"] != 2 {
+        read_reply = serde_json::from_str(&replies.next_line().await.expect("line").expect("reply")).expect("json");
+    }
+    assert_eq!(read_reply["result"]["isError"], false);
+
+    // The edit and its cancellation, in one write.
+    let edit = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "edit", "arguments": {
+        "path": "big.txt", "edits": [{"set_line": {"anchor": read_reply["result"]["structuredContent"]["lines"][0]["anchor"], "new_text": "CHANGED"}}]}}});
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "user"}});
+    to_server.write_all(format!("{edit}\n{cancel}\n").as_bytes()).await.expect("send");
+
+    let started = Instant::now();
+    let result = loop {
+        if let Some(result) = log.result("3") {
+            break result;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the edit never finished");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(result["result"]["error"]["code"], "cancelled", "{result}");
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), original, "nothing was written");
+
+    // The cancelled call gets no reply; the server serves on.
+    to_server
+        .write_all(format!("{}\n", json!({"jsonrpc": "2.0", "id": 4, "method": "ping"})).as_bytes())
+        .await
+        .expect("ping");
+    let next: Value = serde_json::from_str(&replies.next_line().await.expect("line").expect("reply")).expect("json");
+    assert_eq!(next["id"], 4, "{next}");
+    drop(to_server);
+    running.await.expect("join").expect("serve");
+}

@@ -1,0 +1,122 @@
+//! Opening files so that nothing waits: every open is non-blocking, the file type is
+//! checked through the open handle (not by a separate look-up of the name), and every
+//! read is bounded. A FIFO, a socket or a device (`/dev/zero`, `/proc/kmsg`) can then
+//! neither hold an open, nor a read, nor fill memory.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// The flags every open here adds: no waiting for a FIFO's peer or a device's data, and
+/// no terminal becomes the process's controlling terminal.
+const FLAGS: i32 = libc::O_NONBLOCK | libc::O_NOCTTY;
+
+/// Opens `path` for reading without blocking (a FIFO without a writer opens at once, and
+/// a read with no data ready fails with [`io::ErrorKind::WouldBlock`] instead of waiting).
+pub fn open_read(path: &Path) -> io::Result<File> {
+    OpenOptions::new().read(true).custom_flags(FLAGS).open(path)
+}
+
+/// Opens `path` for appending (created if missing) without blocking, and checks through
+/// the handle that it is a regular file.
+pub fn open_append_regular(path: &Path) -> io::Result<File> {
+    let file = match OpenOptions::new().create(true).append(true).custom_flags(FLAGS).open(path) {
+        Ok(file) => file,
+        // A FIFO without a reader (or a device without its driver) cannot be opened
+        // without waiting.
+        Err(err) if err.raw_os_error() == Some(libc::ENXIO) => return Err(not_regular()),
+        Err(err) => return Err(err),
+    };
+    ensure_regular(&file)?;
+    Ok(file)
+}
+
+/// Reads a whole regular file of at most `limit` bytes, checked through the handle.
+/// Anything else fails: a missing file with [`io::ErrorKind::NotFound`], a FIFO, socket or
+/// device with [`io::ErrorKind::InvalidInput`], a larger file with
+/// [`io::ErrorKind::FileTooLarge`].
+pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let file = open_read(path)?;
+    let len = ensure_regular(&file)?;
+    if len > limit {
+        return Err(too_large(limit));
+    }
+    read_bounded(file, limit, len)
+}
+
+/// Reads from `file` to its end, at most `limit` bytes (`expected` is a capacity hint).
+pub fn read_bounded(file: File, limit: u64, expected: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(usize::try_from(expected.min(limit)).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(limit));
+    }
+    Ok(bytes)
+}
+
+/// The file's length, if the handle is a regular file.
+fn ensure_regular(file: &File) -> io::Result<u64> {
+    let meta = file.metadata()?;
+    if meta.is_file() {
+        Ok(meta.len())
+    } else if meta.is_dir() {
+        Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"))
+    } else {
+        Err(not_regular())
+    }
+}
+
+fn not_regular() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, "not a regular file (a FIFO, socket or device)")
+}
+
+fn too_large(limit: u64) -> io::Error {
+    io::Error::new(io::ErrorKind::FileTooLarge, format!("larger than {limit} bytes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn fifo(dir: &Path) -> std::path::PathBuf {
+        let path = dir.join("fifo");
+        let status = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+        assert!(status.success());
+        path
+    }
+
+    #[test]
+    fn a_fifo_is_refused_at_once_for_reading_and_appending() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = fifo(dir.path());
+        let started = Instant::now();
+        let err = read_regular(&fifo, 1024).expect_err("fifo");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
+        // No reader: a non-blocking open for writing fails at once (ENXIO).
+        assert_eq!(open_append_regular(&fifo).expect_err("fifo").kind(), io::ErrorKind::InvalidInput);
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn devices_are_refused_and_reads_are_bounded() {
+        let err = read_regular(Path::new("/dev/zero"), 1024).expect_err("device");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        let zero = open_read(Path::new("/dev/zero")).expect("open");
+        let err = read_bounded(zero, 4096, 0).expect_err("endless");
+        assert_eq!(err.kind(), io::ErrorKind::FileTooLarge);
+        assert_eq!(read_regular(Path::new("/dev/null"), 1).expect_err("device").kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn regular_files_read_whole_within_the_limit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a");
+        std::fs::write(&path, "alpha").expect("write");
+        assert_eq!(read_regular(&path, 5).expect("read"), b"alpha");
+        assert_eq!(read_regular(&path, 4).expect_err("big").kind(), io::ErrorKind::FileTooLarge);
+        assert_eq!(read_regular(dir.path(), 4).expect_err("dir").kind(), io::ErrorKind::IsADirectory);
+        assert!(open_append_regular(&dir.path().join("log")).is_ok());
+    }
+}
