@@ -125,8 +125,19 @@ pub enum Command {
     Batch,
     /// Serve the tools to an agent over MCP on standard input and output (one session per
     /// connection). Roots: --root if given, else the client's file:// roots, else the
-    /// current directory.
-    Mcp,
+    /// current directory. With --http, serve MCP's Streamable HTTP transport instead (many
+    /// sessions; roots: --root, else the current directory).
+    Mcp {
+        /// Listen on this address (e.g. 127.0.0.1:8808) instead of standard input/output.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Bearer tokens, one per line (else HASHLINE_MCP_TOKEN); required off loopback.
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<PathBuf>,
+        /// A browser origin allowed to call (e.g. http://localhost:6274); repeatable.
+        #[arg(long, value_name = "ORIGIN", requires = "http")]
+        allow_origin: Vec<String>,
+    },
 }
 
 impl Command {
@@ -200,7 +211,7 @@ impl Command {
                 put("regex", regex.then_some(json!(true)));
                 "find"
             }
-            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp => {
+            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp { .. } => {
                 anyhow::bail!("not a tool subcommand")
             }
         };

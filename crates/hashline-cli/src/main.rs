@@ -44,7 +44,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
-    if let Command::Mcp = cli.command {
+    if let Command::Mcp { .. } = cli.command {
         return mcp::run(&cli);
     }
     let toolbox = Toolbox::new();
