@@ -71,12 +71,12 @@ async fn send_on(
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> Reply {
-    let mut request = Request::builder()
-        .method(method)
-        .uri("/mcp")
-        .header("host", addr.to_string())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
+    let mut request = Request::builder().method(method).uri("/mcp");
+    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        request = request.header("host", addr.to_string());
+    }
+    request =
+        request.header("content-type", "application/json").header("accept", "application/json, text/event-stream");
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
@@ -232,6 +232,10 @@ async fn a_foreign_origin_gets_403_and_an_allowed_one_passes() {
     let reply = call(server.addr, None, Some(&session), &foreign, call_body("write", write_args(&file))).await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN);
     assert!(!file.exists());
+    // A rebound name in `Host` is refused on loopback.
+    let rebound = Server::start(dir.path(), |_| {}).await;
+    let reply = send(rebound.addr, "POST", &[("host", "evil.example")], call_body("ls", json!({}))).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
     let allowed = [("origin", "http://localhost:6274")];
     let reply = call(server.addr, None, Some(&session), &allowed, call_body("write", write_args(&file))).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
@@ -306,6 +310,16 @@ async fn an_idle_session_expires() {
     tokio::time::sleep(Duration::from_millis(900)).await;
     let reply = call(server.addr, None, Some(&session), &[], call_body("ls", json!({}))).await;
     assert_refused(&reply, StatusCode::NOT_FOUND, -32002);
+}
+
+#[test]
+fn the_defaults_are_the_documented_ones() {
+    let options = HttpOptions::new(ServerOptions::default());
+    assert_eq!(options.max_body_bytes, 16 * 1024 * 1024);
+    assert_eq!(options.max_sessions, 64);
+    assert_eq!(options.idle_timeout, Duration::from_secs(30 * 60));
+    assert_eq!(options.drain_timeout, Duration::from_secs(30));
+    assert!(!options.tokens.required() && options.allowed_origins.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread")]
