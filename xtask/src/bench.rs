@@ -83,6 +83,8 @@ fn release_cli(root: &Path) -> Result<PathBuf> {
 const CRITERION_BENCHES: &[&[&str]] = &[
     &["-p", "hashline-core", "--bench", "render", "--bench", "edit"],
     &["-p", "hashline-tools", "--bench", "edit_tool"],
+    // Not criterion: the bounded MCP-over-HTTP load test (loopback; SESSIONS, SECS).
+    &["-p", "hashline-mcp", "--bench", "http_load"],
 ];
 
 /// SPEC §11: a CLI read of a 10k-line file.

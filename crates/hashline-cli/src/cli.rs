@@ -178,8 +178,19 @@ pub enum Command {
     Batch,
     /// Serve the tools to an agent over MCP on standard input and output (one session per
     /// connection). Roots: --root if given, else the client's file:// roots, else the
-    /// current directory.
-    Mcp,
+    /// current directory. With --http, serve MCP's Streamable HTTP transport instead (many
+    /// sessions; roots: --root, else the current directory).
+    Mcp {
+        /// Listen on this address (e.g. 127.0.0.1:8808) instead of standard input/output.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Bearer tokens, one per line (else HASHLINE_MCP_TOKEN); required off loopback.
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<PathBuf>,
+        /// A browser origin allowed to call (e.g. http://localhost:6274); repeatable.
+        #[arg(long, value_name = "ORIGIN", requires = "http")]
+        allow_origin: Vec<String>,
+    },
     /// Draw a session log's calls and results as cards: in the terminal (colour only on a
     /// terminal; NO_COLOR honoured), or as one self-contained web page with --html.
     Show {
@@ -285,7 +296,7 @@ impl Command {
                 put("limit", limit.map(Value::from));
                 "ast_search"
             }
-            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp | Command::Show { .. } => {
+            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp { .. } | Command::Show { .. } => {
                 anyhow::bail!("not a tool subcommand")
             }
         };

@@ -47,7 +47,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
-    if let Command::Mcp = cli.command {
+    if let Command::Mcp { .. } = cli.command {
         return mcp::run(&cli);
     }
     if let Command::Show { log, html, call_id, plain } = &cli.command {

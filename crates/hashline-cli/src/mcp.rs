@@ -1,4 +1,5 @@
-//! `hashline mcp`: the MCP stdio server (SPEC §10.3).
+//! `hashline mcp`: the MCP stdio server (SPEC §10.3), or with `--http` the Streamable
+//! HTTP server (docs/protocol.md, "MCP over HTTP").
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -6,10 +7,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use hashline::tools::log::LogWriter;
+use hashline_mcp::http::{HttpOptions, TOKEN_ENV, Tokens};
 use hashline_mcp::{HashlineServer, ServerOptions};
 
 use crate::EXIT_TOOL_ERROR;
-use crate::cli::Cli;
+use crate::cli::{Cli, Command};
 
 /// How long tool calls still running when the client has gone may delay the exit: long
 /// enough for a write in flight to land whole (writes are atomic either way).
@@ -30,13 +32,23 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         None => None,
     };
     let options = ServerOptions { roots: cli.root.clone(), unconfined: cli.unconfined, log };
-    let server = HashlineServer::new(options)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("hashline-mcp")
         .build()
         .context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(hashline_mcp::serve_stdio(server));
+    let outcome = match &cli.command {
+        Command::Mcp { http: Some(addr), token_file, allow_origin } => {
+            let mut http = HttpOptions::new(options);
+            http.tokens = tokens(token_file.as_deref())?;
+            http.allowed_origins.clone_from(allow_origin);
+            runtime.block_on(serve_http(*addr, http))
+        }
+        _ => {
+            let server = HashlineServer::new(options)?;
+            runtime.block_on(hashline_mcp::serve_stdio(server))
+        }
+    };
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
     match outcome {
         Ok(()) => Ok(ExitCode::SUCCESS),
@@ -45,4 +57,48 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
             Ok(ExitCode::from(EXIT_TOOL_ERROR))
         }
     }
+}
+
+/// The bearer tokens: from the file, else the environment variable, else none.
+fn tokens(file: Option<&std::path::Path>) -> Result<Tokens> {
+    if let Some(file) = file {
+        return Ok(Tokens::from_file(file)?);
+    }
+    match std::env::var(TOKEN_ENV) {
+        Ok(text) => Ok(Tokens::parse(&text, TOKEN_ENV)?),
+        Err(_) => Ok(Tokens::none()),
+    }
+}
+
+/// Listens on `addr` until SIGTERM or Ctrl-C, then shuts down gracefully. Prints the
+/// address it listens on (to standard error) once it is ready, signal handlers included.
+async fn serve_http(addr: std::net::SocketAddr, options: HttpOptions) -> Result<(), hashline_mcp::Error> {
+    let stop = stop_signal().map_err(|err| hashline_mcp::Error::Http(format!("cannot watch for signals: {err}")))?;
+    let listener = hashline_mcp::http::bind_http(addr, &options).await?;
+    if let Ok(local) = listener.local_addr() {
+        eprintln!("hashline mcp: listening on http://{local}/mcp");
+    }
+    hashline_mcp::http::serve_http(listener, options, stop).await
+}
+
+/// SIGTERM or Ctrl-C (the handlers are installed before this returns).
+#[cfg(unix)]
+fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = interrupt.recv() => {}
+        }
+    })
+}
+
+/// Ctrl-C.
+#[cfg(not(unix))]
+fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }

@@ -16,4 +16,7 @@ pub enum Error {
     /// The service task ended abnormally.
     #[error("the MCP service task failed: {0}")]
     Service(#[source] tokio::task::JoinError),
+    /// The HTTP server cannot start (the message says why).
+    #[error("{0}")]
+    Http(String),
 }

@@ -64,6 +64,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod http;
 mod roots;
 mod server;
 mod transport;

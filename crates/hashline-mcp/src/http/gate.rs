@@ -1,0 +1,281 @@
+//! The checks in front of rmcp's Streamable HTTP service: shutdown, bearer token, session
+//! ownership and the session count; the sessions' idle clock; the count of requests in
+//! flight (for a graceful shutdown).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use rmcp::transport::streamable_http_server::SessionManager;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::auth::Tokens;
+use crate::HashlineServer;
+
+/// A response body as rmcp builds them.
+pub(crate) type HttpBody = BoxBody<Bytes, Infallible>;
+
+/// The MCP session header.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// JSON-RPC error codes of the refusals (server-defined range, see docs/protocol.md).
+pub(crate) mod code {
+    /// No bearer token, or not a known one (HTTP 401).
+    pub const UNAUTHORIZED: i64 = -32001;
+    /// The session id is unknown, ended, or belongs to another token (HTTP 404).
+    pub const SESSION_NOT_FOUND: i64 = -32002;
+    /// The server already holds its most sessions (HTTP 503).
+    pub const TOO_MANY_SESSIONS: i64 = -32003;
+    /// The server is shutting down (HTTP 503).
+    pub const SHUTTING_DOWN: i64 = -32004;
+}
+
+/// One open session: whose it is and when it was last used.
+struct Entry {
+    token: Option<usize>,
+    last_seen: Instant,
+    active: usize,
+}
+
+/// The checks and the sessions they know.
+pub(crate) struct Gate {
+    mcp: StreamableHttpService<HashlineServer, LocalSessionManager>,
+    manager: Arc<LocalSessionManager>,
+    tokens: Tokens,
+    max_sessions: usize,
+    idle_timeout: Duration,
+    sessions: Mutex<HashMap<String, Entry>>,
+    /// Held while a request without a session id may open one, so the count holds.
+    opening: tokio::sync::Mutex<()>,
+    in_flight: AtomicUsize,
+    idle: Notify,
+    stopping: CancellationToken,
+}
+
+impl Gate {
+    pub(crate) fn new(
+        mcp: StreamableHttpService<HashlineServer, LocalSessionManager>,
+        manager: Arc<LocalSessionManager>,
+        tokens: Tokens,
+        max_sessions: usize,
+        idle_timeout: Duration,
+        stopping: CancellationToken,
+    ) -> Self {
+        Self {
+            mcp,
+            manager,
+            tokens,
+            max_sessions,
+            idle_timeout,
+            sessions: Mutex::new(HashMap::new()),
+            opening: tokio::sync::Mutex::new(()),
+            in_flight: AtomicUsize::new(0),
+            idle: Notify::new(),
+            stopping,
+        }
+    }
+
+    fn sessions(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// How many sessions are open.
+    pub(crate) fn session_count(&self) -> usize {
+        self.sessions().len()
+    }
+
+    /// Answers one request: a refusal, or rmcp's answer.
+    pub(crate) async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Response<HttpBody>
+    where
+        B: Body + Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        if self.stopping.is_cancelled() {
+            return refusal(StatusCode::SERVICE_UNAVAILABLE, code::SHUTTING_DOWN, "The server is shutting down.");
+        }
+        let authorization = request.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
+        let Ok(token) = self.tokens.identify(authorization) else {
+            let mut response = refusal(
+                StatusCode::UNAUTHORIZED,
+                code::UNAUTHORIZED,
+                "Unauthorized: a valid bearer token is required.",
+            );
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return response;
+        };
+        let session = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let method = request.method().clone();
+        // Long-lived event streams (GET) do not hold a shutdown back; calls (POST) do.
+        let counted = method == Method::POST;
+        match session {
+            Some(id) => {
+                if !self.enter(&id, token) {
+                    return refusal(
+                        StatusCode::NOT_FOUND,
+                        code::SESSION_NOT_FOUND,
+                        "Session not found: it ended, expired, or was never opened with this token; initialize a new one.",
+                    );
+                }
+                let activity = Activity::new(&self, Some(id.clone()), counted);
+                let response = self.mcp.handle(request).await;
+                if method == Method::DELETE && response.status().is_success() {
+                    self.sessions().remove(&id);
+                }
+                activity.attach(response)
+            }
+            None => {
+                let activity = Activity::new(&self, None, counted);
+                if method != Method::POST {
+                    return activity.attach(self.mcp.handle(request).await);
+                }
+                let opening = self.opening.lock().await;
+                if self.session_count() >= self.max_sessions {
+                    return refusal(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        code::TOO_MANY_SESSIONS,
+                        "Too many sessions are open; end one (DELETE) or retry later.",
+                    );
+                }
+                let response = self.mcp.handle(request).await;
+                if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+                    let entry = Entry { token, last_seen: Instant::now(), active: 0 };
+                    self.sessions().insert(id.to_owned(), entry);
+                }
+                drop(opening);
+                activity.attach(response)
+            }
+        }
+    }
+
+    /// Marks a session in use when it exists and belongs to `token`.
+    fn enter(&self, id: &str, token: Option<usize>) -> bool {
+        let mut sessions = self.sessions();
+        match sessions.get_mut(id) {
+            Some(entry) if entry.token == token => {
+                entry.active += 1;
+                entry.last_seen = Instant::now();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn leave(&self, id: &str) {
+        if let Some(entry) = self.sessions().get_mut(id) {
+            entry.active = entry.active.saturating_sub(1);
+            entry.last_seen = Instant::now();
+        }
+    }
+
+    /// Ends the sessions idle for longer than the timeout (none with a request in flight).
+    pub(crate) async fn expire_idle(&self) {
+        let expired: Vec<String> = {
+            let mut sessions = self.sessions();
+            let expired: Vec<String> = sessions
+                .iter()
+                .filter(|(_, entry)| entry.active == 0 && entry.last_seen.elapsed() >= self.idle_timeout)
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in &expired {
+                sessions.remove(id);
+            }
+            expired
+        };
+        for id in expired {
+            let _ = self.manager.close_session(&id.into()).await;
+        }
+    }
+
+    /// How often to look for idle sessions.
+    pub(crate) fn expiry_period(&self) -> Duration {
+        (self.idle_timeout / 4).clamp(Duration::from_millis(20), Duration::from_secs(30))
+    }
+
+    /// Waits until no counted request is in flight.
+    pub(crate) async fn drained(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if self.in_flight.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// A request in progress: counted until its response body is done or dropped.
+struct Activity {
+    gate: Arc<Gate>,
+    session: Option<String>,
+    counted: bool,
+}
+
+impl Activity {
+    fn new(gate: &Arc<Gate>, session: Option<String>, counted: bool) -> Self {
+        if counted {
+            gate.in_flight.fetch_add(1, Ordering::SeqCst);
+        }
+        Self { gate: Arc::clone(gate), session, counted }
+    }
+
+    /// The response, with this activity ending when its body ends.
+    fn attach(self, response: Response<HttpBody>) -> Response<HttpBody> {
+        response.map(|body| Guarded { body, _activity: self }.boxed())
+    }
+}
+
+impl Drop for Activity {
+    fn drop(&mut self) {
+        if let Some(id) = &self.session {
+            self.gate.leave(id);
+        }
+        if self.counted && self.gate.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.gate.idle.notify_waiters();
+        }
+    }
+}
+
+/// A body that holds an [`Activity`] until it is finished or dropped.
+struct Guarded {
+    body: HttpBody,
+    _activity: Activity,
+}
+
+impl Body for Guarded {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A refusal: the HTTP status, and a JSON-RPC error (id null) saying why.
+pub(crate) fn refusal(status: StatusCode, code: i64, message: &str) -> Response<HttpBody> {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(body.to_string())).boxed())
+        .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()))
+}

@@ -1,0 +1,162 @@
+//! MCP over Streamable HTTP: rmcp's service for the protocol, behind a [`gate`] that
+//! checks the bearer token, the session's owner and the session count, on hyper.
+//!
+//! One MCP session (`Mcp-Session-Id`) is one [`HashlineServer`] with its own hashline
+//! session (ledger, roots, log). See `docs/decisions/008-mcp-http.md`.
+
+mod auth;
+mod gate;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+pub use auth::{MIN_TOKEN_LEN, TOKEN_ENV, TokenError, Tokens};
+
+use crate::error::Error;
+use crate::{HashlineServer, ServerOptions};
+
+/// How the HTTP server runs. [`HttpOptions::new`] gives the defaults.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// Each session's options: `roots` (the working directory when empty), `unconfined`,
+    /// `log`. Client roots are never asked for over HTTP: the server's roots are the law.
+    pub server: ServerOptions,
+    /// The accepted bearer tokens; when there are none, the server must listen on loopback.
+    pub tokens: Tokens,
+    /// Browser origins allowed to call (e.g. `http://localhost:6274`); a request carrying
+    /// any other `Origin` is refused (403). Requests without `Origin` are not browsers'.
+    pub allowed_origins: Vec<String>,
+    /// The largest request body, in bytes (413 beyond).
+    pub max_body_bytes: usize,
+    /// The most sessions open at once (503 for one more).
+    pub max_sessions: usize,
+    /// A session unused this long is ended (its id then gets 404).
+    pub idle_timeout: Duration,
+    /// How long a shutdown waits for calls in flight before it stops anyway.
+    pub drain_timeout: Duration,
+}
+
+impl HttpOptions {
+    /// The defaults: no token, no browser origin, 16 MiB bodies, 64 sessions, 30 min idle
+    /// timeout, 30 s drain.
+    pub fn new(server: ServerOptions) -> Self {
+        Self {
+            server,
+            tokens: Tokens::none(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: 16 * 1024 * 1024,
+            max_sessions: 64,
+            idle_timeout: Duration::from_secs(30 * 60),
+            drain_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Binds `addr`. A non-loopback address without a token is refused: the tools read and
+/// write files, so only an authenticated client may reach them from elsewhere.
+pub async fn bind_http(addr: SocketAddr, options: &HttpOptions) -> Result<TcpListener, Error> {
+    if !addr.ip().is_loopback() && !options.tokens.required() {
+        return Err(Error::Http(format!(
+            "{addr} is not a loopback address: give a token (--token-file or {TOKEN_ENV}) to listen there"
+        )));
+    }
+    TcpListener::bind(addr).await.map_err(|err| Error::Http(format!("cannot listen on {addr}: {err}")))
+}
+
+/// Serves MCP over HTTP on `listener` until `shutdown` resolves, then shuts down
+/// gracefully: new requests are refused (503), calls in flight finish (at most
+/// `drain_timeout`), then every session ends.
+pub async fn serve_http(
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), Error> {
+    let local = listener.local_addr().map_err(|err| Error::Http(err.to_string()))?;
+    if !local.ip().is_loopback() && !options.tokens.required() {
+        return Err(Error::Http(format!("{local} is not a loopback address and no token is given")));
+    }
+    let mut server_options = options.server.clone();
+    if server_options.roots.is_empty() {
+        server_options.roots.push(std::env::current_dir().map_err(Error::WorkingDirectory)?);
+    }
+    // Fail now on a bad root rather than at each session.
+    HashlineServer::new(server_options.clone())?;
+
+    let sessions_ended = CancellationToken::new();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(true)
+        .with_cancellation_token(sessions_ended.clone())
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_allowed_origins(options.allowed_origins.clone())
+        .enforce_origin_validation();
+    if !local.ip().is_loopback() {
+        // Host names of a public deployment are unknown here; the token guards it.
+        config = config.disable_allowed_hosts();
+    }
+    // The gate keeps the idle clock; rmcp's own one would end sessions behind its back.
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = None;
+    let manager = Arc::new(manager);
+    let mcp = StreamableHttpService::new(
+        move || HashlineServer::new(server_options.clone()).map_err(std::io::Error::other),
+        Arc::clone(&manager),
+        config,
+    );
+    let stopping = CancellationToken::new();
+    let gate = Arc::new(gate::Gate::new(
+        mcp,
+        manager,
+        options.tokens.clone(),
+        options.max_sessions,
+        options.idle_timeout,
+        stopping.clone(),
+    ));
+
+    let expiry = tokio::spawn({
+        let gate = Arc::clone(&gate);
+        async move {
+            let mut tick = tokio::time::interval(gate.expiry_period());
+            loop {
+                tick.tick().await;
+                gate.expire_idle().await;
+            }
+        }
+    });
+
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _peer)) = accepted else { continue };
+                let gate = Arc::clone(&gate);
+                tokio::spawn(async move {
+                    let service = service_fn(move |request| {
+                        let gate = Arc::clone(&gate);
+                        async move { Ok::<_, std::convert::Infallible>(gate.handle(request).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .header_read_timeout(Duration::from_secs(30))
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        }
+    }
+    drop(listener);
+    stopping.cancel();
+    let _ = tokio::time::timeout(options.drain_timeout, gate.drained()).await;
+    sessions_ended.cancel();
+    expiry.abort();
+    Ok(())
+}

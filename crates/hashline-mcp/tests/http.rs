@@ -1,0 +1,387 @@
+//! `hashline mcp --http` over a real loopback socket: every refusal with its status and
+//! JSON-RPC error, and nothing read or written; sessions, idle expiry, graceful shutdown.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hashline_mcp::ServerOptions;
+use hashline_mcp::http::{HttpOptions, Tokens, bind_http, serve_http};
+use http::{Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+const A: &str = "token-a-0123456789abcdef";
+const B: &str = "token-b-0123456789abcdef";
+const VERSION: &str = "2025-06-18";
+
+struct Server {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), hashline_mcp::Error>>,
+}
+
+impl Server {
+    async fn start(root: &Path, tune: impl FnOnce(&mut HttpOptions)) -> Self {
+        let mut options =
+            HttpOptions::new(ServerOptions { roots: vec![root.to_path_buf()], ..ServerOptions::default() });
+        tune(&mut options);
+        let listener = bind_http("127.0.0.1:0".parse().expect("addr"), &options).await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = oneshot::channel();
+        let task = tokio::spawn(serve_http(listener, options, async {
+            let _ = stopped.await;
+        }));
+        Self { addr, stop: Some(stop), task }
+    }
+
+    /// Triggers the graceful shutdown.
+    fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// A reply: status, session header, body as JSON (the `data:` of an event stream).
+struct Reply {
+    status: StatusCode,
+    session: Option<String>,
+    json: Value,
+}
+
+async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
+    let stream = TcpStream::connect(addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(connection);
+    send_on(&mut sender, addr, method, headers, body).await
+}
+
+async fn send_on(
+    sender: &mut hyper::client::conn::http1::SendRequest<Full<Bytes>>,
+    addr: SocketAddr,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> Reply {
+    let mut request = Request::builder().method(method).uri("/mcp");
+    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        request = request.header("host", addr.to_string());
+    }
+    request =
+        request.header("content-type", "application/json").header("accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response =
+        sender.send_request(request.body(Full::new(Bytes::from(body))).expect("request")).await.expect("send");
+    let status = response.status();
+    let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let bytes = response.into_body().collect().await.expect("body").to_bytes();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Reply { status, session, json: parse_reply(&text) }
+}
+
+/// The JSON body, or the last JSON `data:` event of a stream; `Null` when neither.
+fn parse_reply(text: &str) -> Value {
+    if let Ok(value) = serde_json::from_str(text) {
+        return value;
+    }
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .next_back()
+        .unwrap_or(Value::Null)
+}
+
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+/// Opens a session (initialize + initialized) and returns its id.
+async fn open(addr: SocketAddr, token: Option<&str>) -> String {
+    let auth = token.map(bearer);
+    let mut headers = Vec::new();
+    if let Some(auth) = &auth {
+        headers.push(("authorization", auth.as_str()));
+    }
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+    let reply = send(addr, "POST", &headers, init.to_string().into_bytes()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    let session = reply.session.expect("a session id");
+    headers.push(("mcp-session-id", session.as_str()));
+    headers.push(("mcp-protocol-version", VERSION));
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = send(addr, "POST", &headers, note.to_string().into_bytes()).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    session
+}
+
+fn call_body(name: &str, args: Value) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": args}})
+        .to_string()
+        .into_bytes()
+}
+
+/// A `tools/call` with the given token, session and extra headers.
+async fn call(
+    addr: SocketAddr,
+    token: Option<&str>,
+    session: Option<&str>,
+    extra: &[(&str, &str)],
+    body: Vec<u8>,
+) -> Reply {
+    let auth = token.map(bearer);
+    let mut headers: Vec<(&str, &str)> = vec![("mcp-protocol-version", VERSION)];
+    if let Some(auth) = &auth {
+        headers.push(("authorization", auth));
+    }
+    if let Some(session) = session {
+        headers.push(("mcp-session-id", session));
+    }
+    headers.extend_from_slice(extra);
+    send(addr, "POST", &headers, body).await
+}
+
+fn write_args(path: &Path) -> Value {
+    json!({"path": path.to_str().expect("utf-8"), "content": "written\n"})
+}
+
+fn assert_refused(reply: &Reply, status: StatusCode, code: i64) {
+    assert_eq!(reply.status, status, "{}", reply.json);
+    assert_eq!(reply.json["error"]["code"], code, "{}", reply.json);
+    assert!(reply.json["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+}
+
+fn tokens(text: &str) -> Tokens {
+    Tokens::parse(text, "test").expect("tokens")
+}
+
+fn target(dir: &Path) -> PathBuf {
+    dir.join("new.txt")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_token_and_a_wrong_token_get_401_and_nothing_is_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| o.tokens = tokens(A)).await;
+    let session = open(server.addr, Some(A)).await;
+    let file = target(dir.path());
+    for token in [None, Some(B), Some("")] {
+        let reply = call(server.addr, token, Some(&session), &[], call_body("write", write_args(&file))).await;
+        assert_refused(&reply, StatusCode::UNAUTHORIZED, -32001);
+        assert!(!file.exists());
+    }
+    // Opening a session without the token is refused as well.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let reply = send(server.addr, "POST", &[], init.to_string().into_bytes()).await;
+    assert_refused(&reply, StatusCode::UNAUTHORIZED, -32001);
+    assert!(reply.session.is_none());
+    // The right token goes through: the refusals above were the token check.
+    let reply = call(server.addr, Some(A), Some(&session), &[], call_body("write", write_args(&file))).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
+    assert_eq!(std::fs::read_to_string(&file).expect("written"), "written\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_tokens_session_and_an_unknown_session_get_404() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| o.tokens = tokens(&format!("{A}\n{B}\n"))).await;
+    let session_a = open(server.addr, Some(A)).await;
+    let _session_b = open(server.addr, Some(B)).await;
+    let file = target(dir.path());
+    let reply = call(server.addr, Some(B), Some(&session_a), &[], call_body("write", write_args(&file))).await;
+    assert_refused(&reply, StatusCode::NOT_FOUND, -32002);
+    let unknown = "0123456789abcdef0123456789abcdef";
+    let reply = call(server.addr, Some(A), Some(unknown), &[], call_body("write", write_args(&file))).await;
+    assert_refused(&reply, StatusCode::NOT_FOUND, -32002);
+    assert!(!file.exists());
+    let reply = call(server.addr, Some(A), Some(&session_a), &[], call_body("write", write_args(&file))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    assert!(file.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn session_ids_are_long_and_distinct() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |_| {}).await;
+    let first = open(server.addr, None).await;
+    let second = open(server.addr, None).await;
+    assert_ne!(first, second);
+    // A v4 UUID: 122 random bits.
+    assert_eq!(first.len(), 36, "{first}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_foreign_origin_gets_403_and_an_allowed_one_passes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| o.allowed_origins = vec!["http://localhost:6274".into()]).await;
+    let session = open(server.addr, None).await;
+    let file = target(dir.path());
+    let foreign = [("origin", "http://evil.example")];
+    let reply = call(server.addr, None, Some(&session), &foreign, call_body("write", write_args(&file))).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    assert!(!file.exists());
+    // A rebound name in `Host` is refused on loopback.
+    let rebound = Server::start(dir.path(), |_| {}).await;
+    let reply = send(rebound.addr, "POST", &[("host", "evil.example")], call_body("ls", json!({}))).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    let allowed = [("origin", "http://localhost:6274")];
+    let reply = call(server.addr, None, Some(&session), &allowed, call_body("write", write_args(&file))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    assert!(file.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oversized_body_gets_413_and_nothing_is_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| o.max_body_bytes = 4096).await;
+    let session = open(server.addr, None).await;
+    let file = target(dir.path());
+    let big = json!({"path": file.to_str().expect("utf-8"), "content": "x".repeat(8192)});
+    let reply = call(server.addr, None, Some(&session), &[], call_body("write", big)).await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(!file.exists());
+    let reply = call(server.addr, None, Some(&session), &[], call_body("write", write_args(&file))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_path_outside_the_roots_is_refused_as_over_stdio() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("secret.txt"), "secret\n").expect("write");
+    let server = Server::start(dir.path(), |_| {}).await;
+    let session = open(server.addr, None).await;
+    let secret = outside.path().join("secret.txt");
+    let reply = call(server.addr, None, Some(&session), &[], call_body("read", json!({"path": secret}))).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let result = &reply.json["result"];
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["structuredContent"]["error"]["code"], "path-outside-root");
+    assert!(!result.to_string().contains("secret\\n"));
+    let file = target(outside.path());
+    let reply = call(server.addr, None, Some(&session), &[], call_body("write", write_args(&file))).await;
+    assert_eq!(reply.json["result"]["structuredContent"]["error"]["code"], "path-outside-root");
+    assert!(!file.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_session_too_many_gets_503_until_one_ends() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| o.max_sessions = 2).await;
+    let first = open(server.addr, None).await;
+    let _second = open(server.addr, None).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let reply = send(server.addr, "POST", &[], init.to_string().into_bytes()).await;
+    assert_refused(&reply, StatusCode::SERVICE_UNAVAILABLE, -32003);
+    assert!(reply.session.is_none());
+    let headers = [("mcp-session-id", first.as_str()), ("mcp-protocol-version", VERSION)];
+    let reply = send(server.addr, "DELETE", &headers, Vec::new()).await;
+    assert!(reply.status.is_success(), "{}", reply.status);
+    let _third = open(server.addr, None).await;
+    // The ended session is gone.
+    let reply = call(server.addr, None, Some(&first), &[], call_body("ls", json!({}))).await;
+    assert_refused(&reply, StatusCode::NOT_FOUND, -32002);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_idle_session_expires() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| o.idle_timeout = Duration::from_millis(300)).await;
+    let session = open(server.addr, None).await;
+    // Used within the timeout: kept.
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let reply = call(server.addr, None, Some(&session), &[], call_body("ls", json!({}))).await;
+        assert_eq!(reply.status, StatusCode::OK);
+    }
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let reply = call(server.addr, None, Some(&session), &[], call_body("ls", json!({}))).await;
+    assert_refused(&reply, StatusCode::NOT_FOUND, -32002);
+}
+
+#[test]
+fn the_defaults_are_the_documented_ones() {
+    let options = HttpOptions::new(ServerOptions::default());
+    assert_eq!(options.max_body_bytes, 16 * 1024 * 1024);
+    assert_eq!(options.max_sessions, 64);
+    assert_eq!(options.idle_timeout, Duration::from_secs(30 * 60));
+    assert_eq!(options.drain_timeout, Duration::from_secs(30));
+    assert!(!options.tokens.required() && options.allowed_origins.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_token_only_loopback_is_served() {
+    let options = HttpOptions::new(ServerOptions::default());
+    let err = bind_http("0.0.0.0:0".parse().expect("addr"), &options).await.expect_err("refused");
+    assert!(err.to_string().contains("token"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shutdown_lets_a_call_in_flight_finish_and_refuses_new_ones() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server = Server::start(dir.path(), |_| {}).await;
+    let session = open(server.addr, None).await;
+    let file = target(dir.path());
+
+    // A keep-alive connection, ready before the shutdown.
+    let stream = TcpStream::connect(server.addr).await.expect("connect");
+    let (mut idle_conn, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(connection);
+    let reply =
+        send_on(&mut idle_conn, server.addr, "POST", &[("mcp-session-id", &session)], call_body("ls", json!({}))).await;
+    assert_eq!(reply.status, StatusCode::OK);
+
+    // A write whose body is still on its way when the shutdown starts.
+    let body = call_body("write", write_args(&file));
+    let (head, tail) = body.split_at(body.len() / 2);
+    let mut slow = TcpStream::connect(server.addr).await.expect("connect");
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, \
+         text/event-stream\r\nMcp-Session-Id: {session}\r\nMcp-Protocol-Version: {VERSION}\r\nContent-Length: \
+         {}\r\nConnection: close\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    slow.write_all(request.as_bytes()).await.expect("head");
+    slow.write_all(head).await.expect("half");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    server.stop();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!server.task.is_finished(), "the shutdown must wait for the call in flight");
+    // A new call is not started.
+    let other = dir.path().join("other.txt");
+    let reply = send_on(
+        &mut idle_conn,
+        server.addr,
+        "POST",
+        &[("mcp-session-id", &session)],
+        call_body("write", write_args(&other)),
+    )
+    .await;
+    assert_refused(&reply, StatusCode::SERVICE_UNAVAILABLE, -32004);
+    assert!(!other.exists());
+
+    // The call in flight finishes, whole.
+    slow.write_all(tail).await.expect("rest");
+    let mut answer = String::new();
+    slow.read_to_string(&mut answer).await.expect("answer");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"isError\":false"), "{answer}");
+    assert_eq!(std::fs::read_to_string(&file).expect("written"), "written\n");
+    tokio::time::timeout(Duration::from_secs(10), &mut server.task).await.expect("stopped").expect("join").expect("ok");
+}
