@@ -29,6 +29,7 @@ pub mod ptc;
 pub mod result;
 pub mod session;
 pub mod tools;
+pub mod validate;
 pub mod warning;
 
 pub use error::{ErrorCode, ToolError};

@@ -25,6 +25,8 @@ pub enum WarningCode {
     /// Something about an edit worth a second look (stripped prefixes, duplicate
     /// targets, a large change, a fuzzy match, ...).
     EditWarning,
+    /// The change introduced syntax errors (`syntaxValidate: "warn"`); it was written.
+    SyntaxRegression,
 }
 
 /// One warning.

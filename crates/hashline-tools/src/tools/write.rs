@@ -8,12 +8,13 @@ use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
-use crate::diff::{file_diffs, unified};
+use crate::diff::{changes_between, file_diffs, unified};
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::{WriteState, read_regular_file, write_error};
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::validate::{SyntaxMode, SyntaxOutcome, check, judge, line_map_of};
 use crate::warning::{Warning, WarningCode};
 
 /// The largest old file whose content is read to diff an overwrite against.
@@ -32,6 +33,10 @@ pub struct WriteArgs {
     /// Append the file's structural map. Not available in this build yet (ignored with a warning).
     #[builder(default, setter(strip_option))]
     pub map: Option<bool>,
+    /// Syntax check of the new content against the old: `warn` (default) reports syntax
+    /// errors the write introduces, `block` refuses the write, `off` skips the check.
+    #[builder(default, setter(strip_option))]
+    pub syntax_validate: Option<SyntaxMode>,
 }
 
 /// The typed value of `write`.
@@ -53,6 +58,8 @@ pub struct WriteValue {
     /// Unified diff against the previous content (overwrites with anchors only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// The syntax check.
+    pub syntax: SyntaxOutcome,
     /// Warnings.
     pub warnings: Vec<Warning>,
 }
@@ -123,6 +130,15 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         Ok(_) => (true, read_regular_file(&path).ok()),
         Err(_) => (false, None),
     };
+    let new_doc = Document::parse(bytes);
+    let old_doc = before.as_deref().filter(|old| !looks_binary(old)).map(|old| Document::parse(old.to_vec()));
+    let syntax = syntax_check(args.syntax_validate.unwrap_or_default(), &path.display, old_doc.as_ref(), &new_doc);
+    let syntax_warning = judge(&syntax, &path.display, &new_doc).map_err(|err| {
+        let mut err = err.with_path(path.absolute_str());
+        err.message = err.message.replacen("Edit rejected", "Write rejected", 1);
+        err
+    })?;
+    let bytes = new_doc.into_bytes();
     if !exists && let Some(parent) = path.absolute.parent() {
         std::fs::create_dir_all(parent).map_err(|err| {
             ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))
@@ -143,6 +159,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
             "[Warning: structural maps are not available in this build yet; no map was appended]",
         ));
     }
+    warnings.extend(syntax_warning);
     let doc = Document::parse(bytes);
     let total_lines = doc.line_count() as u32;
     let byte_count = doc.as_bytes().len() as u64;
@@ -154,6 +171,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         total_lines,
         bytes: byte_count,
         diff: None,
+        syntax,
         warnings,
     };
 
@@ -231,6 +249,20 @@ fn has_bare_cr(bytes: &[u8]) -> bool {
 
 fn display_lines(doc: &Document) -> Vec<String> {
     doc.lines().map(|l| String::from_utf8_lossy(l.content).into_owned()).collect()
+}
+
+/// The syntax check of a write: the old content's lines follow the line diff.
+fn syntax_check(mode: SyntaxMode, display: &str, old: Option<&Document>, new: &Document) -> SyntaxOutcome {
+    if mode != SyntaxMode::Off && looks_binary(new.as_bytes()) {
+        return SyntaxOutcome::unchecked(mode, hashline_syntax::LanguageId::from_path(display), "binary content");
+    }
+    match old {
+        Some(old) if mode != SyntaxMode::Off => {
+            let changes = changes_between(&display_lines(old), &display_lines(new));
+            check(mode, display, Some(old), new, line_map_of(&changes))
+        }
+        _ => check(mode, display, None, new, |_| None),
+    }
 }
 
 fn empty_diffs() -> DiffsMeta {

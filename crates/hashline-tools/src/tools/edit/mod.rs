@@ -19,6 +19,7 @@ use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
 use crate::warning::{Warning, WarningCode};
 
+pub use crate::validate::{SyntaxMode, SyntaxOutcome};
 pub use items::{EditItemSchema, OPS};
 pub use render::{DiffData, DiffEntry, DiffStats};
 
@@ -75,31 +76,6 @@ pub struct FileEdits {
     /// Its edits (as in `edits`).
     #[schemars(with = "EditsParam")]
     pub edits: Value,
-}
-
-/// How the result's syntax is checked.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SyntaxMode {
-    /// Report new syntax errors as a warning.
-    #[default]
-    Warn,
-    /// Refuse an edit that adds syntax errors.
-    Block,
-    /// No check.
-    Off,
-}
-
-/// The syntax check's outcome.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct SyntaxOutcome {
-    /// The mode asked for.
-    pub mode: SyntaxMode,
-    /// Whether a check ran.
-    pub checked: bool,
-    /// Why not, when it did not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
 }
 
 /// The typed value of a one-file `edit`.

@@ -4,15 +4,17 @@ use std::sync::Arc;
 
 use hashline_core::edit::{EditError, EditOp, EditOptions, EditOutcome, Resolution, apply, marked_rows};
 use hashline_core::{Anchor, Document, LineNo, looks_binary};
+use hashline_syntax::LanguageId;
 use serde_json::json;
 
+use super::Request;
 use super::items::{self, Parsed};
-use super::{Request, SyntaxMode};
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::read_regular_file;
 use crate::paths::ResolvedPath;
 use crate::ptc::PtcLine;
 use crate::session::Session;
+use crate::validate::{SyntaxMode, SyntaxOutcome, check, judge};
 use crate::warning::{Warning, WarningCode};
 
 /// How far (±lines) the served-lines guard looks for a line's current hash before it
@@ -37,12 +39,14 @@ pub(crate) struct Prepared {
     pub outcome: EditOutcome,
     pub edits: usize,
     pub warnings: Vec<Warning>,
+    /// The syntax check of the result.
+    pub syntax: SyntaxOutcome,
     /// Cross-file moves: (source path as given, the op) — the source deletes the range.
     pub moved_from: Vec<(String, EditOp)>,
 }
 
 /// Reads, parses, checks and applies one file's edits in memory.
-pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, ToolError> {
+pub(crate) fn prepare(session: &Session, request: &Request, mode: SyntaxMode) -> Result<Prepared, ToolError> {
     let path = session.resolve(&request.path)?;
     let before = load(&path)?;
     let loader = |source: &str| -> Result<Arc<Document>, ToolError> {
@@ -77,6 +81,16 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
     }
     warnings.extend(outcome.relocation_notes().into_iter().map(|n| Warning::new(WarningCode::AnchorRelocated, n)));
     warnings.extend(outcome.warnings.iter().map(|w| Warning::new(WarningCode::EditWarning, w.clone())));
+    let syntax = if outcome.is_noop(&before) {
+        SyntaxOutcome::unchecked(mode, LanguageId::from_path(&path.display), "nothing changed")
+    } else {
+        check(mode, &path.display, Some(&before), &outcome.document, |old| outcome.changes.new_line_of(old))
+    };
+    if let Some(warning) =
+        judge(&syntax, &path.display, &outcome.document).map_err(|err| err.with_path(path.absolute_str()))?
+    {
+        warnings.push(warning);
+    }
     let moved_from = ops
         .iter()
         .zip(from_paths)
@@ -85,7 +99,7 @@ pub(crate) fn prepare(session: &Session, request: &Request) -> Result<Prepared, 
             _ => None,
         })
         .collect();
-    Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, moved_from })
+    Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, syntax, moved_from })
 }
 
 /// Loads a text file for editing (binary files are refused).
