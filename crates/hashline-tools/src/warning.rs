@@ -27,6 +27,12 @@ pub enum WarningCode {
     EditWarning,
     /// The change introduced syntax errors (`syntaxValidate: "warn"`); it was written.
     SyntaxRegression,
+    /// A `symbol` was matched by a fuzzy tier (prefix, camelCase word, substring).
+    FuzzySymbolMatch,
+    /// A `symbol` was not found, or the file type has no symbols: the whole file is shown.
+    SymbolWarning,
+    /// `bundle: "local"` could not choose the support symbols safely.
+    BundleContextUnavailable,
 }
 
 /// One warning.

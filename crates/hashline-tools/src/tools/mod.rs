@@ -4,4 +4,5 @@ pub mod edit;
 pub mod find;
 pub mod ls;
 pub mod read;
+pub mod symbol_read;
 pub mod write;
