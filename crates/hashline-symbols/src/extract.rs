@@ -123,11 +123,37 @@ fn describe(
         kind,
         receiver: receiver.map(|r| strip_generics(node_text(r, text).trim_start_matches('*')).to_owned()),
         start_byte: start.start_byte(),
-        decl_byte: outer.start_byte(),
+        decl_byte: declaration_start(node, outer),
         end_byte: outer.end_byte(),
         signature: signature(node, name, kind, text),
         doc,
     }
+}
+
+/// Where the declaration itself starts: after decorators and annotations (a Python
+/// `decorated_definition`, TypeScript `@decorator`s, Java annotations among the modifiers),
+/// else where its wrapper starts (`export`, a one-spec `const (...)`).
+fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
+    const MARKS: [&str; 3] = ["decorator", "annotation", "marker_annotation"];
+    let mut start = if outer.kind() == "decorated_definition" { node.start_byte() } else { outer.start_byte() };
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if MARKS.contains(&child.kind()) {
+            start = start.max(child.end_byte());
+            continue;
+        }
+        if child.kind() == "modifiers" {
+            let mut inner = child.walk();
+            match child.children(&mut inner).find(|m| !MARKS.contains(&m.kind())) {
+                Some(first) => start = start.max(first.start_byte()),
+                None => start = start.max(child.end_byte()),
+            }
+            continue;
+        }
+        start = start.max(child.start_byte());
+        break;
+    }
+    start
 }
 
 /// Whether `parent` holds another child of `child`'s kind (a `const (...)` group).

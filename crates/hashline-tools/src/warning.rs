@@ -33,6 +33,8 @@ pub enum WarningCode {
     SymbolWarning,
     /// `bundle: "local"` could not choose the support symbols safely.
     BundleContextUnavailable,
+    /// A `replace_symbol` body declares another name than the symbol it replaces.
+    NameMismatch,
 }
 
 /// One warning.

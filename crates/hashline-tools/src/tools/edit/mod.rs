@@ -7,6 +7,7 @@ mod commit;
 mod items;
 mod prepare;
 mod render;
+mod symbols;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -31,7 +32,8 @@ pub struct EditArgs {
     #[builder(default, setter(strip_option, into))]
     pub path: Option<String>,
     /// The edits, applied together: an array of edit items, each with exactly one key
-    /// (`set_line`, `replace_lines`, `insert_after`, `replace`, `copy_lines`, `move_lines`).
+    /// (`set_line`, `replace_lines`, `insert_after`, `replace`, `replace_symbol`,
+    /// `insert_before_symbol`, `insert_after_symbol`, `copy_lines`, `move_lines`).
     /// Anchors are `LINE:HASH` copied from rows. All anchors refer to the file as you last
     /// saw it; nothing is written unless every edit is valid.
     #[builder(default, setter(strip_option))]

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::Request;
 use super::items::{self, Parsed};
+use super::symbols;
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::read_regular_file;
 use crate::paths::ResolvedPath;
@@ -61,7 +62,9 @@ pub(crate) fn prepare(session: &Session, request: &Request, mode: SyntaxMode) ->
         gate(session, &source)?;
         Ok(Arc::new(doc))
     };
-    let Parsed { ops, from_paths, notes } = items::parse_edits(&request.edits, &loader)?;
+    let Parsed { items, from_paths, notes } = items::parse_edits(&request.edits, &loader)?;
+    let mut symbol_warnings = Vec::new();
+    let ops = symbols::resolve(&path, &before, items, &mut symbol_warnings)?;
     if ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
         gate(session, &path)?;
     }
@@ -79,6 +82,7 @@ pub(crate) fn prepare(session: &Session, request: &Request, mode: SyntaxMode) ->
     if !notes.is_empty() {
         warnings.push(Warning::params_adjusted("Edit params", &notes));
     }
+    warnings.extend(symbol_warnings);
     warnings.extend(outcome.relocation_notes().into_iter().map(|n| Warning::new(WarningCode::AnchorRelocated, n)));
     warnings.extend(outcome.warnings.iter().map(|w| Warning::new(WarningCode::EditWarning, w.clone())));
     let syntax = if outcome.is_noop(&before) {
