@@ -8,7 +8,7 @@
 (type_declaration (type_spec name: (type_identifier) @name type: (interface_type))) @definition.interface
 (type_declaration (type_spec name: (type_identifier) @name)) @definition.type
 (type_declaration (type_alias name: (type_identifier) @name)) @definition.type
-(source_file (const_declaration (const_spec name: (identifier) @name)) @definition.constant)
-(source_file (var_declaration (var_spec name: (identifier) @name)) @definition.variable)
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 
 (import_spec path: (_) @import)

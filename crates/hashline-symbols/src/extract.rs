@@ -1,7 +1,7 @@
 //! Symbols of a tree-sitter language: run the language's query, widen each declaration
 //! to its wrappers, attributes and doc comments, then nest by containment.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use hashline_core::Document;
 use hashline_syntax::tree_sitter::{Node, QueryCursor, StreamingIterator};
@@ -28,9 +28,9 @@ pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
     let text = &doc.as_bytes()[parsed.text_start..];
     let lines = LineIndex::new(doc);
     let names = query.capture_names();
-    let mut found: Vec<Found> = Vec::new();
+    let mut found: Vec<(usize, Found)> = Vec::new();
     let mut imports = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen: HashMap<(usize, usize), usize> = HashMap::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, parsed.tree.root_node(), text);
     while let Some(m) = matches.next() {
@@ -48,12 +48,19 @@ pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
             }
         }
         let (Some((node, kind)), Some(name)) = (def, name) else { continue };
-        // Several patterns may match one declaration: the first (most specific) wins.
-        if !seen.insert((node.id(), name.id())) {
+        // Several patterns may match one declaration: the first in the query (the most
+        // specific) wins.
+        let key = (node.id(), name.id());
+        if let Some(&at) = seen.get(&key) {
+            if found[at].0 > m.pattern_index {
+                found[at] = (m.pattern_index, describe(node, kind, name, receiver, text, rules, lang));
+            }
             continue;
         }
-        found.push(describe(node, kind, name, receiver, text, rules, lang));
+        seen.insert(key, found.len());
+        found.push((m.pattern_index, describe(node, kind, name, receiver, text, rules, lang)));
     }
+    let mut found: Vec<Found> = found.into_iter().map(|(_, f)| f).collect();
     found.sort_by_key(|f| (f.start_byte, std::cmp::Reverse(f.end_byte)));
     let symbols = nest(found, &lines, parsed.text_start);
     SymbolMap {
@@ -170,7 +177,7 @@ fn starts_after_code(node: Node<'_>, text: &[u8]) -> bool {
 
 /// The head of a declaration on one line: from its name to its body.
 fn signature(node: Node<'_>, name: Node<'_>, kind: SymbolKind, text: &[u8]) -> Option<String> {
-    let end = node.child_by_field_name("body").map_or(node.end_byte(), |b| b.start_byte());
+    let end = body_of(node).map_or(node.end_byte(), |b| b.start_byte());
     let start = match kind {
         SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro => name.start_byte(),
         SymbolKind::Impl => node.start_byte(),
@@ -189,6 +196,16 @@ fn signature(node: Node<'_>, name: Node<'_>, kind: SymbolKind, text: &[u8]) -> O
         one_line = one_line.chars().take(MAX_SIGNATURE - 1).collect::<String>() + "…";
     }
     (!one_line.is_empty()).then_some(one_line)
+}
+
+/// A declaration's body: its own, or that of the function a `const f = () => ...` holds.
+fn body_of(node: Node<'_>) -> Option<Node<'_>> {
+    if let Some(body) = node.child_by_field_name("body") {
+        return Some(body);
+    }
+    let mut cursor = node.walk();
+    let declarator = node.named_children(&mut cursor).find(|c| c.kind() == "variable_declarator")?;
+    declarator.child_by_field_name("value")?.child_by_field_name("body")
 }
 
 /// `Foo<T>` → `Foo`; `crate::a::Foo` stays as written.

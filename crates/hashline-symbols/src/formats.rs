@@ -170,14 +170,14 @@ fn json(lines: &[String]) -> Vec<Symbol> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
-    let mut key_start: Option<(usize, usize)> = None; // (line, byte) where a depth-1 string began
+    let mut key_start: Option<(usize, usize)> = None; // where a depth-1 string began
     let mut last_string: Option<(usize, String)> = None;
     let mut current: Option<(usize, String)> = None;
-    let mut last_value_line = 0usize;
+    let mut value_end: Option<usize> = None; // the last line of the current key's value
+    let mut last_line = 0usize; // the line of the last non-blank byte seen
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let bytes = line.as_bytes();
-        for (j, &b) in bytes.iter().enumerate() {
+        for (j, &b) in line.as_bytes().iter().enumerate() {
             if in_string {
                 if escaped {
                     escaped = false;
@@ -189,6 +189,7 @@ fn json(lines: &[String]) -> Vec<Symbol> {
                         last_string = Some((l, line_slice(lines, l, s, i, j)));
                     }
                 }
+                last_line = i;
                 continue;
             }
             match b {
@@ -201,29 +202,30 @@ fn json(lines: &[String]) -> Vec<Symbol> {
                 b':' if depth == 1 => {
                     if let Some((l, name)) = last_string.take() {
                         if let Some((start, prev)) = current.take() {
-                            out.push(leaf(prev, SymbolKind::Variable, start, last_value_line));
+                            out.push(leaf(prev, SymbolKind::Variable, start, value_end.unwrap_or(start)));
                         }
                         current = Some((l, name));
                     }
                 }
+                b',' if depth == 1 => value_end = Some(last_line),
                 b'{' | b'[' => depth += 1,
                 b'}' | b']' => {
                     depth = depth.saturating_sub(1);
                     if depth == 0
                         && let Some((start, prev)) = current.take()
                     {
-                        out.push(leaf(prev, SymbolKind::Variable, start, last_value_line.max(start)));
+                        out.push(leaf(prev, SymbolKind::Variable, start, last_line.max(start)));
                     }
                 }
                 _ => {}
             }
-            if depth >= 1 && !b.is_ascii_whitespace() && !(depth == 1 && matches!(b, b',' | b'}')) {
-                last_value_line = i;
+            if !b.is_ascii_whitespace() {
+                last_line = i;
             }
         }
     }
     if let Some((start, prev)) = current.take() {
-        out.push(leaf(prev, SymbolKind::Variable, start, last_value_line.max(start)));
+        out.push(leaf(prev, SymbolKind::Variable, start, last_line.max(start)));
     }
     out
 }

@@ -188,7 +188,7 @@ fn line(out: &mut String, symbol: &Symbol, depth: usize, detail: MapDetail) {
 
 fn flatten(symbols: &[Symbol], names: &mut Vec<String>) {
     for symbol in symbols {
-        names.push(format!("{} {}", symbol.name, range(symbol)));
+        names.push(symbol.name.clone());
         flatten(&symbol.children, names);
     }
 }
