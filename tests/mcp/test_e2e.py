@@ -110,7 +110,7 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         listed = {tool.name: tool for tool in (await session.list_tools()).tools}
         expected = {entry["name"]: entry for entry in registry()}
         assert listed.keys() == expected.keys()
-        assert {"read", "edit", "write", "ls", "find"} <= listed.keys() <= READ_ONLY | DESTRUCTIVE
+        assert {"read", "edit", "write", "ls", "find", "grep"} <= listed.keys() <= READ_ONLY | DESTRUCTIVE
         for name, tool in listed.items():
             entry = expected[name]
             assert tool.description == entry["description"]
@@ -181,6 +181,43 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         assert result.structured_content["error"]["code"] == "unknown-tool"
         result, text, value = await call(session, "read", {"path": 7})
         assert result.is_error and value["error"]["code"] == "invalid-type"
+
+
+# A grep row: `path:>>LINE:HASH|` for a match, `path:  LINE:HASH|` for context.
+GREP_ROW = re.compile(r"^(?P<path>.+?):(?P<mark>>>|  )(?P<anchor>\d+:[0-9a-f]{3})\|", re.MULTILINE)
+
+
+async def test_grep_rows_edit_without_a_read(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("def alpha():\n    return 1\n")
+    (tmp_path / "src" / "b.py").write_bytes(b"\xef\xbb\xbfx = alpha()\r\ny = 2\r\n")
+
+    async with connect(["--root", str(tmp_path)]) as (session, _):
+        result, text, value = await call(session, "grep", {"pattern": "alpha", "context": 1})
+        assert not result.is_error, text
+        assert text.splitlines()[0] == "[2 matches in 2 files]"
+        shown = [(m["path"], m["mark"], m["anchor"]) for m in GREP_ROW.finditer(text)]
+        records = [(r["path"], r["kind"], r["anchor"]) for r in value["records"]]
+        assert [a for _, _, a in shown] == [a for _, _, a in records]
+        assert [m for _, m, _ in shown] == [">>" if k == "match" else "  " for _, k, _ in records]
+        assert value["totalMatches"] == 2
+        assert value["completeness"] == {
+            "search": "complete",
+            "limitReached": False,
+            "nativeTruncated": False,
+            "omittedMatches": 0,
+            "displayTruncated": False,
+        }
+
+        # The grep rows count as served: an edit of the CRLF+BOM file lands without a read.
+        anchor = next(a for p, k, a in records if p.endswith("b.py") and k == "match")
+        edit = {"set_line": {"anchor": anchor, "new_text": "x = alpha() + 1"}}
+        result, text, value = await call(session, "edit", {"path": "src/b.py", "edits": [edit]})
+        assert not result.is_error, text
+        assert (tmp_path / "src" / "b.py").read_bytes() == b"\xef\xbb\xbfx = alpha() + 1\r\ny = 2\r\n"
+
+        result, text, value = await call(session, "grep", {"pattern": "("})
+        assert result.is_error and value["error"]["code"] == "invalid-pattern"
 
 
 async def test_client_roots_become_the_session_roots(tmp_path: Path):

@@ -9,9 +9,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-/// Runs everything.
-pub fn run(runs: usize, criterion: bool) -> Result<()> {
+/// Runs everything (with `search_only`, only the search comparisons of `bench_search`).
+pub fn run(runs: usize, search_runs: usize, criterion: bool, search_only: bool) -> Result<()> {
     let root = workspace_root()?;
+    if search_only {
+        let cli = release_cli(&root)?;
+        return crate::bench_search::run(&root, &cli, search_runs);
+    }
     let scratch = tempfile_dir()?;
     let file = scratch.join("ten_k.rs");
     std::fs::write(&file, ten_k_lines()).context("cannot write the bench input")?;
@@ -29,15 +33,7 @@ pub fn run(runs: usize, criterion: bool) -> Result<()> {
             }
         }
     }
-    let status = Command::new(cargo())
-        .args(["build", "--release", "-p", "hashline-cli"])
-        .current_dir(&root)
-        .status()
-        .context("cannot build the CLI")?;
-    if !status.success() {
-        bail!("cargo build --release failed");
-    }
-    let cli = root.join("target/release/hashline");
+    let cli = release_cli(&root)?;
     let file_arg = file.to_string_lossy().into_owned();
     let root_arg = scratch.to_string_lossy().into_owned();
 
@@ -66,7 +62,21 @@ pub fn run(runs: usize, criterion: bool) -> Result<()> {
     report("hashline read", "hashline edit", &pair);
     target("edit p50", percentiles(&pair.ours).0, EDIT_TARGET);
     std::fs::remove_dir_all(&scratch).ok();
-    Ok(())
+    crate::bench_search::run(&root, &cli, search_runs)
+}
+
+/// Builds the release CLI and returns its path.
+fn release_cli(root: &Path) -> Result<PathBuf> {
+    let status = Command::new(cargo())
+        .args(["build", "--release", "-p", "hashline-cli"])
+        .current_dir(root)
+        .status()
+        .context("cannot build the CLI")?;
+    if !status.success() {
+        bail!("cargo build --release failed");
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    Ok(target.join("release/hashline"))
 }
 
 /// `cargo bench` arguments of each criterion bench, run with `HASHLINE_BENCH_INPUT` set.
@@ -94,7 +104,7 @@ fn one_edit(bytes: &[u8], line: usize) -> Result<String> {
 }
 
 /// Runs a command (output discarded) and returns its wall time; fails when it fails.
-fn timed(command: &mut Command) -> Result<Duration> {
+pub(crate) fn timed(command: &mut Command) -> Result<Duration> {
     let start = Instant::now();
     let status = command.stdout(Stdio::null()).status().context("cannot start a measured command")?;
     let elapsed = start.elapsed();
@@ -105,13 +115,13 @@ fn timed(command: &mut Command) -> Result<Duration> {
 }
 
 /// Timings of two commands, run alternately.
-struct Pair {
-    reference: Vec<Duration>,
-    ours: Vec<Duration>,
+pub(crate) struct Pair {
+    pub reference: Vec<Duration>,
+    pub ours: Vec<Duration>,
 }
 
 /// Runs `reference` then `ours`, `runs` times; each returns the wall time of its timed part.
-fn measure_pair<A, B>(runs: usize, mut reference: A, mut ours: B) -> Result<Pair>
+pub(crate) fn measure_pair<A, B>(runs: usize, mut reference: A, mut ours: B) -> Result<Pair>
 where
     A: FnMut() -> Result<Duration>,
     B: FnMut() -> Result<Duration>,
@@ -124,7 +134,7 @@ where
     Ok(pair)
 }
 
-fn report(reference_name: &str, ours_name: &str, pair: &Pair) {
+pub(crate) fn report(reference_name: &str, ours_name: &str, pair: &Pair) {
     let (r50, r95) = percentiles(&pair.reference);
     let (o50, o95) = percentiles(&pair.ours);
     println!("  {reference_name:<16} p50 {:>8.3} ms   p95 {:>8.3} ms", ms(r50), ms(r95));
@@ -137,7 +147,7 @@ fn target(what: &str, measured: Duration, target: Duration) {
     println!("  target           {what} {:.3} ms vs ≤ {:.0} ms: {verdict}", ms(measured), ms(target));
 }
 
-fn percentiles(samples: &[Duration]) -> (Duration, Duration) {
+pub(crate) fn percentiles(samples: &[Duration]) -> (Duration, Duration) {
     let mut sorted = samples.to_vec();
     sorted.sort();
     let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];

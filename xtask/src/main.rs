@@ -1,6 +1,8 @@
 //! Project automation: `cargo xtask bench`, `cargo xtask replay`, `cargo xtask fixtures`.
 
 mod bench;
+mod bench_search;
+mod corpus;
 mod replay;
 
 use std::path::PathBuf;
@@ -23,9 +25,16 @@ enum Task {
         /// Process runs per measured command.
         #[arg(long, default_value_t = 200)]
         runs: usize,
+        /// Runs per measured command of the search comparisons (grep and find beside
+        /// ripgrep on the dependency corpus).
+        #[arg(long, default_value_t = 10)]
+        search_runs: usize,
         /// Skip the criterion micro-benchmarks.
         #[arg(long)]
         no_criterion: bool,
+        /// Only the search comparisons.
+        #[arg(long)]
+        search_only: bool,
     },
     /// Re-record the session fixtures and schemas (or, with --check, fail on any drift,
     /// missing or orphan file) (SPEC §9).
@@ -49,11 +58,30 @@ enum Task {
 }
 
 fn main() -> Result<()> {
-    match Cli::parse().command {
-        Task::Bench { runs, no_criterion } => bench::run(runs, !no_criterion),
+    let cli = Cli::parse();
+    if matches!(cli.command, Task::Bench { .. }) && cfg!(debug_assertions) {
+        return release_rerun();
+    }
+    match cli.command {
+        Task::Bench { runs, search_runs, no_criterion, search_only } => {
+            bench::run(runs, search_runs, !no_criterion, search_only)
+        }
         Task::Replay { repo, commits } => replay::main(&repo, commits),
         Task::Fixtures { check, name } => fixtures(check, name.as_deref()),
     }
+}
+
+/// Benchmarks time optimized code only: a debug `xtask` runs itself again as a release build
+/// with the same arguments.
+fn release_rerun() -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = std::process::Command::new(cargo)
+        .args(["run", "--quiet", "--release", "--package", "xtask", "--"])
+        .args(std::env::args_os().skip(1))
+        .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .status()?;
+    anyhow::ensure!(status.success(), "the release benchmark run failed ({status})");
+    Ok(())
 }
 
 /// `cargo xtask fixtures [--check] [NAME]`.

@@ -110,6 +110,31 @@ pub enum Command {
         #[arg(long)]
         regex: bool,
     },
+    /// Search file contents (anchored rows for every match).
+    Grep {
+        /// A regular expression (or text with --literal).
+        pattern: String,
+        /// The directory or file to search (default: the working directory).
+        path: Option<String>,
+        /// Only files matching this glob (e.g. '*.rs').
+        #[arg(long)]
+        glob: Option<String>,
+        /// Ignore case.
+        #[arg(long, short = 'i')]
+        ignore_case: bool,
+        /// Match the pattern as plain text.
+        #[arg(long, short = 'F')]
+        literal: bool,
+        /// Lines of context around each match.
+        #[arg(long, short = 'C')]
+        context: Option<u32>,
+        /// At most this many matches (default 100).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Per-file match counts only.
+        #[arg(long)]
+        summary: bool,
+    },
     /// Print every tool's name, description, annotations and JSON schemas.
     Tools,
     /// Run one tool with JSON arguments (`-` reads them from standard input) and print
@@ -127,6 +152,21 @@ pub enum Command {
     /// connection). Roots: --root if given, else the client's file:// roots, else the
     /// current directory.
     Mcp,
+    /// Draw a session log's calls and results as cards: in the terminal (colour only on a
+    /// terminal; NO_COLOR honoured), or as one self-contained web page with --html.
+    Show {
+        /// The session log (JSON lines, as written by --log).
+        log: PathBuf,
+        /// Write one self-contained web page to this file instead of printing.
+        #[arg(long, value_name = "OUT.html")]
+        html: Option<PathBuf>,
+        /// Only the call with this id (and the calls nested in it).
+        #[arg(long = "call", value_name = "ID")]
+        call_id: Option<String>,
+        /// Plain text without colours, even on a terminal (for pagers and files).
+        #[arg(long)]
+        plain: bool,
+    },
 }
 
 impl Command {
@@ -200,7 +240,18 @@ impl Command {
                 put("regex", regex.then_some(json!(true)));
                 "find"
             }
-            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp => {
+            Command::Grep { pattern, path, glob, ignore_case, literal, context, limit, summary } => {
+                put("pattern", Some(json!(pattern)));
+                put("path", path.as_ref().map(|p| json!(p)));
+                put("glob", glob.as_ref().map(|g| json!(g)));
+                put("ignoreCase", ignore_case.then_some(json!(true)));
+                put("literal", literal.then_some(json!(true)));
+                put("context", context.map(Value::from));
+                put("limit", limit.map(Value::from));
+                put("summary", summary.then_some(json!(true)));
+                "grep"
+            }
+            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp | Command::Show { .. } => {
                 anyhow::bail!("not a tool subcommand")
             }
         };

@@ -6,6 +6,7 @@
 mod cli;
 mod mcp;
 mod session_file;
+mod show;
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -46,6 +47,9 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     if let Command::Mcp = cli.command {
         return mcp::run(&cli);
+    }
+    if let Command::Show { log, html, call_id, plain } = &cli.command {
+        return show::run(log, html.as_deref(), call_id.as_deref(), *plain);
     }
     let toolbox = Toolbox::new();
     if let Command::Tools = cli.command {

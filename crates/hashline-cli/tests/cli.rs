@@ -146,9 +146,27 @@ fn tools_lists_every_tool_with_schemas() {
     let out = dir.run(&["tools"], None);
     let tools: Value = serde_json::from_str(&stdout(&out)).expect("json");
     let names: Vec<&str> = tools.as_array().expect("array").iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["read", "edit", "write", "ls", "find"]);
+    assert_eq!(names, ["read", "edit", "write", "ls", "find", "grep"]);
     for tool in tools.as_array().expect("array") {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
         assert!(tool["outputSchema"]["properties"]["tool"].is_object());
     }
+}
+
+#[test]
+fn grep_prints_sections_of_anchored_rows() {
+    let dir = Dir::new();
+    std::fs::write(dir.0.path().join("b.txt"), "Beta\n").expect("write");
+    let out = dir.run(&["grep", "BETA", "-i", "-C", "1"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout(&out),
+        "[2 matches in 2 files]\n--- a.txt (1 matches) ---\na.txt:  1:3c8|alpha\na.txt:>>2:589|beta\n\
+         --- b.txt (1 matches) ---\nb.txt:>>1:5c0|Beta\n"
+    );
+    let out = dir.run(&["grep", "(", "--summary"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let out = dir.run(&["--json", "grep", "(", "--literal", "--limit", "1"], None);
+    let result: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(result["details"]["ptcValue"]["completeness"]["search"], "complete");
 }

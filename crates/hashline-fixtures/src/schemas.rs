@@ -1,9 +1,11 @@
 //! `fixtures/schemas/`: the JSON Schemas of every tool's input and output and of the
-//! view union, generated from the types themselves.
+//! view union, generated from the types themselves with the tools' schema settings
+//! (standard JSON Schema 2020-12: no custom formats).
 
 use std::collections::BTreeMap;
 
 use hashline::Toolbox;
+use hashline::tools::schema;
 use hashline_view::{ToolCallView, ToolResultView};
 use serde_json::{Value, json};
 
@@ -18,11 +20,12 @@ pub fn schema_files() -> BTreeMap<String, String> {
         put(format!("{}.input.json", tool.name), tool.input_schema());
         put(format!("{}.output.json", tool.name), tool.output_schema());
     }
+    let view = |schema: schemars::Schema| schema.to_value();
     put(
         "views.json".to_owned(),
         json!({
-            "ToolCallView": schemars::schema_for!(ToolCallView),
-            "ToolResultView": schemars::schema_for!(ToolResultView),
+            "ToolCallView": view(schema::settings().into_generator().into_root_schema_for::<ToolCallView>()),
+            "ToolResultView": view(schema::settings().into_generator().into_root_schema_for::<ToolResultView>()),
         }),
     );
     files

@@ -168,11 +168,7 @@ fn check_value(
             }
             .ok_or_else(bad)?;
             let minimum = property.get("minimum").and_then(Value::as_i64).unwrap_or(i64::MIN);
-            let maximum = match property.get("format").and_then(Value::as_str) {
-                Some("uint32") => i64::from(u32::MAX),
-                Some("int32") => i64::from(i32::MAX),
-                _ => i64::MAX,
-            };
+            let maximum = property.get("maximum").and_then(Value::as_i64).unwrap_or(i64::MAX);
             if number < minimum || number > maximum {
                 return Err(ToolError::new(
                     integer_code(name),
@@ -214,7 +210,7 @@ mod tests {
     }
 
     fn run(raw: Value) -> Result<Prepared<Example>, ToolError> {
-        let schema = serde_json::to_value(schemars::schema_for!(Example)).expect("schema");
+        let schema = crate::schema::schema_of::<Example>();
         prepare(
             "read",
             &schema,

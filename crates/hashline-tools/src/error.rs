@@ -120,6 +120,18 @@ impl std::fmt::Display for ErrorCode {
     }
 }
 
+/// The schema of [`ToolError::details`]: an object whose keys depend on the code; the one
+/// programs act on is named here.
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[expect(dead_code, reason = "describes the JSON of `details`; never built")]
+struct ErrorDetails {
+    /// The current rows of the lines in question, as `read` shows them (anchor refusals):
+    /// retry with these anchors, no re-read needed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated_anchors: Option<Vec<crate::ptc::PtcLine>>,
+}
+
 /// A failed tool call: what the model is told and what a program can match on.
 #[derive(Clone, Debug, PartialEq, thiserror::Error, Serialize, schemars::JsonSchema)]
 #[error("{message}")]
@@ -133,6 +145,7 @@ pub struct ToolError {
     pub hint: Option<String>,
     /// Machine-readable specifics (for example fresh anchors).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<ErrorDetails>")]
     pub details: Option<Box<Value>>,
     /// The absolute path the call was about, when there is one.
     #[serde(skip)]

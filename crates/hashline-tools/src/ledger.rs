@@ -144,6 +144,11 @@ impl Ledger {
         self.files.get(path).filter(|rows| !rows.is_empty())
     }
 
+    /// Every file with rows recorded.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().filter(|(_, rows)| !rows.is_empty()).map(|(path, _)| path.as_path())
+    }
+
     /// Forgets a file (for example after it was deleted).
     pub fn forget(&mut self, path: &Path) {
         self.files.remove(path);

@@ -18,15 +18,19 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod atomic;
 pub mod budget;
+pub mod confine;
 pub mod diff;
 pub mod error;
 pub mod fsio;
+pub mod journal;
 pub mod ledger;
 pub mod log;
 pub mod paths;
 pub mod ptc;
 pub mod result;
+pub mod schema;
 pub mod session;
 pub mod tools;
 pub mod validate;
@@ -35,5 +39,5 @@ pub mod warning;
 pub use error::{ErrorCode, ToolError};
 pub use result::{CallContext, Tool, ToolOutput, ToolResult, ToolValue, execute};
 pub use session::{Session, SessionConfig};
-pub use tools::{edit, find, ls, read, write};
+pub use tools::{edit, find, grep, ls, read, write};
 pub use warning::{Warning, WarningCode};

@@ -15,14 +15,29 @@ pub struct ResolvedPath {
     /// The absolute path, lexically normalized (`.`/`..` removed), symlinks kept.
     pub absolute: PathBuf,
     /// The absolute path with every existing symlink resolved: what the root policy
-    /// checks and what the ledger and mutation locks key on.
+    /// checks, and what is opened (relative to [`ResolvedPath::root`], by the kernel).
     pub real: PathBuf,
+    /// The root `real` lies below (`/` for an unconfined path outside every root).
+    pub root: PathBuf,
+    /// The file's identity key: `real`, or for a second hard-linked name of a file the
+    /// session already knows, the name it knows it by (see `Session::resolve`). The
+    /// ledger, the mutation locks and the duplicate checks use it.
+    pub key: PathBuf,
 }
 
 impl ResolvedPath {
     /// The absolute path as a string (lossy for non-UTF-8 names).
     pub fn absolute_str(&self) -> String {
         self.absolute.to_string_lossy().into_owned()
+    }
+
+    /// `real` relative to `root`: what is opened beneath the root's handle (`.` for the
+    /// root itself). It holds no `..` and, when resolved, no symlink.
+    pub fn rel(&self) -> &Path {
+        match self.real.strip_prefix(&self.root) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel,
+            _ => Path::new("."),
+        }
     }
 }
 
@@ -122,7 +137,8 @@ pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Res
     // Resolve the path as written (not the lexically normalized one), so that `link/..`
     // follows the link the way the operating system will.
     let real = resolve_real(&base.join(&display));
-    if confined && !roots.iter().any(|root| real.starts_with(root)) {
+    let within = roots.iter().filter(|root| real.starts_with(root)).max_by_key(|root| root.as_os_str().len());
+    if confined && within.is_none() {
         let allowed = roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ");
         return Err(ToolError::new(
             ErrorCode::PathOutsideRoot,
@@ -131,7 +147,8 @@ pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Res
         .with_hint(format!("Use a path inside: {allowed}."))
         .with_path(absolute.to_string_lossy()));
     }
-    Ok(ResolvedPath { display, absolute, real })
+    let root = within.cloned().unwrap_or_else(|| PathBuf::from("/"));
+    Ok(ResolvedPath { display, absolute, key: real.clone(), real, root })
 }
 
 #[cfg(test)]

@@ -1,8 +1,6 @@
 //! What a tool call returns: the typed value, the model's text, the presentation meta,
 //! and the JSON projection of SPEC §4.1 (`ToolResult`).
 
-use std::sync::OnceLock;
-
 use hashline_view::ContentBlock;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -11,6 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::args::{Prepared, prepare};
 use crate::error::{ErrorCode, ToolError};
+use crate::schema::ToolFailure;
+pub use crate::schema::{input_schema, output_schema, schema_of};
 use crate::session::Session;
 use crate::warning::Warning;
 
@@ -50,6 +50,8 @@ pub enum Meta {
     Diffs(hashline_view::DiffsMeta),
     /// Listed paths (`ls`, `find`).
     Paths(hashline_view::PathsMeta),
+    /// Matching lines by file (`grep`, `ast_search`).
+    Matches(hashline_view::MatchesMeta),
 }
 
 impl Meta {
@@ -59,6 +61,7 @@ impl Meta {
             Meta::Read(meta) => serde_json::to_value(meta),
             Meta::Diffs(meta) => serde_json::to_value(meta),
             Meta::Paths(meta) => serde_json::to_value(meta),
+            Meta::Matches(meta) => serde_json::to_value(meta),
         };
         value.unwrap_or(Value::Null)
     }
@@ -73,6 +76,12 @@ impl From<hashline_view::ReadMeta> for Meta {
 impl From<hashline_view::DiffsMeta> for Meta {
     fn from(meta: hashline_view::DiffsMeta) -> Self {
         Meta::Diffs(meta)
+    }
+}
+
+impl From<hashline_view::MatchesMeta> for Meta {
+    fn from(meta: hashline_view::MatchesMeta) -> Self {
+        Meta::Matches(meta)
     }
 }
 
@@ -126,51 +135,6 @@ pub trait Tool {
             _ => ErrorCode::InvalidType,
         }
     }
-}
-
-/// The JSON Schema of a type, inlined (no `$ref`s), as JSON.
-pub fn schema_of<T: JsonSchema>() -> Value {
-    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    serde_json::to_value(schema).unwrap_or(Value::Null)
-}
-
-/// The input JSON Schema of a tool (cached).
-pub fn input_schema<T: Tool>() -> &'static Value {
-    cached_schema::<T::Args>()
-}
-
-/// The output JSON Schema of a tool: an object with `tool` and `ok` besides the value's
-/// own fields (a value that is a union keeps its `oneOf` beside them).
-pub fn output_schema<T: Tool>() -> Value {
-    let mut schema = cached_schema::<T::Value>().clone();
-    if let Some(object) = schema.as_object_mut() {
-        object.insert("type".into(), Value::from("object"));
-        let mut properties = Map::new();
-        properties.insert("tool".into(), serde_json::json!({"const": T::NAME}));
-        properties.insert("ok".into(), serde_json::json!({"type": "boolean"}));
-        if let Some(Value::Object(rest)) = object.remove("properties") {
-            properties.extend(rest);
-        }
-        object.insert("properties".into(), Value::Object(properties));
-        let mut required = vec![Value::from("tool"), Value::from("ok")];
-        if let Some(Value::Array(rest)) = object.remove("required") {
-            required.extend(rest);
-        }
-        object.insert("required".into(), Value::Array(required));
-    }
-    schema
-}
-
-fn cached_schema<T: JsonSchema + 'static>() -> &'static Value {
-    use std::any::TypeId;
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    static CACHE: OnceLock<Mutex<HashMap<TypeId, &'static Value>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
-    // Built once per type; a schema lives as long as the program, like the type itself.
-    map.entry(TypeId::of::<T>()).or_insert_with(|| Box::leak(Box::new(schema_of::<T>())))
 }
 
 /// `details` of a result.
@@ -239,17 +203,11 @@ impl ToolResult {
 
     /// The result of a failed call.
     pub fn failure(tool: &str, error: &ToolError) -> Self {
-        let mut ptc = Map::new();
-        ptc.insert("tool".into(), Value::from(tool));
-        ptc.insert("ok".into(), Value::Bool(false));
-        if let Some(path) = &error.path {
-            ptc.insert("path".into(), Value::from(path.as_str()));
-        }
-        ptc.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null));
+        let ptc = serde_json::to_value(ToolFailure::new(tool, error)).unwrap_or(Value::Null);
         Self {
             content: vec![ContentBlock::Text { text: error.text() }],
             is_error: true,
-            details: ResultDetails { ptc_value: Value::Object(ptc) },
+            details: ResultDetails { ptc_value: ptc },
             meta: None,
         }
     }

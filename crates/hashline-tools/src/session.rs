@@ -8,8 +8,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use hashline_core::{LineHash, LineNo};
 use typed_builder::TypedBuilder;
 
+use crate::atomic::{CommitError, Hook, Member};
+use crate::confine::RootDir;
 use crate::error::{ErrorCode, ToolError};
-use crate::fsio::WriteState;
+use crate::fsio::{FileId, Target, WriteState};
+use crate::journal::Journal;
 use crate::ledger::Ledger;
 use crate::log::{LOG_VERSION, LogEvent, LogWriter, LoggedResult};
 use crate::paths::{self, ResolvedPath};
@@ -38,16 +41,14 @@ pub struct SessionConfig {
     /// a stateless one (a lone CLI call) only checks every anchor's hash.
     #[builder(default = true)]
     pub stateful: bool,
-    /// How files are written; the atomic writer unless replaced (tests inject failures).
-    #[builder(default = Arc::new(crate::fsio::write_atomic), setter(transform = |writer: impl Fn(&Path, &[u8]) -> std::io::Result<WriteState> + Send + Sync + 'static| Arc::new(writer) as Arc<FileWriter>))]
-    pub writer: Arc<FileWriter>,
+    /// A hook called at each stage of every commit (tests and the fault suite inject
+    /// failures and races with it); none by default.
+    #[builder(default = Arc::new(|_, _| Ok(())), setter(transform = |hook: impl Fn(crate::atomic::Stage, &Path) -> std::io::Result<()> + Send + Sync + 'static| Arc::new(hook) as Arc<Hook>))]
+    pub hook: Arc<Hook>,
     /// Where to log calls and results (SPEC §9.1); no log when absent.
     #[builder(default, setter(strip_option))]
     pub log: Option<Arc<LogWriter>>,
 }
-
-/// A function that writes a file's bytes (see [`crate::fsio::write_atomic`]).
-pub type FileWriter = dyn Fn(&Path, &[u8]) -> std::io::Result<WriteState> + Send + Sync;
 
 impl std::fmt::Debug for SessionConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -64,9 +65,14 @@ impl std::fmt::Debug for SessionConfig {
 /// concurrently; mutations of one file are serialized by [`Session::lock_path`].
 pub struct Session {
     roots: Vec<PathBuf>,
+    root_dirs: Vec<RootDir>,
+    /// `/`, for unconfined paths outside every root (opened when first needed).
+    slash: std::sync::OnceLock<Option<RootDir>>,
     confined: bool,
     stateful: bool,
-    writer: Arc<FileWriter>,
+    hook: Arc<Hook>,
+    /// Hard-linked files: identity → the path the session knows the file by.
+    aliases: Mutex<HashMap<FileId, PathBuf>>,
     log: Option<Arc<LogWriter>>,
     log_error: Mutex<Option<String>>,
     next_call: AtomicU64,
@@ -94,15 +100,30 @@ impl Session {
             }
             roots.push(real);
         }
+        let mut root_dirs = Vec::with_capacity(roots.len());
+        for root in &roots {
+            root_dirs.push(RootDir::open(root).map_err(|err| {
+                ToolError::new(
+                    ErrorCode::PathNotFound,
+                    format!("Session root is not accessible: {} — {err}", root.display()),
+                )
+            })?);
+        }
+        // Recovery at session start: groups of files that a stopped process left half
+        // committed are rolled back; the next top-level result says so.
+        let recovered = crate::journal::recover(&root_dirs[0]);
         let session = Self {
             roots,
+            root_dirs,
+            slash: std::sync::OnceLock::new(),
             confined: !config.unconfined,
             stateful: config.stateful,
-            writer: config.writer,
+            hook: config.hook,
+            aliases: Mutex::new(HashMap::new()),
             log: config.log,
             log_error: Mutex::new(None),
             next_call: AtomicU64::new(1),
-            visibility: Mutex::new(Visibility::default()),
+            visibility: Mutex::new(Visibility { stale: recovered, ..Visibility::default() }),
             ledger: Mutex::new(Ledger::default()),
             locks: Mutex::new(HashMap::new()),
         };
@@ -131,9 +152,51 @@ impl Session {
         self.stateful
     }
 
-    /// Resolves a path argument and applies the root policy (`path-outside-root`).
+    /// Resolves a path argument and applies the root policy (`path-outside-root`). The
+    /// key of a file with several hard links is the name the session already knows it by
+    /// (from an earlier call, or a name with rows in the ledger), so that one file is one
+    /// file to the ledger, the locks and the duplicate checks (SPEC §7.4).
     pub fn resolve(&self, raw: &str) -> Result<ResolvedPath, ToolError> {
-        paths::resolve(raw, self.cwd(), &self.roots, self.confined)
+        let mut path = paths::resolve(raw, self.cwd(), &self.roots, self.confined)?;
+        if let Some((id, nlink)) = FileId::of_path(&path.real)
+            && nlink > 1
+        {
+            let mut aliases = self.aliases.lock().unwrap_or_else(|p| p.into_inner());
+            let key = aliases.entry(id).or_insert_with(|| {
+                let ledger = self.ledger();
+                let known =
+                    ledger.paths().find(|p| *p != path.real && FileId::of_path(p).is_some_and(|(i, _)| i == id));
+                known.map_or_else(|| path.real.clone(), Path::to_path_buf)
+            });
+            path.key = key.clone();
+        }
+        Ok(path)
+    }
+
+    /// The directory handle of the root `path` lies below.
+    fn root_of(&self, path: &ResolvedPath) -> Result<&RootDir, ToolError> {
+        if let Some(root) = self.root_dirs.iter().find(|r| r.path() == path.root) {
+            return Ok(root);
+        }
+        self.slash.get_or_init(|| RootDir::open(Path::new("/")).ok()).as_ref().ok_or_else(|| {
+            ToolError::new(ErrorCode::FsError, format!("Cannot open the file system root for {}", path.display))
+        })
+    }
+
+    /// Loads a regular file through its root's handle (SPEC §7.4).
+    pub fn read_file(&self, path: &ResolvedPath) -> Result<Vec<u8>, ToolError> {
+        crate::fsio::read_regular_file(self.root_of(path)?.fd(), path)
+    }
+
+    /// Opens and locks a file about to be changed (see [`Target::open`]).
+    pub fn open_target(&self, path: &ResolvedPath, create_parents: bool) -> std::io::Result<Target> {
+        let root = self.root_of(path).map_err(|err| std::io::Error::other(err.message))?;
+        Target::open(root.fd(), path, create_parents)
+    }
+
+    /// Commits new bytes to opened targets, all or none (SPEC §7.3, §7.5).
+    pub fn commit(&self, members: &[Member<'_>]) -> Result<Vec<WriteState>, (usize, CommitError)> {
+        crate::atomic::commit(&Journal::new(&self.root_dirs[0]), members, &*self.hook)
     }
 
     /// Shows `path` relative to the working directory when it lies below it.
@@ -157,11 +220,6 @@ impl Session {
         I: IntoIterator<Item = (LineNo, LineHash)>,
     {
         self.ledger().record(real, rows, complete);
-    }
-
-    /// Writes a file through the session's writer (atomic by default).
-    pub fn write_file(&self, path: &Path, bytes: &[u8]) -> std::io::Result<WriteState> {
-        (self.writer)(path, bytes)
     }
 
     /// A fresh call id (`call-1`, `call-2`, ...) for calls that come without one.

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{Workspace, code};
 use hashline_core::LineHash;
+use hashline_tools::atomic::Stage;
 use hashline_tools::edit::EditTool;
 use hashline_tools::read::ReadTool;
 use hashline_tools::{Session, SessionConfig, ToolResult};
@@ -332,13 +333,13 @@ fn multi_file_edit_validates_everything_before_writing_anything() {
 /// A session whose writer fails on the `fail_at`-th write (1-based) and writes normally otherwise.
 fn failing_session(dir: &std::path::Path, fail_at: usize) -> Session {
     let count = Arc::new(AtomicUsize::new(0));
-    let writer = move |path: &std::path::Path, bytes: &[u8]| {
-        if count.fetch_add(1, Ordering::SeqCst) + 1 == fail_at {
+    let hook = move |stage: Stage, _: &std::path::Path| {
+        if stage == Stage::BeforeCommit && count.fetch_add(1, Ordering::SeqCst) + 1 == fail_at {
             return Err(std::io::Error::other("simulated disk failure"));
         }
-        hashline_tools::fsio::write_atomic(path, bytes)
+        Ok(())
     };
-    Session::new(SessionConfig::builder().root(dir).writer(writer).build()).expect("session")
+    Session::new(SessionConfig::builder().root(dir).hook(hook).build()).expect("session")
 }
 
 #[test]
@@ -359,7 +360,7 @@ fn a_failed_second_write_restores_the_first_file() {
         &Default::default(),
     );
     assert_eq!(code(&result), "fs-error");
-    assert!(result.text().contains("were restored; nothing changed"), "{}", result.text());
+    assert!(result.text().ends_with("Nothing was written to any file."), "{}", result.text());
     assert_eq!(std::fs::read(dir.path().join("one.txt")).expect("read"), b"1\n");
     assert_eq!(std::fs::read(dir.path().join("two.txt")).expect("read"), b"2\n");
 }
@@ -368,9 +369,14 @@ fn a_failed_second_write_restores_the_first_file() {
 fn post_edit_verification_catches_a_bad_write() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("v.txt"), "a\n").expect("write");
-    let corrupting =
-        |path: &std::path::Path, bytes: &[u8]| hashline_tools::fsio::write_atomic(path, &bytes[..bytes.len() - 1]);
-    let session = Session::new(SessionConfig::builder().root(dir.path()).writer(corrupting).build()).expect("session");
+    let corrupting = |stage: Stage, path: &std::path::Path| {
+        if stage == Stage::AfterCommit {
+            let bytes = std::fs::read(path)?;
+            std::fs::write(path, &bytes[..bytes.len() - 1])?;
+        }
+        Ok(())
+    };
+    let session = Session::new(SessionConfig::builder().root(dir.path()).hook(corrupting).build()).expect("session");
     hashline_tools::execute::<ReadTool>(&session, json!({"path": "v.txt"}), &Default::default());
     let args = json!({"path": "v.txt", "edits": [set_line(1, "a", "b")], "postEditVerify": true});
     let result = hashline_tools::execute::<EditTool>(&session, args, &Default::default());
@@ -378,12 +384,13 @@ fn post_edit_verification_catches_a_bad_write() {
     assert_eq!(result.ptc_value()["error"]["details"], json!({"expectedLength": 2, "actualLength": 1}));
 
     std::fs::write(dir.path().join("w.txt"), "a\n").expect("write");
-    let vanishing = |path: &std::path::Path, bytes: &[u8]| {
-        let state = hashline_tools::fsio::write_atomic(path, bytes)?;
-        std::fs::remove_file(path)?;
-        Ok(state)
+    let vanishing = |stage: Stage, path: &std::path::Path| {
+        if stage == Stage::AfterCommit {
+            std::fs::remove_file(path)?;
+        }
+        Ok(())
     };
-    let session = Session::new(SessionConfig::builder().root(dir.path()).writer(vanishing).build()).expect("session");
+    let session = Session::new(SessionConfig::builder().root(dir.path()).hook(vanishing).build()).expect("session");
     hashline_tools::execute::<ReadTool>(&session, json!({"path": "w.txt"}), &Default::default());
     let args = json!({"path": "w.txt", "edits": [set_line(1, "a", "b")], "postEditVerify": true});
     let result = hashline_tools::execute::<EditTool>(&session, args, &Default::default());

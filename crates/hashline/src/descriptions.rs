@@ -23,6 +23,16 @@ skips .git, includes hidden files. Filters: `type` (file, dir, any), `maxDepth`,
 `minSize`/`maxSize` (10K, 2MB); order with `sortBy` (name, mtime, size) and `reverse`. Paths are shown relative to the \
 working directory; `limit` defaults to 1000.";
 
+/// `grep`.
+pub const GREP: &str = "Search file contents (ripgrep engine, in process) and get edit-ready anchored rows. \
+`pattern` is a regular expression (Rust syntax) unless `literal: true`; `ignoreCase`, `glob` (e.g. `*.rs`), \
+`context` (lines around each match) and `path` (a directory searched recursively, or one file) narrow it. \
+Like ripgrep it honours .gitignore/.ignore and skips hidden and binary files. Output: `[N matches in M files]`, then \
+per file `--- path (K matches) ---` and rows `path:>>LINE:HASH|text` for matches, `path:  LINE:HASH|text` for context, \
+`--` between gaps. The anchors work in edit directly (no read needed). `limit` (default 100) caps matches in path \
+order; above 50 matches each file shows its first 10. `summary: true` gives per-file counts only. \
+`details.ptcValue.completeness` says exactly what was left out.";
+
 /// `edit`.
 pub const EDIT: &str = "Edit a text file by anchors. Each item of `edits` has exactly one key: \
 `set_line {anchor, new_text}` replaces one line (`new_text: \"\"` deletes it, `\"\\n\"` leaves an empty line); \

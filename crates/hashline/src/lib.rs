@@ -46,6 +46,7 @@ pub use hashline_view as view;
 
 pub use hashline_tools::edit::{EditArgs, EditValue, edit};
 pub use hashline_tools::find::{FindArgs, FindValue, find};
+pub use hashline_tools::grep::{GrepArgs, GrepValue, grep};
 pub use hashline_tools::ls::{LsArgs, LsValue, ls};
 pub use hashline_tools::read::{ReadArgs, ReadValue, read};
 pub use hashline_tools::write::{WriteArgs, WriteValue, write};

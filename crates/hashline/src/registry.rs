@@ -3,6 +3,7 @@
 
 use hashline_tools::edit::EditTool;
 use hashline_tools::find::FindTool;
+use hashline_tools::grep::GrepTool;
 use hashline_tools::ls::LsTool;
 use hashline_tools::read::ReadTool;
 use hashline_tools::result::execute_content;
@@ -151,6 +152,7 @@ impl Toolbox {
                 ToolSpec::of::<WriteTool>(descriptions::WRITE, destructive("Write file", true)),
                 ToolSpec::of::<LsTool>(descriptions::LS, read_only("List directory")),
                 ToolSpec::of::<FindTool>(descriptions::FIND, read_only("Find files")),
+                ToolSpec::of::<GrepTool>(descriptions::GREP, read_only("Search file contents")),
             ],
         }
     }

@@ -26,7 +26,8 @@ fn every_tool_is_registered_with_annotations() {
             ("edit", false, true),
             ("write", false, true),
             ("ls", true, false),
-            ("find", true, false)
+            ("find", true, false),
+            ("grep", true, false)
         ]
     );
 }
@@ -57,13 +58,43 @@ fn schemas_are_self_contained_objects() {
     }
 }
 
+/// A validating client (the TypeScript MCP SDK validates error results too) must accept
+/// every result: each output schema is `{tool, ok}` plus a `oneOf` tagged by `ok` — the
+/// tool's value, or the one error envelope that every tool shares.
+#[test]
+fn output_schemas_are_the_value_or_the_shared_error_envelope() {
+    let toolbox = Toolbox::new();
+    let envelope = toolbox.tools()[0].output_schema()["oneOf"][1].clone();
+    assert_eq!(envelope["title"], "ToolFailure");
+    assert_eq!(envelope["properties"]["ok"], json!({"const": false}));
+    for tool in toolbox.tools() {
+        let schema = tool.output_schema();
+        assert_eq!(schema["properties"]["tool"]["const"], tool.name);
+        assert_eq!(schema["required"], json!(["tool", "ok"]));
+        let branches = schema["oneOf"].as_array().expect("oneOf");
+        assert_eq!(branches.len(), 2, "{}", tool.name);
+        assert_eq!(branches[0]["properties"]["ok"], json!({"const": true}), "{}", tool.name);
+        assert_eq!(branches[1], envelope, "{}: one envelope for all tools", tool.name);
+    }
+}
+
+/// Standard validators know no `uint32`-style formats (Ajv warns about each one).
+#[test]
+fn schemas_have_no_custom_formats() {
+    for tool in Toolbox::new().tools() {
+        for schema in [tool.input_schema(), tool.output_schema()] {
+            assert!(!schema.to_string().contains("\"format\""), "{} has a format", tool.name);
+        }
+    }
+}
+
 #[test]
 fn unknown_tools_are_error_results() {
     let (_dir, session) = workspace();
     let result = Toolbox::new().execute(&session, "rm", json!({}), &CallContext::top_level());
     assert!(result.is_error);
     assert_eq!(result.error_code(), Some("unknown-tool"));
-    assert_eq!(result.text(), "Unknown tool: rm. Available tools: read, edit, write, ls, find.");
+    assert_eq!(result.text(), "Unknown tool: rm. Available tools: read, edit, write, ls, find, grep.");
 }
 
 #[test]
@@ -119,6 +150,16 @@ fn presenters_run_on_live_results() {
         }
         other => panic!("{other:?}"),
     }
+    let grep = toolbox.get("grep").expect("grep");
+    let args = json!({"pattern": "alpha"});
+    let result = grep.execute(&session, args.clone(), &CallContext::top_level());
+    match grep.present_result(&args, &result) {
+        Some(ToolResultView::Search(hashline::view::SearchResultView::Matches(view))) => {
+            assert_eq!((view.total, view.truncated, view.files.len()), (1, false, 1));
+            assert_eq!((view.files[0].matches[0].line_number, view.files[0].matches[0].line.as_str()), (1, "alpha"));
+        }
+        other => panic!("{other:?}"),
+    }
     let failed = read.execute(&session, json!({"path": "nope"}), &CallContext::top_level());
     assert!(read.present_result(&json!({"path": "nope"}), &failed).is_none());
 }
@@ -133,12 +174,13 @@ fn every_tool_refuses_paths_outside_the_roots() {
     let direct = outside.path().to_string_lossy().into_owned();
     for target in [direct.as_str(), "..", "out"] {
         let file = format!("{target}/o.txt");
-        let calls: [(&str, Value); 5] = [
+        let calls: [(&str, Value); 6] = [
             ("read", json!({"path": file})),
             ("edit", json!({"path": file, "edits": [{"replace": {"old_text": "o", "new_text": "x"}}]})),
             ("write", json!({"path": file, "content": "x"})),
             ("ls", json!({"path": target})),
             ("find", json!({"pattern": "*", "path": target})),
+            ("grep", json!({"pattern": "o", "path": target})),
         ];
         for (tool, args) in calls {
             let result = toolbox.execute(&session, tool, args.clone(), &CallContext::top_level());

@@ -2,6 +2,7 @@
 
 pub mod edit;
 pub mod find;
+pub mod grep;
 pub mod ls;
 pub mod read;
 pub mod symbol_read;

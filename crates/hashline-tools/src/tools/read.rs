@@ -10,7 +10,6 @@ use typed_builder::TypedBuilder;
 
 use crate::budget::{MAX_BYTES, MAX_LINES, cut_at_char_boundary, format_size};
 use crate::error::{ErrorCode, ToolError};
-use crate::fsio::read_regular_file;
 use crate::ptc::{PtcLine, PtcRange};
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
@@ -231,7 +230,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         ));
     }
     let path = session.resolve(&args.path)?;
-    let bytes = read_regular_file(&path)?;
+    let bytes = session.read_file(&path)?;
     let absolute = path.absolute_str();
     let mut warnings = Vec::new();
     if !adjustments.is_empty() {
@@ -392,8 +391,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
             Err(_) => {}
         }
     }
-    session.record_served(&path.real, served.iter().copied(), start == 1 && shown_end == total && !bundled);
-    session.note_visible(&path.real, ctx);
+    session.record_served(&path.key, served.iter().copied(), start == 1 && shown_end == total && !bundled);
+    session.note_visible(&path.key, ctx);
     let meta = ReadMeta {
         path: absolute.clone(),
         offset: start as u32,
@@ -481,9 +480,9 @@ fn agent_instructions(session: &Session, path: &crate::paths::ResolvedPath, ctx:
     if !ctx.is_top_level() {
         return Vec::new();
     }
-    let Some(root) = session.roots().iter().find(|r| path.absolute.starts_with(r)) else { return Vec::new() };
+    let Some(root) = session.roots().iter().find(|r| path.real.starts_with(r)) else { return Vec::new() };
     let mut dirs: Vec<&std::path::Path> =
-        path.absolute.ancestors().skip(1).take_while(|d| d.starts_with(root) && *d != root.as_path()).collect();
+        path.real.ancestors().skip(1).take_while(|d| d.starts_with(root) && *d != root.as_path()).collect();
     dirs.reverse();
     let mut notices = Vec::new();
     for dir in dirs {
@@ -530,7 +529,7 @@ fn ambiguous_output(
     ambiguity_text: String,
     ambiguity: Ambiguity,
 ) -> ToolOutput<ReadValue> {
-    session.note_visible(&path.real, ctx);
+    session.note_visible(&path.key, ctx);
     let mut text = String::new();
     for warning in &warnings {
         text.push_str(&warning.message);

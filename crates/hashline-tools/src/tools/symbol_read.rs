@@ -95,7 +95,7 @@ pub(crate) fn file_map(path: &ResolvedPath, doc: &Document) -> Result<Option<Arc
     let mtime = std::fs::metadata(&path.absolute).ok().and_then(|m| m.modified().ok());
     let stamp = FileStamp::of(doc.as_bytes(), mtime);
     cache()
-        .get_or_build(&path.real, stamp, || match map_document(&path.display, doc) {
+        .get_or_build(&path.key, stamp, || match map_document(&path.display, doc) {
             Some(result) => result.map_err(|err| err.to_string()),
             None => Err("no map for this file type".to_owned()),
         })

@@ -7,10 +7,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
+use crate::atomic::{CommitError, Member};
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
 use crate::diff::{changes_between, file_diffs, unified};
 use crate::error::{ErrorCode, ToolError};
-use crate::fsio::{WriteState, read_regular_file, write_error};
+use crate::fsio::{WriteState, fs_details, write_error};
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
@@ -104,31 +105,36 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         .with_path(path.absolute_str()));
     }
 
-    let lock = session.lock_path(&path.real);
+    let lock = session.lock_path(&path.key);
     let _guard = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Opened beneath the root and locked against other hashline processes; missing
+    // parent directories are created beneath the root too.
+    let target = match session.open_target(&path, false) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => session.open_target(&path, true).map_err(|err| {
+            if crate::confine::is_escape(&err) {
+                return write_error(&err, &path);
+            }
+            ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))
+                .with_details(fs_details(&err))
+                .with_path(path.absolute_str())
+        })?,
+        other => other.map_err(|err| write_error(&err, &path))?,
+    };
+    if !target.is_regular() {
+        return Err(ToolError::new(
+            ErrorCode::FsError,
+            format!(
+                "Not a regular file: {} (a FIFO, socket or device); write replaces regular files only.",
+                path.display
+            ),
+        )
+        .with_path(path.absolute_str()));
+    }
     // The old content, for the diff: only when it is a readable regular file of at most
     // DIFF_BASIS_MAX bytes; a larger or unreadable file is replaced without a diff.
-    let (exists, before) = match std::fs::metadata(&path.absolute) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(ToolError::new(
-                ErrorCode::PathIsDirectory,
-                format!("Path is a directory — cannot overwrite: {}", path.display),
-            )
-            .with_path(path.absolute_str()));
-        }
-        Ok(meta) if !meta.is_file() => {
-            return Err(ToolError::new(
-                ErrorCode::FsError,
-                format!(
-                    "Not a regular file: {} (a FIFO, socket or device); write replaces regular files only.",
-                    path.display
-                ),
-            )
-            .with_path(path.absolute_str()));
-        }
-        Ok(meta) if meta.len() > DIFF_BASIS_MAX => (true, None),
-        Ok(_) => (true, read_regular_file(&path).ok()),
-        Err(_) => (false, None),
+    let before = match target.snapshot {
+        Some(snapshot) if snapshot.size <= DIFF_BASIS_MAX => target.read().ok().flatten(),
+        _ => None,
     };
     let new_doc = Document::parse(bytes);
     let old_doc = before.as_deref().filter(|old| !looks_binary(old)).map(|old| Document::parse(old.to_vec()));
@@ -139,17 +145,17 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         err
     })?;
     let bytes = new_doc.into_bytes();
-    if !exists && let Some(parent) = path.absolute.parent() {
-        std::fs::create_dir_all(parent).map_err(|err| {
-            ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))
-                .with_path(path.absolute_str())
-        })?;
-    }
-    let write_state = session.write_file(&path.absolute, &bytes).map_err(|err| write_error(&err, &path))?;
-    session.note_mutation(&path.real, &path.display, ctx);
+    let member = Member { target: &target, old: before.as_deref().unwrap_or_default(), new: &bytes, check: false };
+    let write_state = match session.commit(&[member]) {
+        Ok(states) => states.first().copied().unwrap_or(WriteState::Created),
+        Err((_, CommitError::Io(err))) => return Err(write_error(&err, &path)),
+        Err((_, CommitError::Changed)) => return Err(write_error(&std::io::Error::other("the file changed"), &path)),
+    };
+    drop(target);
+    session.note_mutation(&path.key, &path.display, ctx);
     // Rows shown before describe content that is gone; the rows of this result (if any)
     // are recorded below.
-    session.ledger().forget(&path.real);
+    session.ledger().forget(&path.key);
 
     let absolute = path.absolute_str();
     let mut warnings = Vec::new();
@@ -221,8 +227,8 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     }
 
     value.lines = doc.lines().map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
-    session.record_served(&path.real, doc.lines().map(|l| (l.number, l.hash())), true);
-    session.note_visible(&path.real, ctx);
+    session.record_served(&path.key, doc.lines().map(|l| (l.number, l.hash())), true);
+    session.note_visible(&path.key, ctx);
     let new_lines = display_lines(&doc);
     let meta = match before.as_deref().filter(|old| !looks_binary(old)) {
         Some(old) => {

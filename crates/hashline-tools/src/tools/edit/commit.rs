@@ -1,14 +1,16 @@
-//! Committing prepared files: all validated first, then written one by one; a failed
-//! write restores the files already written. Then the result with fresh anchors.
+//! Committing prepared files: every file opened and locked, all validated in memory,
+//! then committed all or none through the session. Then the result with fresh anchors.
 
 use std::sync::{Arc, Mutex};
 
-use hashline_core::edit::EditOp;
+use hashline_core::edit::{EditOp, marked_rows};
+use hashline_core::{Document, LineNo};
 use serde_json::{Value, json};
 
-use super::prepare::{Options, Prepared, carry_served, prepare};
+use super::prepare::{Held, Options, Prepared, carry_served, prepare, record_rows};
 use super::render::{self, FRESH_CONTEXT};
 use super::{EditValue, FileEditValue, Request};
+use crate::atomic::{CommitError, Member};
 use crate::diff::DIFF_CONTEXT;
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::write_error;
@@ -26,29 +28,31 @@ pub(crate) fn run(
     ctx: &CallContext,
 ) -> Result<ToolOutput<EditValue>, ToolError> {
     // Lock every file this call may touch (targets and move sources), in one order.
-    let mut reals = Vec::new();
+    let mut paths = Vec::new();
     for request in &requests {
-        reals.push(session.resolve(&request.path)?.real);
+        paths.push(session.resolve(&request.path)?);
         for source in move_sources(&request.edits) {
-            reals.push(session.resolve(&source)?.real);
+            paths.push(session.resolve(&source)?);
         }
     }
-    reals.sort();
-    let targets: Vec<_> = requests.iter().filter_map(|r| session.resolve(&r.path).ok()).map(|p| p.real).collect();
+    let targets: Vec<_> = requests.iter().filter_map(|r| session.resolve(&r.path).ok()).map(|p| p.key).collect();
     if targets.len() != targets.iter().collect::<std::collections::HashSet<_>>().len() {
         return Err(ToolError::new(
             ErrorCode::InvalidParamsCombo,
             "Edit rejected — nothing was written. files lists the same file twice; put all of a file's edits in one entry.",
         ));
     }
-    reals.dedup();
-    let locks: Vec<Arc<Mutex<()>>> = reals.iter().map(|r| session.lock_path(r)).collect();
+    let mut keys: Vec<_> = paths.iter().map(|p| p.key.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    let locks: Vec<Arc<Mutex<()>>> = keys.iter().map(|k| session.lock_path(k)).collect();
     let _guards: Vec<_> = locks.iter().map(|l| l.lock().unwrap_or_else(|p| p.into_inner())).collect();
+    let held = Held::open(session, &paths);
 
     let mut prepared = Vec::with_capacity(requests.len());
     for (index, request) in requests.iter().enumerate() {
         prepared.push(
-            prepare(session, request, options.syntax)
+            prepare(session, request, &held, options.syntax)
                 .map_err(|err| in_file(err, options.multi, index, &request.path))?,
         );
     }
@@ -56,10 +60,8 @@ pub(crate) fn run(
     let mut extra = Vec::new();
     for file in &prepared {
         for (source, op) in &file.moved_from {
-            if requests
-                .iter()
-                .any(|r| session.resolve(&r.path).ok().map(|p| p.real) == session.resolve(source).ok().map(|p| p.real))
-            {
+            let source_key = session.resolve(source).ok().map(|p| p.key);
+            if source_key.is_some() && targets.iter().any(|t| Some(t) == source_key.as_ref()) {
                 return Err(ToolError::new(
                     ErrorCode::InvalidParamsCombo,
                     format!(
@@ -72,15 +74,16 @@ pub(crate) fn run(
     }
     for request in &extra {
         prepared.push(
-            prepare(session, request, options.syntax)
+            prepare(session, request, &held, options.syntax)
                 .map_err(|err| in_file(err, true, prepared.len(), &request.path))?,
         );
     }
 
-    write_all(session, &prepared)?;
+    write_all(session, &prepared, &held)?;
+    drop(held);
     for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
-        session.note_mutation(&file.path.real, &file.path.display, ctx);
-        session.note_visible(&file.path.real, ctx);
+        session.note_mutation(&file.path.key, &file.path.display, ctx);
+        session.note_visible(&file.path.key, ctx);
     }
 
     let mut values = Vec::with_capacity(prepared.len());
@@ -93,7 +96,7 @@ pub(crate) fn run(
     // Verified after every file's ledger is up to date, so a failure leaves no file behind.
     if options.verify {
         for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
-            verify(file)?;
+            verify(session, file)?;
         }
     }
     let mut text = texts.join("\n\n");
@@ -120,37 +123,64 @@ pub(crate) fn run(
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
 
-/// Writes every changed file; on a failure restores those already written.
-fn write_all(session: &Session, prepared: &[Prepared]) -> Result<(), ToolError> {
-    let mut written: Vec<&Prepared> = Vec::new();
-    for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
-        if let Err(err) = session.write_file(&file.path.absolute, file.outcome.document.as_bytes()) {
+/// Writes every changed file, all or none (SPEC §7.5): compared before the commit
+/// against what was read, through the handles held since.
+fn write_all(session: &Session, prepared: &[Prepared], held: &Held) -> Result<(), ToolError> {
+    let changed: Vec<&Prepared> = prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)).collect();
+    let mut members = Vec::with_capacity(changed.len());
+    for file in &changed {
+        let Some(target) = held.target(&file.path.key) else {
+            return Err(write_error(&std::io::ErrorKind::NotFound.into(), &file.path));
+        };
+        members.push(Member {
+            target,
+            old: file.before.as_bytes(),
+            new: file.outcome.document.as_bytes(),
+            check: true,
+        });
+    }
+    if members.is_empty() {
+        return Ok(());
+    }
+    match session.commit(&members) {
+        Ok(_) => Ok(()),
+        Err((index, CommitError::Changed)) => Err(changed_on_disk(session, changed[index])),
+        Err((index, CommitError::Io(err))) => {
+            let file = changed[index];
             let failure = write_error(&err, &file.path);
-            let mut unrestored = Vec::new();
-            for done in &written {
-                if session.write_file(&done.path.absolute, done.before.as_bytes()).is_err() {
-                    unrestored.push(done.path.display.clone());
-                }
-            }
-            let restored = written.len() - unrestored.len();
-            let mut message = format!("Edit rejected — writing {} failed: {}", file.path.display, failure.message);
-            if written.is_empty() {
-                message.push_str(" Nothing was written.");
-            } else if unrestored.is_empty() {
-                message.push_str(&format!(" The {restored} file(s) already written were restored; nothing changed."));
-            } else {
-                message.push_str(&format!(
-                    " Restoring failed for: {}. Those files hold the edit; the others are unchanged.",
-                    unrestored.join(", ")
-                ));
-            }
+            let nothing = if changed.len() > 1 { "Nothing was written to any file." } else { "Nothing was written." };
+            let message =
+                format!("Edit rejected — writing {} failed: {} {nothing}", file.path.display, failure.message);
             let mut error = ToolError::new(failure.code, message).with_path(file.path.absolute_str());
             error.details = failure.details;
-            return Err(error);
+            Err(error)
         }
-        written.push(file);
     }
-    Ok(())
+}
+
+/// Compare before commit found the file changed since it was read: `hash-mismatch` with
+/// the current rows of the lines the edit targets, which count as served.
+fn changed_on_disk(session: &Session, file: &Prepared) -> ToolError {
+    let current = session.read_file(&file.path).map(Document::parse).unwrap_or_else(|_| Document::parse(Vec::new()));
+    let last = current.line_count().max(1) as u32;
+    let mut lines: Vec<LineNo> = file.outcome.overwritten.clone();
+    lines.extend(file.outcome.first_changed_line);
+    let mut lines: Vec<LineNo> = lines.into_iter().filter_map(|l| LineNo::new(l.get().min(last))).collect();
+    lines.sort();
+    lines.dedup();
+    let (rows, shown) = marked_rows(&current, &lines, 1);
+    record_rows(session, &file.path, &current, &shown);
+    let updated: Vec<PtcLine> =
+        lines.iter().filter_map(|&l| current.line(l)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
+    ToolError::new(
+        ErrorCode::HashMismatch,
+        format!(
+            "Edit rejected — nothing was written. {} changed on disk while this edit was being made (another program wrote to it). The lines this edit targets now read (>>> marks them):\n\n{rows}\n\nDecide against the current content above and re-issue the edit with these LINE:HASH anchors; no re-read is needed.",
+            file.path.display
+        ),
+    )
+    .with_details(json!({ "updatedAnchors": updated }))
+    .with_path(file.path.absolute_str())
 }
 
 /// After the write: ledger, verification, value and text of one file.
@@ -201,12 +231,12 @@ fn finish(session: &Session, file: &Prepared) -> Result<(FileEditValue, String),
 }
 
 /// `postEditVerify`: the bytes on disk are the bytes meant.
-fn verify(file: &Prepared) -> Result<(), ToolError> {
+fn verify(session: &Session, file: &Prepared) -> Result<(), ToolError> {
     let expected = file.outcome.document.as_bytes();
-    match std::fs::read(&file.path.absolute) {
+    match session.read_file(&file.path) {
         Err(err) => Err(ToolError::new(
             ErrorCode::PostEditVerificationReadFailed,
-            format!("The edit was written to {}, but reading it back failed: {err}", file.path.display),
+            format!("The edit was written to {}, but reading it back failed: {}", file.path.display, err.message),
         )
         .with_path(file.path.absolute_str())),
         Ok(actual) if actual != expected => Err(ToolError::new(

@@ -1,5 +1,7 @@
 //! One file of an edit, in memory: read, parse, gate, apply, guard. Nothing is written.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use hashline_core::edit::{EditError, EditOp, EditOptions, EditOutcome, Resolution, apply, marked_rows};
@@ -11,7 +13,7 @@ use super::Request;
 use super::items::{self, Parsed};
 use super::symbols;
 use crate::error::{ErrorCode, ToolError};
-use crate::fsio::read_regular_file;
+use crate::fsio::{Target, read_error};
 use crate::paths::ResolvedPath;
 use crate::ptc::PtcLine;
 use crate::session::Session;
@@ -46,10 +48,58 @@ pub(crate) struct Prepared {
     pub moved_from: Vec<(String, EditOp)>,
 }
 
+/// The files of one edit call, opened beneath their roots and locked (in key order, so
+/// that two processes never wait for each other in a circle) before anything is read:
+/// what is read is what is compared before the commit.
+pub(crate) struct Held {
+    files: HashMap<PathBuf, Result<(Target, Vec<u8>), ToolError>>,
+}
+
+impl Held {
+    /// Opens and locks every path (one entry per identity key).
+    pub(crate) fn open(session: &Session, paths: &[ResolvedPath]) -> Self {
+        let mut sorted: Vec<&ResolvedPath> = paths.iter().collect();
+        sorted.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut files = HashMap::new();
+        for path in sorted {
+            if files.contains_key(&path.key) {
+                continue;
+            }
+            let opened =
+                session.open_target(path, false).map_err(|err| read_error(&err, path)).and_then(|target| match target
+                    .exists()
+                {
+                    true => target.load(path).map(|bytes| (target, bytes)),
+                    false => Err(read_error(&std::io::ErrorKind::NotFound.into(), path)),
+                });
+            files.insert(path.key.clone(), opened);
+        }
+        Self { files }
+    }
+
+    /// The opened target of a key.
+    pub(crate) fn target(&self, key: &std::path::Path) -> Option<&Target> {
+        self.files.get(key).and_then(|f| f.as_ref().ok()).map(|(target, _)| target)
+    }
+
+    fn load(&self, path: &ResolvedPath) -> Result<Document, ToolError> {
+        match self.files.get(&path.key) {
+            Some(Ok((_, bytes))) => parse_text(path, bytes.clone()),
+            Some(Err(err)) => Err(err.clone()),
+            None => Err(read_error(&std::io::ErrorKind::NotFound.into(), path)),
+        }
+    }
+}
+
 /// Reads, parses, checks and applies one file's edits in memory.
-pub(crate) fn prepare(session: &Session, request: &Request, mode: SyntaxMode) -> Result<Prepared, ToolError> {
+pub(crate) fn prepare(
+    session: &Session,
+    request: &Request,
+    held: &Held,
+    mode: SyntaxMode,
+) -> Result<Prepared, ToolError> {
     let path = session.resolve(&request.path)?;
-    let before = load(&path)?;
+    let before = held.load(&path)?;
     let loader = |source: &str| -> Result<Arc<Document>, ToolError> {
         let from_path = |mut err: ToolError| {
             if !err.message.starts_with("Edit rejected") {
@@ -58,7 +108,7 @@ pub(crate) fn prepare(session: &Session, request: &Request, mode: SyntaxMode) ->
             err
         };
         let source = session.resolve(source).map_err(from_path)?;
-        let doc = load(&source).map_err(from_path)?;
+        let doc = held.load(&source).map_err(from_path)?;
         gate(session, &source)?;
         Ok(Arc::new(doc))
     };
@@ -69,8 +119,7 @@ pub(crate) fn prepare(session: &Session, request: &Request, mode: SyntaxMode) ->
         gate(session, &path)?;
     }
     // Anchors name rows the model was shown; the ledger knows where those rows went.
-    let served =
-        if session.is_stateful() { session.ledger().served(&path.real).map(|rows| rows.index()) } else { None };
+    let served = if session.is_stateful() { session.ledger().served(&path.key).map(|rows| rows.index()) } else { None };
     let resolve = |anchor: Anchor| served.as_ref().map_or(Resolution::Unknown, |index| index.resolve(anchor));
     let resolver: &dyn Fn(Anchor) -> Resolution = &resolve;
     let options = EditOptions { resolver: served.is_some().then_some(resolver), ..EditOptions::default() };
@@ -106,9 +155,8 @@ pub(crate) fn prepare(session: &Session, request: &Request, mode: SyntaxMode) ->
     Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, syntax, moved_from })
 }
 
-/// Loads a text file for editing (binary files are refused).
-fn load(path: &ResolvedPath) -> Result<Document, ToolError> {
-    let bytes = read_regular_file(path)?;
+/// A text file for editing (binary files are refused).
+fn parse_text(path: &ResolvedPath, bytes: Vec<u8>) -> Result<Document, ToolError> {
     if looks_binary(&bytes) {
         return Err(ToolError::new(
             ErrorCode::BinaryFile,
@@ -125,7 +173,7 @@ fn load(path: &ResolvedPath) -> Result<Document, ToolError> {
 
 /// The read-before-edit gate (SPEC §5.4.2): anchored edits need anchors the session showed.
 fn gate(session: &Session, path: &ResolvedPath) -> Result<(), ToolError> {
-    if !session.is_stateful() || session.ledger().served(&path.real).is_some() {
+    if !session.is_stateful() || session.ledger().served(&path.key).is_some() {
         return Ok(());
     }
     Err(ToolError::new(
@@ -158,9 +206,9 @@ fn engine_error(session: &Session, path: &ResolvedPath, doc: &Document, err: Edi
 }
 
 /// Records rows shown in feedback as served.
-fn record_rows(session: &Session, path: &ResolvedPath, doc: &Document, lines: &[LineNo]) {
+pub(crate) fn record_rows(session: &Session, path: &ResolvedPath, doc: &Document, lines: &[LineNo]) {
     let rows = lines.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
-    session.record_served(&path.real, rows, false);
+    session.record_served(&path.key, rows, false);
 }
 
 /// The served-lines guard (SPEC §5.4.2): refuse to overwrite a line whose current hash
@@ -174,7 +222,7 @@ fn served_guard(
 ) -> Result<(), ToolError> {
     let stale: Vec<LineNo> = {
         let ledger = session.ledger();
-        let Some(served) = ledger.served(&path.real) else {
+        let Some(served) = ledger.served(&path.key) else {
             return Ok(());
         };
         outcome
@@ -221,5 +269,5 @@ fn served_guard(
 pub(crate) fn carry_served(session: &Session, prepared: &Prepared, fresh: &[LineNo]) {
     let doc = &prepared.outcome.document;
     let fresh_rows = fresh.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
-    session.ledger().carry(&prepared.path.real, prepared.outcome.changes.kept(), fresh_rows);
+    session.ledger().carry(&prepared.path.key, prepared.outcome.changes.kept(), fresh_rows);
 }

@@ -1,0 +1,34 @@
+//! # hashline-search
+//!
+//! Text search for hashline, in process, with ripgrep's own library crates: the `ignore`
+//! crate's parallel walker (`.gitignore`, `.ignore`, `.rgignore`, hidden files skipped, as
+//! `rg` does), `grep-regex` for the pattern and `grep-searcher` for the lines. Every line it
+//! returns carries its anchor computed on hashline's line model (SPEC §3): a UTF-8 BOM is not
+//! part of line 1, `\r\n` ends a line like `\n`, and a file with bare `\r` line endings is
+//! searched line by line on the real model, so its anchors are right too.
+//!
+//! Results come back sorted by path, whatever the number of threads.
+//!
+//! ```
+//! use hashline_search::{Query, SearchOptions, search};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("a.txt"), "\u{feff}alpha\r\nbeta\r\n").unwrap();
+//! std::fs::write(dir.path().join("b.txt"), "x\rbeta\r").unwrap();
+//! let query = Query::new("beta").compile().unwrap();
+//! let found = search(dir.path(), &query, &SearchOptions::default()).unwrap();
+//! let hits: Vec<String> = found.files.iter()
+//!     .flat_map(|f| f.lines.iter().map(move |l| format!("{}:{}", f.path.file_name().unwrap().to_string_lossy(), l.anchor())))
+//!     .collect();
+//! assert_eq!(hits, ["a.txt:2:589", "b.txt:2:589"]);
+//! assert_eq!(found.total_matches, 2);
+//! ```
+#![warn(missing_docs)]
+
+mod query;
+mod scan;
+mod walk;
+
+pub use query::{CompiledQuery, Query, QueryError};
+pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
+pub use walk::{SearchError, SearchOptions, SearchOutcome, relative_to, search, search_file};

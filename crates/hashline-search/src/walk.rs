@@ -1,0 +1,273 @@
+//! Searching a tree: the `ignore` crate's parallel walker with `rg`'s rules, one searcher
+//! and one read buffer per thread, results gathered and sorted by path.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::Mutex;
+
+use grep_matcher::LineTerminator;
+use grep_searcher::{Searcher, SearcherBuilder};
+use ignore::overrides::OverrideBuilder;
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+
+use crate::query::CompiledQuery;
+use crate::scan::{FileHits, FileScan, scan_bytes};
+
+/// How a tree is searched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Only files whose path (relative to the searched directory) matches this glob, with
+    /// `rg --glob` semantics: a glob without `/` matches the name at any depth, a leading
+    /// `!` excludes.
+    pub glob: Option<String>,
+    /// Walker threads; 0 picks one per core (up to 12), as `rg` does.
+    pub threads: usize,
+    /// How many matches each file keeps with their lines (all are counted).
+    pub keep_per_file: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self { glob: None, threads: 0, keep_per_file: usize::MAX }
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchOutcome {
+    /// Files with at least one match, sorted by path.
+    pub files: Vec<FileHits>,
+    /// Every matching line in every searched file.
+    pub total_matches: u64,
+    /// Text files searched.
+    pub searched_files: u64,
+    /// Files skipped because they hold a NUL byte.
+    pub binary_files: u64,
+    /// Files or directories that could not be read (skipped, as `rg` does with a message).
+    pub unreadable: u64,
+}
+
+/// Why a search could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The glob does not parse.
+    #[error("invalid glob {glob:?}: {message}")]
+    Glob {
+        /// The glob as given.
+        glob: String,
+        /// Why it does not parse.
+        message: String,
+    },
+    /// The searched path cannot be read.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// The searcher every thread uses: lines end at `\n` (a `\r` before it is part of the
+/// terminator), line numbers on, `context` lines before and after, no transcoding.
+pub(crate) fn searcher(context: usize) -> Searcher {
+    SearcherBuilder::new()
+        .line_terminator(LineTerminator::crlf())
+        .line_number(true)
+        .before_context(context)
+        .after_context(context)
+        .bom_sniffing(false)
+        .build()
+}
+
+/// Searches one file, whatever the ignore rules say about it (as `rg FILE` does).
+pub fn search_file(path: &Path, query: &CompiledQuery, keep: usize) -> io::Result<FileScan> {
+    let mut buffer = Vec::new();
+    read_into(path, &mut buffer)?;
+    let mut scan = scan_bytes(&buffer, query, &mut searcher(query.context), keep);
+    if let FileScan::Matched(hits) = &mut scan {
+        hits.path = path.to_path_buf();
+    }
+    Ok(scan)
+}
+
+/// Searches `root`: a directory is walked in parallel with `rg`'s rules (`.gitignore` in
+/// git repositories, `.ignore`, `.rgignore`, hidden entries and symlinks skipped); a file is
+/// searched alone. Binary files (a NUL byte) are skipped.
+pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let meta = std::fs::metadata(root)?;
+    if !meta.is_dir() {
+        let mut outcome = SearchOutcome { searched_files: 1, ..SearchOutcome::default() };
+        match search_file(root, query, options.keep_per_file)? {
+            FileScan::Matched(hits) => {
+                outcome.total_matches = hits.match_count;
+                outcome.files.push(hits);
+            }
+            FileScan::NoMatch => {}
+            FileScan::Binary => {
+                outcome.searched_files = 0;
+                outcome.binary_files = 1;
+            }
+        }
+        return Ok(outcome);
+    }
+    let mut walk = WalkBuilder::new(root);
+    walk.threads(options.threads).add_custom_ignore_filename(".rgignore");
+    if let Some(glob) = &options.glob {
+        let glob_error = |err: ignore::Error| SearchError::Glob { glob: glob.clone(), message: err.to_string() };
+        let mut overrides = OverrideBuilder::new(root);
+        overrides.add(glob).map_err(glob_error)?;
+        walk.overrides(overrides.build().map_err(glob_error)?);
+    }
+    let gathered = Mutex::new(SearchOutcome::default());
+    walk.build_parallel().visit(&mut Workers { query, keep: options.keep_per_file, gathered: &gathered });
+    let mut outcome = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
+    outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    Ok(outcome)
+}
+
+fn read_into(path: &Path, buffer: &mut Vec<u8>) -> io::Result<()> {
+    buffer.clear();
+    let mut file = File::open(path)?;
+    if let Ok(meta) = file.metadata() {
+        buffer.reserve(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    }
+    file.read_to_end(buffer)?;
+    Ok(())
+}
+
+/// Builds one worker per walker thread.
+struct Workers<'a> {
+    query: &'a CompiledQuery,
+    keep: usize,
+    gathered: &'a Mutex<SearchOutcome>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Worker {
+            query: self.query,
+            keep: self.keep,
+            searcher: searcher(self.query.context),
+            buffer: Vec::new(),
+            found: SearchOutcome::default(),
+            gathered: self.gathered,
+        })
+    }
+}
+
+/// One thread's searcher, buffer and findings (handed over when the thread is done).
+struct Worker<'a> {
+    query: &'a CompiledQuery,
+    keep: usize,
+    searcher: Searcher,
+    buffer: Vec<u8>,
+    found: SearchOutcome,
+    gathered: &'a Mutex<SearchOutcome>,
+}
+
+impl Worker<'_> {
+    fn search_entry(&mut self, entry: &DirEntry) {
+        if read_into(entry.path(), &mut self.buffer).is_err() {
+            self.found.unreadable += 1;
+            return;
+        }
+        match scan_bytes(&self.buffer, self.query, &mut self.searcher, self.keep) {
+            FileScan::Matched(mut hits) => {
+                self.found.searched_files += 1;
+                self.found.total_matches += hits.match_count;
+                hits.path = entry.path().to_path_buf();
+                self.found.files.push(hits);
+            }
+            FileScan::NoMatch => self.found.searched_files += 1,
+            FileScan::Binary => self.found.binary_files += 1,
+        }
+    }
+}
+
+impl ParallelVisitor for Worker<'_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        match entry {
+            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => self.search_entry(&entry),
+            Ok(_) => {}
+            Err(_) => self.found.unreadable += 1,
+        }
+        WalkState::Continue
+    }
+}
+
+impl Drop for Worker<'_> {
+    fn drop(&mut self) {
+        let mut gathered = self.gathered.lock().unwrap_or_else(|p| p.into_inner());
+        let found = std::mem::take(&mut self.found);
+        gathered.files.extend(found.files);
+        gathered.total_matches += found.total_matches;
+        gathered.searched_files += found.searched_files;
+        gathered.binary_files += found.binary_files;
+        gathered.unreadable += found.unreadable;
+    }
+}
+
+/// The path of a hit relative to `base`, or as is.
+pub fn relative_to<'a>(path: &'a Path, base: &Path) -> &'a Path {
+    path.strip_prefix(base).unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Query;
+
+    fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, bytes) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, bytes).expect("write");
+        }
+        dir
+    }
+
+    fn names(outcome: &SearchOutcome, root: &Path) -> Vec<String> {
+        outcome.files.iter().map(|f| relative_to(&f.path, root).to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn rg_rules_and_sorted_results_whatever_the_threads() {
+        let dir = tree(&[
+            ("b/z.rs", b"needle\n"),
+            ("a.rs", b"needle needle\nno\nneedle\n"),
+            (".hidden/x.rs", b"needle\n"),
+            ("ignored.rs", b"needle\n"),
+            (".ignore", b"ignored.rs\n"),
+            ("bin.dat", b"needle\0\n"),
+            ("b/y.txt", b"needle\n"),
+        ]);
+        let query = Query::new("needle").compile().expect("query");
+        for threads in [1, 2, 4] {
+            let options = SearchOptions { threads, ..SearchOptions::default() };
+            let outcome = search(dir.path(), &query, &options).expect("search");
+            assert_eq!(names(&outcome, dir.path()), ["a.rs", "b/y.txt", "b/z.rs"], "{threads}");
+            assert_eq!(outcome.total_matches, 4);
+            assert_eq!(outcome.binary_files, 1);
+        }
+        // As with `rg --glob`, a glob overrides the ignore files (not hidden directories).
+        let options = SearchOptions { glob: Some("*.rs".into()), ..SearchOptions::default() };
+        let outcome = search(dir.path(), &query, &options).expect("search");
+        assert_eq!(names(&outcome, dir.path()), ["a.rs", "b/z.rs", "ignored.rs"]);
+        let options = SearchOptions { glob: Some("!b/**".into()), ..SearchOptions::default() };
+        assert_eq!(names(&search(dir.path(), &query, &options).expect("search"), dir.path()), ["a.rs"]);
+        let options = SearchOptions { glob: Some("a[".into()), ..SearchOptions::default() };
+        assert!(matches!(search(dir.path(), &query, &options), Err(SearchError::Glob { .. })));
+    }
+
+    #[test]
+    fn a_file_is_searched_alone_even_when_ignored_or_hidden() {
+        let dir = tree(&[(".hidden.rs", b"needle\n"), ("bin", b"\0needle")]);
+        let query = Query::new("needle").compile().expect("query");
+        let outcome = search(&dir.path().join(".hidden.rs"), &query, &SearchOptions::default()).expect("search");
+        assert_eq!(outcome.total_matches, 1);
+        let outcome = search(&dir.path().join("bin"), &query, &SearchOptions::default()).expect("search");
+        assert_eq!((outcome.total_matches, outcome.binary_files), (0, 1));
+        assert!(matches!(
+            search(&dir.path().join("missing"), &query, &SearchOptions::default()),
+            Err(SearchError::Io(_))
+        ));
+    }
+}

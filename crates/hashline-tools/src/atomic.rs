@@ -1,0 +1,303 @@
+//! Committing new bytes to files (SPEC §7.3, §7.5): one file with one link is written to
+//! an unnamed temporary file in its directory (`O_TMPFILE`, else a short `.hl<8 hex>.tmp`
+//! name), synced, compared against what was read, and renamed over the name; a file with
+//! several links, or several files at once, go through the journal (`crate::journal`).
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::path::Path;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+
+use crate::fsio::{Target, WriteState};
+use crate::journal::{self, Journal};
+
+/// Where a commit stands, for fault-injection hooks (tests and the fault suite).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The new bytes are complete and synced; nothing is committed yet.
+    BeforeCommit,
+    /// The file holds the new bytes (in a group: before the next file is replaced).
+    AfterCommit,
+}
+
+/// A hook called at each [`Stage`] with the file's real path; an error aborts the commit
+/// (at `BeforeCommit`, nothing is written).
+pub type Hook = dyn Fn(Stage, &Path) -> io::Result<()> + Send + Sync;
+
+/// Why a commit did not happen.
+#[derive(Debug)]
+pub enum CommitError {
+    /// The file changed since it was read (compare before commit); nothing was written.
+    Changed,
+    /// The operating system refused.
+    Io(io::Error),
+}
+
+impl From<io::Error> for CommitError {
+    fn from(err: io::Error) -> Self {
+        Self::Io(err)
+    }
+}
+
+impl From<Errno> for CommitError {
+    fn from(err: Errno) -> Self {
+        Self::Io(err.into())
+    }
+}
+
+/// One file of a commit.
+pub struct Member<'a> {
+    /// The opened, locked target.
+    pub target: &'a Target,
+    /// The bytes it had when read (compared before commit when `check` is set).
+    pub old: &'a [u8],
+    /// The bytes to write.
+    pub new: &'a [u8],
+    /// Compare before commit (edits); a whole-file `write` does not depend on the old bytes.
+    pub check: bool,
+}
+
+/// Commits every member, all or none: a single one-link file by rename, anything else
+/// through the journal. On failure, the index of the member that failed.
+pub fn commit(
+    journal: &Journal<'_>,
+    members: &[Member<'_>],
+    hook: &Hook,
+) -> Result<Vec<WriteState>, (usize, CommitError)> {
+    for (index, member) in members.iter().enumerate() {
+        member.target.check_writable().map_err(|err| (index, err.into()))?;
+    }
+    let states = members.iter().map(|m| if m.target.exists() { WriteState::Overwritten } else { WriteState::Created });
+    let states: Vec<WriteState> = states.collect();
+    match members {
+        [one] if one.target.snapshot.is_none_or(|s| s.nlink <= 1) => {
+            by_rename(one, hook).map_err(|err| (0, err))?;
+        }
+        _ => journal::commit_group(journal, members, hook)?,
+    }
+    Ok(states)
+}
+
+/// The one-file path: temporary file, sync, compare, rename.
+fn by_rename(member: &Member<'_>, hook: &Hook) -> Result<(), CommitError> {
+    let target = member.target;
+    let mut temp = Temp::create(target.dir.as_fd(), target)?;
+    temp.file.write_all(member.new)?;
+    // The data must be on disk before the rename makes it the file (old or new, never a mix).
+    temp.file.sync_data()?;
+    hook(Stage::BeforeCommit, &target.real)?;
+    if member.check && !target.unchanged(member.old, false)? {
+        return Err(CommitError::Changed);
+    }
+    temp.install(&target.name)?;
+    hook(Stage::AfterCommit, &target.real)?;
+    Ok(())
+}
+
+/// A temporary file in the target's directory: unnamed (`O_TMPFILE`) where the system
+/// has it, so that a crash leaves nothing behind; otherwise named `.hl<8 hex>.tmp` and
+/// removed on drop unless installed.
+struct Temp<'d> {
+    dir: BorrowedFd<'d>,
+    file: File,
+    name: Option<String>,
+}
+
+impl<'d> Temp<'d> {
+    fn create(dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
+        let mode = Mode::from_raw_mode(target.snapshot.map_or(0o666, |s| s.mode));
+        let file = if proc_fd_usable() {
+            match rustix::fs::openat(dir, ".", OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC, mode) {
+                Ok(fd) => Some(File::from(fd)),
+                Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL | Errno::NOENT) => None,
+                Err(err) => return Err(err.into()),
+            }
+        } else {
+            None
+        };
+        let temp = match file {
+            Some(file) => Self { dir, file, name: None },
+            None => {
+                let (file, name) = create_named(dir, mode)?;
+                Self { dir, file, name: Some(name) }
+            }
+        };
+        if let Some(snapshot) = target.snapshot {
+            rustix::fs::fchmod(&temp.file, Mode::from_raw_mode(snapshot.mode))?;
+            // Keeping the owner needs privileges; without them the owner is already ours.
+            let _ = rustix::fs::fchown(
+                &temp.file,
+                Some(rustix::fs::Uid::from_raw(snapshot.owner.0)),
+                Some(rustix::fs::Gid::from_raw(snapshot.owner.1)),
+            );
+        }
+        Ok(temp)
+    }
+
+    /// Makes the temporary file the file `name` (atomically replacing it).
+    fn install(mut self, name: &OsStr) -> io::Result<()> {
+        let temp_name = match self.name.take() {
+            Some(named) => named,
+            None => {
+                let named = temp_name("");
+                let proc = format!("/proc/self/fd/{}", self.file.as_raw_fd());
+                rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), self.dir, named.as_str(), AtFlags::SYMLINK_FOLLOW)?;
+                named
+            }
+        };
+        if let Err(err) = rustix::fs::renameat(self.dir, temp_name.as_str(), self.dir, name) {
+            let _ = rustix::fs::unlinkat(self.dir, temp_name.as_str(), AtFlags::empty());
+            return Err(err.into());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Temp<'_> {
+    fn drop(&mut self) {
+        if let Some(name) = &self.name {
+            let _ = rustix::fs::unlinkat(self.dir, name.as_str(), AtFlags::empty());
+        }
+    }
+}
+
+/// Creates a new, uniquely named temporary file `.hl<8 hex>.tmp` in `dir`.
+pub(crate) fn create_named(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<(File, String)> {
+    for _ in 0..16 {
+        let name = temp_name("");
+        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        match rustix::fs::openat(dir, name.as_str(), flags, mode) {
+            Ok(fd) => return Ok((File::from(fd), name)),
+            Err(Errno::EXIST) => continue,
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Err(Errno::EXIST.into())
+}
+
+/// A short temporary name, `.hl<8 hex><tag>.tmp`: 15 bytes plus the tag, far under the
+/// 255-byte name limit whatever the target's name.
+pub(crate) fn temp_name(tag: &str) -> String {
+    format!(".hl{}{tag}.tmp", random_hex())
+}
+
+/// Eight random hex digits.
+pub(crate) fn random_hex() -> String {
+    use std::hash::BuildHasher;
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let seed = (std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed), nanos);
+    format!("{:08x}", std::collections::hash_map::RandomState::new().hash_one(seed) as u32)
+}
+
+/// Whether `/proc/self/fd` can link an unnamed temporary file into place.
+fn proc_fd_usable() -> bool {
+    static USABLE: OnceLock<bool> = OnceLock::new();
+    *USABLE.get_or_init(|| Path::new("/proc/self/fd").is_dir())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::confine::RootDir;
+    use crate::paths::resolve;
+    use std::fs;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    fn no_hook(_: Stage, _: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        root: RootDir,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let root = RootDir::open(&dir.path().canonicalize().expect("canonical")).expect("root");
+            Self { _dir: dir, root }
+        }
+
+        fn path(&self, rel: &str) -> std::path::PathBuf {
+            self.root.path().join(rel)
+        }
+
+        fn write(&self, rel: &str, bytes: &[u8], hook: &Hook) -> Result<WriteState, CommitError> {
+            let path = resolve(rel, self.root.path(), &[self.root.path().to_path_buf()], true).expect("resolve");
+            let target = Target::open(self.root.fd(), &path, true)?;
+            let journal = Journal::new(&self.root);
+            let member = Member { target: &target, old: b"", new: bytes, check: false };
+            commit(&journal, &[member], hook).map(|s| s[0]).map_err(|(_, err)| err)
+        }
+
+        fn entries(&self) -> Vec<String> {
+            let mut names: Vec<String> = fs::read_dir(self.root.path())
+                .expect("read_dir")
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        }
+    }
+
+    #[test]
+    fn keeps_mode_0640_and_new_files_get_the_umask_default() {
+        let fx = Fixture::new();
+        fs::write(fx.path("f.txt"), "old").expect("write");
+        fs::set_permissions(fx.path("f.txt"), fs::Permissions::from_mode(0o640)).expect("chmod");
+        assert_eq!(fx.write("f.txt", b"new", &no_hook).expect("write"), WriteState::Overwritten);
+        assert_eq!(fs::read(fx.path("f.txt")).expect("read"), b"new");
+        assert_eq!(fs::metadata(fx.path("f.txt")).expect("meta").permissions().mode() & 0o7777, 0o640);
+        assert_eq!(fx.write("sub/new.txt", b"x", &no_hook).expect("write"), WriteState::Created);
+        let mode = fs::metadata(fx.path("sub/new.txt")).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode & 0o600, 0o600, "owner can read and write: {mode:o}");
+        assert_eq!(mode & 0o111, 0, "not executable: {mode:o}");
+    }
+
+    #[test]
+    fn hard_links_all_see_the_change_and_no_journal_remains() {
+        let fx = Fixture::new();
+        fs::write(fx.path("one.txt"), "old").expect("write");
+        fs::hard_link(fx.path("one.txt"), fx.path("two.txt")).expect("link");
+        fx.write("one.txt", b"new", &no_hook).expect("write");
+        assert_eq!(fs::read(fx.path("two.txt")).expect("read"), b"new");
+        assert_eq!(
+            fs::metadata(fx.path("one.txt")).expect("m").ino(),
+            fs::metadata(fx.path("two.txt")).expect("m").ino()
+        );
+        assert_eq!(fx.entries(), ["one.txt", "two.txt"]);
+    }
+
+    #[test]
+    fn a_failure_before_the_commit_keeps_the_old_bytes_and_leaves_no_temp_file() {
+        let fx = Fixture::new();
+        fs::write(fx.path("f.txt"), "old bytes").expect("write");
+        fs::write(fx.path("h.txt"), "old bytes").expect("write");
+        fs::hard_link(fx.path("h.txt"), fx.path("h2.txt")).expect("link");
+        let fail = |stage: Stage, _: &Path| match stage {
+            Stage::BeforeCommit => Err(io::Error::other("simulated failure")),
+            Stage::AfterCommit => Ok(()),
+        };
+        for name in ["f.txt", "h.txt"] {
+            let Err(CommitError::Io(err)) = fx.write(name, b"new bytes", &fail) else { panic!("must fail") };
+            assert_eq!(err.to_string(), "simulated failure");
+            assert_eq!(fs::read(fx.path(name)).expect("read"), b"old bytes");
+        }
+        assert_eq!(fx.entries(), ["f.txt", "h.txt", "h2.txt"]);
+    }
+
+    #[test]
+    fn temporary_names_are_short() {
+        assert_eq!(temp_name("").len(), 15);
+        assert!(temp_name("").starts_with(".hl") && temp_name("").ends_with(".tmp"));
+    }
+}

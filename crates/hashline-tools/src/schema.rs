@@ -1,0 +1,274 @@
+//! The JSON Schemas of the tools: arguments, results and the error envelope, in standard
+//! JSON Schema 2020-12 that any validating client understands.
+//!
+//! Every schema is generated here, through one set of [`settings`]: inlined subschemas and
+//! the [`StandardFormats`] transform, so a tool added later gets standard schemas with no
+//! work of its own. A tool's output schema ([`output_schema`]) is a `oneOf` tagged by `ok`:
+//! the tool's success value, or the one error envelope ([`ToolFailure`]) that every tool
+//! shares.
+//!
+//! ```
+//! use hashline_tools::read::ReadTool;
+//! use hashline_tools::schema::output_schema;
+//!
+//! let schema = output_schema::<ReadTool>();
+//! let branches = schema["oneOf"].as_array().unwrap();
+//! assert_eq!(branches[0]["properties"]["ok"]["const"], true);
+//! assert_eq!(branches[1]["properties"]["ok"]["const"], false);
+//! assert!(!schema.to_string().contains("\"format\""));
+//! ```
+
+use std::sync::OnceLock;
+
+use schemars::generate::{Contract, SchemaSettings};
+use schemars::transform::{RecursiveTransform, RestrictFormats, Transform};
+use schemars::{JsonSchema, Schema};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::ToolError;
+use crate::result::Tool;
+
+/// Replaces schemars' integer formats (`uint32`, `uint64`, `uint`, `int32`, ...), which
+/// standard validators do not know, with the range they stand for (`minimum` /
+/// `maximum`), and drops any other format that JSON Schema 2020-12 does not define.
+#[derive(Clone, Debug, Default)]
+pub struct StandardFormats;
+
+impl Transform for StandardFormats {
+    fn transform(&mut self, schema: &mut Schema) {
+        RecursiveTransform(integer_range).transform(schema);
+        // Subschemas carry no `$schema` to infer the standard from: name its formats.
+        let mut restrict = RestrictFormats::default();
+        restrict.infer_from_meta_schema = false;
+        restrict.allowed_formats.extend(STANDARD_FORMATS.iter().map(|&f| f.into()));
+        restrict.transform(schema);
+    }
+}
+
+/// The formats JSON Schema 2020-12 defines (its format-annotation vocabulary).
+pub const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// The range of one of schemars' integer formats, as JSON numbers.
+fn range_of(format: &str) -> Option<(Value, Value)> {
+    let range = match format {
+        "int8" => (json!(i8::MIN), json!(i8::MAX)),
+        "int16" => (json!(i16::MIN), json!(i16::MAX)),
+        "int32" => (json!(i32::MIN), json!(i32::MAX)),
+        "int64" | "int" => (json!(i64::MIN), json!(i64::MAX)),
+        "uint8" => (json!(0), json!(u8::MAX)),
+        "uint16" => (json!(0), json!(u16::MAX)),
+        "uint32" => (json!(0), json!(u32::MAX)),
+        "uint64" | "uint" => (json!(0), json!(u64::MAX)),
+        _ => return None,
+    };
+    Some(range)
+}
+
+/// One schema: an integer format becomes `minimum` / `maximum` (tighter bounds already
+/// present, such as schemars' `minimum: 0`, are kept).
+fn integer_range(schema: &mut Schema) {
+    let Some(object) = schema.as_object_mut() else { return };
+    let Some((min, max)) = object.get("format").and_then(Value::as_str).and_then(range_of) else { return };
+    object.remove("format");
+    object.entry("minimum").or_insert(min);
+    object.entry("maximum").or_insert(max);
+}
+
+/// The settings every schema of the tools is generated with: JSON Schema 2020-12,
+/// standard formats only. Tool schemas also inline every subschema ([`schema_of`]).
+pub fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with_transform(StandardFormats)
+}
+
+/// The JSON Schema of a type, inlined (no `$ref`s), as JSON: what a program reading it
+/// is given (arguments are deserialized, so the deserialize contract).
+pub fn schema_of<T: JsonSchema>() -> Value {
+    generate::<T>(Contract::Deserialize)
+}
+
+/// The JSON Schema of a value the tools write (the serialize contract: a field that is
+/// left out when empty is not required).
+pub fn output_schema_of<T: JsonSchema>() -> Value {
+    generate::<T>(Contract::Serialize)
+}
+
+fn generate<T: JsonSchema>(contract: Contract) -> Value {
+    let settings = settings().with(|s| {
+        s.inline_subschemas = true;
+        s.contract = contract;
+    });
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    serde_json::to_value(schema).unwrap_or(Value::Null)
+}
+
+/// The input JSON Schema of a tool (cached).
+pub fn input_schema<T: Tool>() -> &'static Value {
+    cached::<T::Args>(Contract::Deserialize)
+}
+
+/// The error envelope every tool returns on failure, as MCP `structuredContent` and as
+/// `details.ptcValue`: `{tool, ok: false, path?, error: {code, message, hint?, details?}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(title = "ToolFailure")]
+pub struct ToolFailure<'a> {
+    /// The tool that failed.
+    pub tool: &'a str,
+    /// Always `false`.
+    #[schemars(extend("const" = false))]
+    pub ok: bool,
+    /// The absolute path the call was about, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<&'a str>,
+    /// The error.
+    pub error: &'a ToolError,
+}
+
+impl<'a> ToolFailure<'a> {
+    /// The envelope of `error`, returned by `tool`.
+    pub fn new(tool: &'a str, error: &'a ToolError) -> Self {
+        Self { tool, ok: false, path: error.path.as_deref(), error }
+    }
+}
+
+/// The error envelope's schema: one for all tools.
+pub fn failure_schema() -> &'static Value {
+    cached::<ToolFailure<'static>>(Contract::Serialize)
+}
+
+/// The output JSON Schema of a tool: `{tool, ok}` plus, tagged by `ok`, either the tool's
+/// success value (`ok: true`) or the shared error envelope (`ok: false`). A client that
+/// validates every result, errors included, accepts both.
+pub fn output_schema<T: Tool>() -> Value {
+    let success = branch(cached::<T::Value>(Contract::Serialize), true);
+    let failure = branch(failure_schema(), false);
+    json!({
+        "$schema": META_SCHEMA,
+        "title": format!("{} result", T::NAME),
+        "description": format!("What `{}` returns as structured content: its value (`ok: true`) or the error envelope every tool shares (`ok: false`).", T::NAME),
+        "type": "object",
+        "properties": {
+            "tool": {"description": "The tool's name.", "const": T::NAME},
+            "ok": {"description": "`true` for a success, `false` for an error result.", "type": "boolean"},
+        },
+        "required": ["tool", "ok"],
+        "oneOf": [success, failure],
+    })
+}
+
+/// The 2020-12 meta-schema's URI.
+pub const META_SCHEMA: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A root schema as one branch of an output schema: no `$schema` of its own, `ok` fixed
+/// to `tag` and required; keys in a reading order (title, description, type, properties
+/// with `ok` first, required, then the rest).
+fn branch(schema: &Value, tag: bool) -> Value {
+    let Some(source) = schema.as_object() else { return schema.clone() };
+    let mut rest = source.clone();
+    rest.remove("$schema");
+    let mut properties = Map::from_iter([("ok".to_owned(), json!({"const": tag}))]);
+    if let Some(Value::Object(fields)) = rest.remove("properties") {
+        properties.extend(fields.into_iter().filter(|(name, _)| name != "ok"));
+    }
+    let mut required = vec![Value::from("ok")];
+    if let Some(Value::Array(names)) = rest.remove("required") {
+        required.extend(names.into_iter().filter(|name| name != "ok"));
+    }
+    let mut out = Map::new();
+    for key in ["title", "description"] {
+        if let Some(value) = rest.remove(key) {
+            out.insert(key.to_owned(), value);
+        }
+    }
+    rest.remove("type");
+    out.insert("type".into(), Value::from("object"));
+    out.insert("properties".into(), Value::Object(properties));
+    out.insert("required".into(), Value::Array(required));
+    out.extend(rest);
+    Value::Object(out)
+}
+
+/// A type's schema under `contract`, built once; it lives as long as the program, like
+/// the type itself.
+fn cached<T: JsonSchema + 'static>(contract: Contract) -> &'static Value {
+    use std::any::TypeId;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CACHE: OnceLock<Mutex<HashMap<(TypeId, bool), &'static Value>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    let serialize = matches!(contract, Contract::Serialize);
+    map.entry((TypeId::of::<T>(), serialize)).or_insert_with(|| Box::leak(Box::new(generate::<T>(contract))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Numbers {
+        small: u8,
+        line: u32,
+        bytes: u64,
+        count: usize,
+        signed: i32,
+        maybe: Option<u32>,
+        list: Vec<u16>,
+    }
+
+    #[test]
+    fn integer_formats_become_ranges() {
+        let schema = schema_of::<Numbers>();
+        let range = |name: &str| {
+            let p = &schema["properties"][name];
+            (p.get("format").cloned(), p["minimum"].clone(), p["maximum"].clone())
+        };
+        assert_eq!(range("small"), (None, json!(0), json!(255)));
+        assert_eq!(range("line"), (None, json!(0), json!(4_294_967_295_u32)));
+        assert_eq!(range("bytes"), (None, json!(0), json!(u64::MAX)));
+        assert_eq!(range("count"), (None, json!(0), json!(u64::MAX)));
+        assert_eq!(range("signed"), (None, json!(i32::MIN), json!(i32::MAX)));
+        assert_eq!(range("maybe"), (None, json!(0), json!(4_294_967_295_u32)));
+        assert_eq!(schema["properties"]["list"]["items"]["maximum"], json!(65535));
+        assert!(!schema.to_string().contains("\"format\""), "{schema}");
+    }
+
+    #[test]
+    fn standard_formats_stay_and_others_go() {
+        let mut schema = Schema::try_from(json!({
+            "type": "object",
+            "properties": {
+                "when": {"type": "string", "format": "date-time"},
+                "odd": {"type": "string", "format": "semver"},
+                "wide": {"type": "integer", "format": "uint128"},
+            }
+        }))
+        .expect("schema");
+        StandardFormats.transform(&mut schema);
+        let value = schema.to_value();
+        assert_eq!(value["properties"]["when"]["format"], "date-time");
+        assert_eq!(value["properties"]["odd"], json!({"type": "string"}));
+        assert_eq!(value["properties"]["wide"], json!({"type": "integer"}));
+    }
+}

@@ -1,0 +1,378 @@
+//! `grep` (SPEC §5.5): a thin adapter over `hashline-search`. It checks the arguments, runs
+//! the search, admits matches under `limit` in path order, applies the per-file cap, renders
+//! the text (`render.rs`) and records the rows it returned as served.
+
+mod admit;
+mod render;
+
+use std::fs;
+
+use hashline_search::{FileScan, HitKind, Query, SearchOptions, search, search_file};
+use hashline_view::MatchesMeta;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use typed_builder::TypedBuilder;
+
+use super::ls::{effective_path, quoted, root_error};
+use crate::error::{ErrorCode, ToolError};
+use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::session::Session;
+use crate::warning::Warning;
+
+pub use admit::{PER_FILE_CAP, PER_FILE_CAP_ABOVE};
+
+/// How many matches `grep` returns when `limit` is not given.
+pub const DEFAULT_LIMIT: u32 = 100;
+
+/// Arguments of `grep`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
+#[serde(rename_all = "camelCase")]
+pub struct GrepArgs {
+    /// What to search for: a regular expression (Rust syntax, like ripgrep), or the exact
+    /// text with `literal: true`. Matched line by line.
+    #[builder(setter(into))]
+    pub pattern: String,
+    /// A directory to search recursively, or one file. Defaults to the working directory.
+    /// Like ripgrep: `.gitignore` (in git repositories), `.ignore` and `.rgignore` are
+    /// honoured, hidden files and binary files are skipped.
+    #[builder(default, setter(strip_option, into))]
+    pub path: Option<String>,
+    /// Only files matching this glob, e.g. `*.rs` or `src/**/*.ts` (a glob without `/`
+    /// matches file names at any depth; a leading `!` excludes).
+    #[builder(default, setter(strip_option, into))]
+    pub glob: Option<String>,
+    /// Ignore case.
+    #[builder(default, setter(strip_option))]
+    pub ignore_case: Option<bool>,
+    /// Match `pattern` as plain text, not as a regular expression.
+    #[builder(default, setter(strip_option))]
+    pub literal: Option<bool>,
+    /// Lines of context to show before and after each match.
+    #[builder(default, setter(strip_option))]
+    pub context: Option<u32>,
+    /// At most this many matches (default 100), taken in path order. Above 50 matches each
+    /// file shows its first 10. Output is also capped at 2000 lines / 50 KB.
+    #[builder(default, setter(strip_option))]
+    pub limit: Option<u32>,
+    /// Per-file match counts only (every match counted, no anchors).
+    #[builder(default, setter(strip_option))]
+    pub summary: Option<bool>,
+    /// `symbol`: group matches by their enclosing symbol. Not available in this build yet.
+    #[builder(default, setter(strip_option))]
+    pub scope: Option<GrepScope>,
+    /// With `scope: "symbol"`: lines around each match inside the symbol (0 = matching
+    /// lines only). Requires `scope`.
+    #[builder(default, setter(strip_option))]
+    pub scope_context: Option<u32>,
+}
+
+/// The `scope` of `grep`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GrepScope {
+    /// Group matches by the smallest enclosing symbol.
+    Symbol,
+}
+
+/// Whether a record is a matching line or context around one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordKind {
+    /// A line that matched.
+    Match,
+    /// A line near a match.
+    Context,
+}
+
+/// One anchored line of the result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct GrepRecord {
+    /// The file's absolute path.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u32,
+    /// `LINE:HASH`, as the row shows it.
+    pub anchor: String,
+    /// Match or context.
+    pub kind: RecordKind,
+}
+
+/// One file with matches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrepFile {
+    /// The file's absolute path.
+    pub path: String,
+    /// Every line of the file that matched.
+    pub matches: u64,
+    /// How many of them are in `records`.
+    pub returned_matches: u64,
+}
+
+/// Whether the search was complete and what the result left out (every field is
+/// independent of the others).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Completeness {
+    /// `complete`: every file under the path was searched (binary, hidden and ignored
+    /// files are skipped by design); `unknown`: some files or directories could not be
+    /// read, so matches may be missing.
+    pub search: SearchState,
+    /// `limit` cut matches: more matches exist than were admitted (an exact-limit result
+    /// is not flagged).
+    pub limit_reached: bool,
+    /// A native output bound cut the search. Always false: the search has none.
+    pub native_truncated: bool,
+    /// Matched lines found but not in `records` (after `limit` and the per-file cap);
+    /// `null` when nothing was interpreted (a binary file target).
+    pub omitted_matches: Option<u64>,
+    /// The text shows less than `records` (the 2000-line / 50 KB budget, or long lines
+    /// clipped at 500 characters).
+    pub display_truncated: bool,
+}
+
+/// Whether a search covered everything it should have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchState {
+    /// Every searchable file was searched.
+    Complete,
+    /// Some files could not be read.
+    Unknown,
+}
+
+/// The typed value of `grep`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrepValue {
+    /// Whether this was a summary (counts only, no records).
+    pub summary: bool,
+    /// Every matched line found (all of them: the search does not stop at `limit`).
+    pub total_matches: u64,
+    /// The anchored lines returned, in path then line order: matches and their context.
+    /// Empty in summary mode.
+    pub records: Vec<GrepRecord>,
+    /// The files with matches, in path order.
+    pub files: Vec<GrepFile>,
+    /// Symbol-scope groups; `null` without `scope`.
+    pub scopes: Option<serde_json::Value>,
+    /// What the result left out.
+    pub completeness: Completeness,
+    /// Files skipped because they are binary.
+    pub binary_files: u64,
+    /// Files or directories that could not be read.
+    pub unreadable_files: u64,
+    /// Warnings shown above the results.
+    pub warnings: Vec<Warning>,
+}
+
+impl ToolValue for GrepValue {
+    fn warnings_mut(&mut self) -> &mut Vec<Warning> {
+        &mut self.warnings
+    }
+}
+
+/// The `grep` tool.
+pub struct GrepTool;
+
+impl Tool for GrepTool {
+    const NAME: &'static str = "grep";
+    type Args = GrepArgs;
+    type Value = GrepValue;
+
+    fn run(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<ToolOutput<GrepValue>, ToolError> {
+        grep_in(session, args, ctx)
+    }
+
+    fn integer_error_code(name: &str) -> ErrorCode {
+        match name {
+            "limit" => ErrorCode::InvalidLimit,
+            "context" | "scopeContext" => ErrorCode::InvalidParamsCombo,
+            _ => ErrorCode::InvalidType,
+        }
+    }
+}
+
+/// Runs `grep` as a top-level call.
+pub fn grep(session: &Session, args: GrepArgs) -> Result<ToolOutput<GrepValue>, ToolError> {
+    grep_in(session, args, &CallContext::top_level())
+}
+
+/// Runs `grep` in a call context.
+pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<ToolOutput<GrepValue>, ToolError> {
+    let limit = match args.limit {
+        Some(0) => {
+            return Err(ToolError::new(
+                ErrorCode::InvalidLimit,
+                "Invalid limit: expected a positive integer, received 0.",
+            ));
+        }
+        Some(limit) => limit as usize,
+        None => DEFAULT_LIMIT as usize,
+    };
+    if args.scope_context.is_some() && args.scope.is_none() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParamsCombo,
+            "Invalid scopeContext: requires scope: \"symbol\". For normal surrounding-line context outside symbol scope, use the `context` parameter.",
+        ));
+    }
+    if args.scope.is_some() {
+        return Err(ToolError::new(ErrorCode::UnsupportedLanguage, "Symbol scope is not available in this build yet.")
+            .with_hint("Search without scope, and use context for surrounding lines."));
+    }
+    let query = Query {
+        pattern: args.pattern.clone(),
+        literal: args.literal == Some(true),
+        ignore_case: args.ignore_case == Some(true),
+        context: args.context.unwrap_or(0),
+    };
+    let query = query.compile().map_err(|err| {
+        ToolError::new(ErrorCode::InvalidPattern, format!("Invalid pattern {}: {err}", quoted(&args.pattern)))
+            .with_hint("Escape regex metacharacters, or pass literal: true to search for the text as written.")
+    })?;
+    let mut adjustments = Vec::new();
+    let raw_path = effective_path(args.path.as_deref(), &mut adjustments);
+    let path = session.resolve(raw_path)?;
+    let meta = fs::metadata(&path.real).map_err(|err| root_error(&err, &path))?;
+    let summary = args.summary == Some(true);
+    let mut warnings = Vec::new();
+    if !adjustments.is_empty() {
+        warnings.push(Warning::params_adjusted("Grep params", &adjustments));
+    }
+
+    if !meta.is_dir() {
+        let scan = search_file(&path.real, &query, 0).map_err(|err| root_error(&err, &path))?;
+        if scan == FileScan::Binary {
+            return Ok(binary_target(&path.display, summary, warnings));
+        }
+    }
+    let glob = args.glob.as_deref().filter(|g| !g.is_empty());
+    let options = SearchOptions { glob: glob.map(str::to_owned), threads: 0, keep_per_file: limit };
+    let found = search(&path.real, &query, &options).map_err(|err| match err {
+        hashline_search::SearchError::Glob { glob, message } => {
+            ToolError::new(ErrorCode::InvalidParamsCombo, format!("Invalid glob {}: {message}", quoted(&glob)))
+        }
+        hashline_search::SearchError::Io(err) => root_error(&err, &path),
+    })?;
+
+    let admitted =
+        if summary { admit::Admitted::default() } else { admit::admit(&found.files, limit, query.context()) };
+    let shown = |p: &std::path::Path| session.relative_display(p);
+    let rendered = if summary {
+        render::summary(&found)
+    } else {
+        render::sections(&admitted, shown, found.total_matches > admitted.total as u64)
+    };
+    let records: Vec<GrepRecord> = admitted
+        .files
+        .iter()
+        .flat_map(|file| {
+            let path = file.hits.path.to_string_lossy().into_owned();
+            file.lines.iter().map(move |line| GrepRecord {
+                path: path.clone(),
+                line: line.line.get(),
+                anchor: line.anchor().to_string(),
+                kind: match line.kind {
+                    HitKind::Match => RecordKind::Match,
+                    HitKind::Context => RecordKind::Context,
+                },
+            })
+        })
+        .collect();
+    for file in &admitted.files {
+        session.record_served(&file.hits.path, file.lines.iter().map(|l| (l.line, l.hash)), false);
+        session.note_visible(&file.hits.path, ctx);
+    }
+    let returned_matches = records.iter().filter(|r| r.kind == RecordKind::Match).count() as u64;
+    let files = found
+        .files
+        .iter()
+        .map(|hits| GrepFile {
+            path: hits.path.to_string_lossy().into_owned(),
+            matches: hits.match_count,
+            returned_matches: admitted
+                .files
+                .iter()
+                .find(|f| f.hits.path == hits.path)
+                .map_or(0, |f| f.lines.iter().filter(|l| l.kind == HitKind::Match).count() as u64),
+        })
+        .collect();
+    let completeness = Completeness {
+        search: if found.unreadable > 0 { SearchState::Unknown } else { SearchState::Complete },
+        limit_reached: !summary && found.total_matches > admitted.total as u64,
+        native_truncated: false,
+        omitted_matches: Some(found.total_matches - returned_matches),
+        display_truncated: rendered.display_truncated,
+    };
+    let meta = matches_meta(&admitted, shown, found.total_matches, completeness.omitted_matches != Some(0));
+    let mut text = String::new();
+    for warning in &warnings {
+        text.push_str(&warning.message);
+        text.push_str("\n\n");
+    }
+    text.push_str(&rendered.text);
+    let value = GrepValue {
+        summary,
+        total_matches: found.total_matches,
+        records,
+        files,
+        scopes: None,
+        completeness,
+        binary_files: found.binary_files,
+        unreadable_files: found.unreadable,
+        warnings,
+    };
+    Ok(ToolOutput::text(value, text).with_meta(meta))
+}
+
+/// A single binary file target: a warning, not an error.
+fn binary_target(display: &str, summary: bool, warnings: Vec<Warning>) -> ToolOutput<GrepValue> {
+    let mut text: String = warnings.iter().map(|w| format!("{}\n\n", w.message)).collect();
+    text.push_str(&format!(
+        "[Warning: '{display}' appears to be a binary file — grep skips binary files by default. Use a hex tool or the read tool to inspect it.]"
+    ));
+    let value = GrepValue {
+        summary,
+        total_matches: 0,
+        records: Vec::new(),
+        files: Vec::new(),
+        scopes: None,
+        completeness: Completeness {
+            search: SearchState::Complete,
+            limit_reached: false,
+            native_truncated: false,
+            omitted_matches: None,
+            display_truncated: false,
+        },
+        binary_files: 1,
+        unreadable_files: 0,
+        warnings,
+    };
+    ToolOutput::text(value, text)
+}
+
+/// The search card's data: the matching lines shown, by file.
+fn matches_meta(
+    admitted: &admit::Admitted<'_>,
+    shown: impl Fn(&std::path::Path) -> String,
+    total: u64,
+    truncated: bool,
+) -> MatchesMeta {
+    let files = admitted
+        .files
+        .iter()
+        .map(|file| hashline_view::SearchFileMatches {
+            path: shown(&file.hits.path),
+            matches: file
+                .lines
+                .iter()
+                .filter(|l| l.kind == HitKind::Match)
+                .map(|l| hashline_view::SearchLineMatch {
+                    line_number: l.line.get(),
+                    line: hashline_core::display::display_line(&l.content).into_owned(),
+                })
+                .collect(),
+        })
+        .collect();
+    MatchesMeta { files, truncated, total }
+}

@@ -1,0 +1,298 @@
+//! `grep` on a real file system: every text format, every error code, the completeness
+//! fields, and anchors that `edit` accepts on CRLF+BOM and bare-CR files.
+
+mod common;
+
+use common::{Workspace as Ws, code};
+use hashline_tools::ToolResult;
+use hashline_tools::edit::EditTool;
+use hashline_tools::grep::GrepTool;
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+fn grep(ws: &Ws, args: Value) -> ToolResult {
+    let result = ws.call::<GrepTool>(args);
+    if !result.is_error {
+        assert_rows_match_records(&result);
+    }
+    result
+}
+
+fn text(ws: &Ws, args: Value) -> String {
+    ws.redact(&grep(ws, args).text())
+}
+
+/// Every anchored row of the text has a record with the same anchor, in order (the budget
+/// may show fewer rows than there are records, never others).
+fn assert_rows_match_records(result: &ToolResult) {
+    let text = result.text();
+    let rows: Vec<String> = text
+        .lines()
+        .filter_map(|line| {
+            let (_, rest) = line.split_once(":>>").or_else(|| line.split_once(":  "))?;
+            Some(rest.split_once('|')?.0.to_owned())
+        })
+        .collect();
+    let records: Vec<String> = result.ptc_value()["records"]
+        .as_array()
+        .map(|r| r.iter().filter_map(|r| r["anchor"].as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    assert!(records.starts_with(&rows), "rows {rows:?} are not a prefix of records {records:?}");
+}
+
+fn sample() -> Ws {
+    let ws = Ws::new();
+    ws.file("src/a.rs", "fn alpha() {}\nlet beta = 1;\n// alpha again\n");
+    ws.file("src/b.rs", "beta\n");
+    ws.file("notes.md", "Alpha in prose\n");
+    ws
+}
+
+#[test]
+fn plain_search_text_and_value() {
+    let ws = sample();
+    let result = grep(&ws, json!({"pattern": "alpha"}));
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    [2 matches in 1 files]
+    --- src/a.rs (2 matches) ---
+    src/a.rs:>>1:43f|fn alpha() {}
+    --
+    src/a.rs:>>3:454|// alpha again
+    ");
+    insta::assert_snapshot!("plain_json", ws.json(&result));
+}
+
+#[test]
+fn ignore_case_literal_glob_and_one_file() {
+    let ws = sample();
+    assert_snapshot!(text(&ws, json!({"pattern": "ALPHA", "ignoreCase": true, "glob": "*.md"})), @r"
+    [1 matches in 1 files]
+    --- notes.md (1 matches) ---
+    notes.md:>>1:ef0|Alpha in prose
+    ");
+    assert_snapshot!(text(&ws, json!({"pattern": "alpha()", "literal": true, "path": "src/a.rs"})), @r"
+    [1 matches in 1 files]
+    --- src/a.rs (1 matches) ---
+    src/a.rs:>>1:43f|fn alpha() {}
+    ");
+}
+
+#[test]
+fn context_rows_gaps_and_dedupe() {
+    let ws = Ws::new();
+    let lines: Vec<String> =
+        (1..=12).map(|n| if n == 3 || n == 5 || n == 11 { format!("hit {n}") } else { format!("line {n}") }).collect();
+    ws.file("c.txt", lines.join("\n"));
+    assert_snapshot!(text(&ws, json!({"pattern": "hit", "context": 1})), @r"
+    [3 matches in 1 files]
+    --- c.txt (3 matches) ---
+    c.txt:  2:1a6|line 2
+    c.txt:>>3:07f|hit 3
+    c.txt:  4:369|line 4
+    c.txt:>>5:920|hit 5
+    c.txt:  6:789|line 6
+    --
+    c.txt:  10:9c5|line 10
+    c.txt:>>11:cc8|hit 11
+    c.txt:  12:c70|line 12
+    ");
+}
+
+#[test]
+fn above_fifty_matches_each_file_shows_ten() {
+    let ws = Ws::new();
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        ws.file(name, "match\n".repeat(20));
+    }
+    let result = grep(&ws, json!({"pattern": "match"}));
+    assert_snapshot!("per_file_cap", ws.redact(&result.text()));
+    let value = result.ptc_value();
+    assert_eq!(value["totalMatches"], 60);
+    assert_eq!(value["records"].as_array().map(Vec::len), Some(30));
+    assert_eq!(
+        value["completeness"],
+        json!({"search": "complete", "limitReached": false, "nativeTruncated": false, "omittedMatches": 30, "displayTruncated": false})
+    );
+}
+
+#[test]
+fn limit_cuts_in_path_order_with_a_notice() {
+    let ws = Ws::new();
+    ws.file("b.txt", "x\nx\n");
+    ws.file("a.txt", "x\nx\n");
+    let result = grep(&ws, json!({"pattern": "x", "limit": "3"}));
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    [3 matches in 2 files]
+    --- a.txt (2 matches) ---
+    a.txt:>>1:0ea|x
+    a.txt:>>2:0ea|x
+    --- b.txt (1 matches) ---
+    b.txt:>>1:0ea|x
+
+    [Results truncated at 3 matches — refine pattern or increase limit]
+    ");
+    let value = result.ptc_value();
+    assert_eq!((value["totalMatches"].clone(), value["completeness"]["limitReached"].clone()), (json!(4), json!(true)));
+    assert_eq!(value["completeness"]["omittedMatches"], 1);
+    // Exactly at the limit nothing was cut, and the result says so.
+    let exact = grep(&ws, json!({"pattern": "x", "limit": 4}));
+    assert!(!exact.text().contains("Results truncated"), "{}", exact.text());
+    assert_eq!(exact.ptc_value()["completeness"]["limitReached"], false);
+}
+
+#[test]
+fn summary_counts_every_match() {
+    let ws = Ws::new();
+    ws.file("one.txt", "x\n");
+    ws.file("three.txt", "x\nx\nx\n");
+    let result = grep(&ws, json!({"pattern": "x", "summary": true, "limit": 1}));
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    [4 matches in 2 files]
+    {{cwd}}/three.txt: 3 matches
+    {{cwd}}/one.txt: 1 matches
+    ");
+    assert_eq!(result.ptc_value()["records"], json!([]));
+    assert_eq!(result.ptc_value()["summary"], true);
+}
+
+#[test]
+fn no_match_and_binary_files() {
+    let ws = Ws::new();
+    ws.file("text.txt", "plain\n");
+    ws.file("blob.bin", b"needle\0\x01\x02");
+    assert_snapshot!(text(&ws, json!({"pattern": "absent"})), @"[0 matches in 0 files]");
+    let result = grep(&ws, json!({"pattern": "needle"}));
+    assert_eq!(result.text(), "[0 matches in 0 files]");
+    assert_eq!(result.ptc_value()["binaryFiles"], 1);
+    let result = grep(&ws, json!({"pattern": "needle", "path": "blob.bin"}));
+    assert!(!result.is_error);
+    assert_snapshot!(ws.redact(&result.text()), @"[Warning: 'blob.bin' appears to be a binary file — grep skips binary files by default. Use a hex tool or the read tool to inspect it.]");
+    assert_eq!(result.ptc_value()["completeness"]["omittedMatches"], Value::Null);
+}
+
+#[test]
+fn every_error_code() {
+    let ws = sample();
+    let cases = [
+        (json!({"pattern": "("}), "invalid-pattern"),
+        (json!({"pattern": ""}), "invalid-pattern"),
+        (json!({"pattern": "a", "limit": 0}), "invalid-limit"),
+        (json!({"pattern": "a", "limit": "many"}), "invalid-limit"),
+        (json!({"pattern": "a", "context": "x"}), "invalid-params-combo"),
+        (json!({"pattern": "a", "context": -1}), "invalid-params-combo"),
+        (json!({"pattern": "a", "scopeContext": 2}), "invalid-params-combo"),
+        (json!({"pattern": "a", "glob": "a["}), "invalid-params-combo"),
+        (json!({"pattern": "a", "scope": "symbol"}), "unsupported-language"),
+        (json!({"pattern": "a", "path": "missing"}), "path-not-found"),
+        (json!({"pattern": "a", "path": "/"}), "path-outside-root"),
+        (json!({"pattern": null}), "invalid-null"),
+    ];
+    for (args, expected) in cases {
+        assert_eq!(code(&grep(&ws, args.clone())), expected, "{args}");
+    }
+    assert_snapshot!(grep(&ws, json!({"pattern": "("})).text(), @r#"
+    Invalid pattern "(": regex parse error:
+        (
+        ^
+    error: unclosed group
+    Escape regex metacharacters, or pass literal: true to search for the text as written.
+    "#);
+    assert_snapshot!(grep(&ws, json!({"pattern": "a", "scopeContext": 1})).text(), @r#"Invalid scopeContext: requires scope: "symbol". For normal surrounding-line context outside symbol scope, use the `context` parameter."#);
+    assert_snapshot!(grep(&ws, json!({"pattern": "a", "limit": 0})).text(), @"Invalid limit: expected a positive integer, received 0.");
+}
+
+/// A grep of a CRLF+BOM file and of a bare-CR file gives anchors that edit accepts (the
+/// grep rows count as served, so no read is needed).
+#[test]
+fn anchors_from_crlf_bom_and_bare_cr_files_edit() {
+    let ws = Ws::new();
+    ws.file("crlf.txt", b"\xEF\xBB\xBFalpha\r\nbeta\r\ngamma\r\n");
+    ws.file("cr.txt", b"one\rtwo\rbeta\rthree\r");
+    let result = grep(&ws, json!({"pattern": "^beta$"}));
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    [2 matches in 2 files]
+    --- cr.txt (1 matches) ---
+    cr.txt:>>3:589|beta
+    --- crlf.txt (1 matches) ---
+    crlf.txt:>>2:589|beta
+    ");
+    for path in ["crlf.txt", "cr.txt"] {
+        let anchor = result.ptc_value()["records"]
+            .as_array()
+            .and_then(|r| r.iter().find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(path))))
+            .and_then(|r| r["anchor"].as_str())
+            .expect("record")
+            .to_owned();
+        let edited =
+            ws.call::<EditTool>(json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "BETA"}}]}));
+        assert!(!edited.is_error, "{path}: {}", edited.text());
+    }
+    assert_eq!(std::fs::read(ws.path("crlf.txt")).expect("read"), b"\xEF\xBB\xBFalpha\r\nBETA\r\ngamma\r\n");
+    assert_eq!(std::fs::read(ws.path("cr.txt")).expect("read"), b"one\rtwo\rBETA\rthree\r");
+}
+
+/// 1,000+ matches: every cap and budget holds and the value says what was left out.
+#[test]
+fn thousands_of_matches_respect_every_cap() {
+    let ws = Ws::new();
+    for file in 0..30 {
+        let body: String =
+            (0..50).map(|n| format!("needle {n} {}\n", "x".repeat(if n == 0 { 900 } else { 120 }))).collect();
+        ws.file(&format!("f{file:02}.txt"), body);
+    }
+    let result = grep(&ws, json!({"pattern": "needle", "limit": 5000, "context": 1}));
+    let text = result.text();
+    assert!(text.len() <= 50 * 1024, "{}", text.len());
+    assert!(text.lines().count() <= 2000);
+    let value = result.ptc_value();
+    assert_eq!(value["totalMatches"], 1500);
+    assert_eq!(value["records"].as_array().map(|r| r.iter().filter(|r| r["kind"] == "match").count()), Some(300));
+    assert_eq!(
+        value["completeness"],
+        json!({"search": "complete", "limitReached": false, "nativeTruncated": false, "omittedMatches": 1200, "displayTruncated": true})
+    );
+    assert!(text.contains("... +40 more matches"));
+    assert!(text.contains("[Some lines truncated to 500 chars. Use read tool to see full lines]"));
+    let tail: Vec<&str> = text.lines().rev().take(1).collect();
+    assert!(tail[0].starts_with("[Output truncated: showing "), "{}", tail[0]);
+    assert!(tail[0].ends_with(" Refine pattern or increase limit.]"), "{}", tail[0]);
+    let limited = grep(&ws, json!({"pattern": "needle"}));
+    assert_eq!(limited.ptc_value()["completeness"]["omittedMatches"], 1500 - 20);
+    assert_eq!(limited.ptc_value()["completeness"]["limitReached"], true);
+}
+
+#[test]
+fn empty_path_is_adjusted_and_empty_glob_ignored() {
+    let ws = sample();
+    let result = grep(&ws, json!({"pattern": "beta$", "path": "", "glob": ""}));
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    [Grep params adjusted: ignored empty path]
+
+    [1 matches in 1 files]
+    --- src/b.rs (1 matches) ---
+    src/b.rs:>>1:589|beta
+    ");
+    assert_eq!(result.ptc_value()["warnings"][0]["code"], "params-adjusted");
+}
+
+/// A directory the search cannot read makes the search's completeness unknown.
+#[test]
+fn unreadable_directory_makes_the_search_unknown() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = sample();
+    let locked = ws.path("locked");
+    std::fs::create_dir(&locked).expect("mkdir");
+    ws.file("locked/x.txt", "alpha\n");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    if std::fs::read_dir(&locked).is_ok() {
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        eprintln!(
+            "SKIPPED unreadable_directory_makes_the_search_unknown: this user can read a mode-000 directory (root)"
+        );
+        return;
+    }
+    let result = grep(&ws, json!({"pattern": "alpha"}));
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    assert_eq!(result.ptc_value()["completeness"]["search"], "unknown");
+    assert_eq!(result.ptc_value()["unreadableFiles"], 1);
+}

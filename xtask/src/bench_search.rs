@@ -1,0 +1,204 @@
+//! The search benchmarks (SPEC §11): `grep` beside `rg -n` and `find` beside `rg --files`, on
+//! the frozen corpus (`corpus.rs`), with equal thread counts, interleaved run by run, and the
+//! match counts checked equal before anything is timed.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use hashline::tools::find::FindTool;
+use hashline::tools::grep::GrepTool;
+use hashline::{CallContext, Session, SessionConfig};
+use hashline_search::{Query, SearchOptions, search};
+use serde_json::{Value, json};
+
+use crate::bench::{Pair, measure_pair, percentiles, report, timed};
+use crate::corpus::{self, Corpus};
+
+/// One grep pattern: a label, the pattern, literal, ignore case.
+const PATTERNS: &[(&str, &str, bool, bool)] = &[
+    ("literal", ".unwrap()", true, false),
+    ("regex", r"fn \w+\(&mut self", false, false),
+    ("ignore-case", "deprecated", false, true),
+];
+
+/// The ratio SPEC §11 allows grep and find against ripgrep.
+const GREP_TARGET: f64 = 1.2;
+
+/// Runs the grep and find comparisons; `cli` is the release `hashline` binary.
+pub fn run(root: &Path, cli: &Path, runs: usize) -> Result<()> {
+    let corpus = corpus::freeze(root)?;
+    let rg = peer("rg", "ripgrep")?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "\nSearch corpus: {} ({} crates, {} files, {:.1} MB), {threads} threads for every tool, {runs} runs each",
+        corpus.dir.display(),
+        corpus.crates,
+        corpus.files,
+        corpus.bytes as f64 / 1e6
+    );
+    let mut verdicts = Vec::new();
+    for &(label, pattern, literal, ignore_case) in PATTERNS {
+        verdicts.extend(grep_case(&corpus, cli, &rg, threads, runs, label, pattern, literal, ignore_case)?);
+    }
+    verdicts.extend(find_case(&corpus, cli, &rg, threads, runs)?);
+    println!("\nSearch targets (p50 ratio ≤ {GREP_TARGET}x ripgrep):");
+    for (what, ratio) in verdicts {
+        println!("  {what:<44} {ratio:.2}x  {}", if ratio <= GREP_TARGET { "met" } else { "NOT met" });
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn grep_case(
+    corpus: &Corpus,
+    cli: &Path,
+    rg: &Path,
+    threads: usize,
+    runs: usize,
+    label: &str,
+    pattern: &str,
+    literal: bool,
+    ignore_case: bool,
+) -> Result<Vec<(String, f64)>> {
+    let dir = corpus.dir.to_string_lossy().into_owned();
+    let mut rg_args = vec!["-n".to_owned(), "-j".to_owned(), threads.to_string()];
+    if literal {
+        rg_args.push("-F".to_owned());
+    }
+    if ignore_case {
+        rg_args.push("-i".to_owned());
+    }
+    rg_args.extend(["-e".to_owned(), pattern.to_owned(), dir.clone()]);
+    let mut cli_args = vec!["--root".to_owned(), dir.clone(), "grep".to_owned(), pattern.to_owned(), dir.clone()];
+    if literal {
+        cli_args.push("--literal".to_owned());
+    }
+    if ignore_case {
+        cli_args.push("--ignore-case".to_owned());
+    }
+
+    let query = Query { pattern: pattern.to_owned(), literal, ignore_case, context: 0 }.compile()?;
+    let options = SearchOptions { glob: None, threads, keep_per_file: usize::MAX };
+    let engine = || search(&corpus.dir, &query, &options).map(|found| found.total_matches);
+
+    // The same work must find the same lines before anything is timed.
+    let rg_count = count_lines(Command::new(rg).args(&rg_args))?;
+    let engine_count = engine()?;
+    let mut json_args = vec!["--json".to_owned()];
+    json_args.extend(cli_args.iter().cloned());
+    let cli_count = cli_json(cli, &json_args)?["details"]["ptcValue"]["totalMatches"].as_u64().unwrap_or(u64::MAX);
+    println!("\ngrep {label} `{pattern}`: matching lines rg -n {rg_count}, engine {engine_count}, CLI {cli_count}");
+    if rg_count != engine_count || rg_count != cli_count {
+        bail!("grep {label}: the match counts differ (rg {rg_count}, engine {engine_count}, CLI {cli_count})");
+    }
+
+    let rg_run = || timed(Command::new(rg).args(&rg_args));
+    let engine_run = || {
+        let start = Instant::now();
+        engine()?;
+        Ok(start.elapsed())
+    };
+    let pair = measure_pair(runs, rg_run, engine_run)?;
+    report("rg -n", "in-process", &pair);
+    let mut verdicts = vec![(format!("grep {label}, in-process engine"), ratio(&pair))];
+    let session = Session::new(SessionConfig::builder().root(&corpus.dir).stateful(false).build())?;
+    let mut tool_args = json!({"pattern": pattern, "literal": literal, "ignoreCase": ignore_case});
+    tool_args["path"] = Value::from(dir.as_str());
+    let tool_run = || {
+        let start = Instant::now();
+        let result = hashline::tools::execute::<GrepTool>(&session, tool_args.clone(), &CallContext::top_level());
+        let elapsed = start.elapsed();
+        if result.is_error {
+            bail!("grep tool failed: {}", result.text());
+        }
+        Ok(elapsed)
+    };
+    let pair = measure_pair(runs, rg_run, tool_run)?;
+    report("rg -n", "grep tool", &pair);
+    verdicts.push((format!("grep {label}, in-process tool"), ratio(&pair)));
+    let cli_run = || timed(Command::new(cli).args(&cli_args));
+    let pair = measure_pair(runs, rg_run, cli_run)?;
+    report("rg -n", "hashline grep", &pair);
+    verdicts.push((format!("grep {label}, CLI"), ratio(&pair)));
+    Ok(verdicts)
+}
+
+/// `find` of every file beside `rg --files` with the same rules (hidden files included,
+/// `.gitignore` honoured outside git repositories, as find does).
+fn find_case(corpus: &Corpus, cli: &Path, rg: &Path, threads: usize, runs: usize) -> Result<Vec<(String, f64)>> {
+    let dir = corpus.dir.to_string_lossy().into_owned();
+    let rg_args = ["--files", "--hidden", "--no-require-git", "-j", &threads.to_string(), &dir].map(str::to_owned);
+    let limit = u32::MAX.to_string();
+    let cli_args = ["--root", &dir, "find", "*", &dir, "--limit", &limit].map(str::to_owned);
+    let rg_count = count_lines(Command::new(rg).args(&rg_args))?;
+    let mut json_args = vec!["--json".to_owned()];
+    json_args.extend(cli_args.iter().cloned());
+    let found = cli_json(cli, &json_args)?["details"]["ptcValue"]["totalEntries"].as_u64().unwrap_or(u64::MAX);
+    println!("\nfind every file: rg --files {rg_count}, hashline find {found}");
+    if rg_count != found {
+        bail!("find: the file counts differ (rg {rg_count}, hashline find {found})");
+    }
+    let session = Session::new(SessionConfig::builder().root(&corpus.dir).stateful(false).build())?;
+    let args = json!({"pattern": "*", "path": dir, "limit": u32::MAX});
+    let rg_run = || timed(Command::new(rg).args(&rg_args));
+    let tool_run = || {
+        let start = Instant::now();
+        let result = hashline::tools::execute::<FindTool>(&session, args.clone(), &CallContext::top_level());
+        let elapsed = start.elapsed();
+        if result.is_error {
+            bail!("find tool failed: {}", result.text());
+        }
+        Ok(elapsed)
+    };
+    let pair = measure_pair(runs, rg_run, tool_run)?;
+    report("rg --files", "find tool", &pair);
+    let mut verdicts = vec![("find, in-process tool".to_owned(), ratio(&pair))];
+    let cli_run = || timed(Command::new(cli).args(&cli_args));
+    let pair = measure_pair(runs, rg_run, cli_run)?;
+    report("rg --files", "hashline find", &pair);
+    verdicts.push(("find, CLI".to_owned(), ratio(&pair)));
+    Ok(verdicts)
+}
+
+fn ratio(pair: &Pair) -> f64 {
+    let (ours, _) = percentiles(&pair.ours);
+    let (reference, _) = percentiles(&pair.reference);
+    ours.as_secs_f64() / reference.as_secs_f64().max(f64::EPSILON)
+}
+
+/// The number of lines a command prints (it must succeed; exit 1 = no match is fine).
+fn count_lines(command: &mut Command) -> Result<u64> {
+    let out = command.stderr(Stdio::null()).output().context("cannot run a peer tool")?;
+    if !out.status.success() && out.status.code() != Some(1) {
+        bail!("{command:?} failed with {}", out.status);
+    }
+    Ok(out.stdout.iter().filter(|&&b| b == b'\n').count() as u64)
+}
+
+fn cli_json(cli: &Path, args: &[String]) -> Result<Value> {
+    let out = Command::new(cli).args(args).output().context("cannot run the CLI")?;
+    serde_json::from_slice(&out.stdout).with_context(|| format!("the CLI printed no JSON for {args:?}"))
+}
+
+/// A peer tool on PATH, installed from PyPI (`python3 -m pip install <package>`) when absent.
+pub fn peer(binary: &str, package: &str) -> Result<std::path::PathBuf> {
+    if let Some(path) = on_path(binary) {
+        return Ok(path);
+    }
+    println!("{binary} is not on PATH: installing it with `python3 -m pip install {package}`");
+    let status = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", package])
+        .status()
+        .context("cannot run pip")?;
+    if !status.success() {
+        bail!("pip install {package} failed; install {binary} (PyPI package `{package}`) and rerun");
+    }
+    on_path(binary).with_context(|| format!("{binary} is still not on PATH after installing {package}"))
+}
+
+fn on_path(binary: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(binary)).find(|p| p.is_file())
+}

@@ -1,0 +1,110 @@
+//! The search benchmarks' corpus (SPEC §11): the sources of the workspace's dependencies in
+//! cargo's registry folder, copied once into `target/bench-corpus/` and frozen there with a
+//! manifest (`MANIFEST.txt`: one line per crate with its file count and bytes). Every machine
+//! that built the project has these sources, so every machine can rebuild the same corpus.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+/// The frozen corpus: its directory and what the manifest says.
+pub struct Corpus {
+    /// The directory holding one folder per crate.
+    pub dir: PathBuf,
+    /// Crates copied.
+    pub crates: usize,
+    /// Files copied.
+    pub files: u64,
+    /// Bytes copied.
+    pub bytes: u64,
+}
+
+/// Freezes the corpus below `target/` (or reuses it when its manifest is there).
+pub fn freeze(root: &Path) -> Result<Corpus> {
+    let dir = root.join("target/bench-corpus");
+    let manifest = dir.join("MANIFEST.txt");
+    if let Ok(text) = fs::read_to_string(&manifest) {
+        return parse_manifest(&dir, &text);
+    }
+    let sources = registry_sources(root)?;
+    if sources.is_empty() {
+        bail!("cargo metadata lists no registry dependencies; build the project once first");
+    }
+    let data = dir.join("crates");
+    fs::remove_dir_all(&dir).ok();
+    fs::create_dir_all(&data).context("cannot create the corpus directory")?;
+    let mut lines = Vec::new();
+    let (mut files, mut bytes) = (0u64, 0u64);
+    for (name, source) in &sources {
+        let (f, b) = copy_tree(source, &data.join(name))?;
+        files += f;
+        bytes += b;
+        lines.push(format!("{name} {f} {b}"));
+    }
+    lines.sort();
+    let text = format!(
+        "# hashline bench corpus: the workspace's registry dependencies (crate files bytes)\n# total {} {files} {bytes}\n{}\n",
+        sources.len(),
+        lines.join("\n")
+    );
+    fs::write(&manifest, &text).context("cannot write the corpus manifest")?;
+    parse_manifest(&dir, &text)
+}
+
+fn parse_manifest(dir: &Path, text: &str) -> Result<Corpus> {
+    let total = text.lines().find_map(|l| l.strip_prefix("# total ")).context("corpus manifest without a total")?;
+    let numbers: Vec<u64> = total.split_whitespace().filter_map(|n| n.parse().ok()).collect();
+    let [crates, files, bytes] = numbers[..] else { bail!("malformed corpus manifest total: {total}") };
+    Ok(Corpus { dir: dir.join("crates"), crates: crates as usize, files, bytes })
+}
+
+/// `name-version` and source directory of every registry package in the dependency graph.
+fn registry_sources(root: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .args(["metadata", "--format-version", "1", "--locked"])
+        .current_dir(root)
+        .output()
+        .context("cannot run cargo metadata")?;
+    if !out.status.success() {
+        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let metadata: Value = serde_json::from_slice(&out.stdout).context("cargo metadata printed no JSON")?;
+    let mut sources = Vec::new();
+    for package in metadata["packages"].as_array().into_iter().flatten() {
+        let registry = package["source"].as_str().is_some_and(|s| s.starts_with("registry+"));
+        let manifest = package["manifest_path"].as_str().map(Path::new);
+        if let (true, Some(dir)) = (registry, manifest.and_then(Path::parent))
+            && dir.is_dir()
+        {
+            let name =
+                format!("{}-{}", package["name"].as_str().unwrap_or("?"), package["version"].as_str().unwrap_or("?"));
+            sources.push((name, dir.to_path_buf()));
+        }
+    }
+    sources.sort();
+    sources.dedup();
+    Ok(sources)
+}
+
+/// Copies regular files and directories (not symlinks); returns (files, bytes).
+fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64)> {
+    fs::create_dir_all(to)?;
+    let (mut files, mut bytes) = (0, 0);
+    for entry in fs::read_dir(from).with_context(|| format!("cannot list {}", from.display()))? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            let (f, b) = copy_tree(&entry.path(), &target)?;
+            files += f;
+            bytes += b;
+        } else if kind.is_file() {
+            bytes += fs::copy(entry.path(), &target)?;
+            files += 1;
+        }
+    }
+    Ok((files, bytes))
+}
