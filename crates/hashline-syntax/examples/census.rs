@@ -27,7 +27,11 @@ fn main() {
                 "{path} ({lang}): {} ERROR, {} MISSING{}",
                 found.errors(),
                 found.missing(),
-                if found.is_clean() { String::new() } else { format!(" — lines {}", line_list(&found.issues)) }
+                if found.is_clean() {
+                    String::new()
+                } else {
+                    format!(" — lines {}", line_list(found.issues.iter().map(|i| i.lines)))
+                }
             );
         }
         Err(err) => println!("{path} ({lang}): not checked: {err}"),

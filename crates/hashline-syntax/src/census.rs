@@ -117,18 +117,22 @@ fn collect(node: Node<'_>, lines: &LineIndex, text_start: usize, issues: &mut Ve
 }
 
 /// Byte offset → line number, in the document's own line model (`\n`, `\r\n`, bare `\r`).
-struct LineIndex {
+#[derive(Clone, Debug)]
+pub struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
-    fn new(doc: &Document) -> Self {
+    /// The index of `doc`'s lines.
+    pub fn new(doc: &Document) -> Self {
         let starts =
             (0..doc.line_count()).filter_map(|i| doc.content_range(LineNo::from_index(i)).map(|r| r.start)).collect();
         LineIndex { starts }
     }
 
-    fn line_of(&self, byte: usize) -> LineNo {
+    /// The line holding byte `byte` of the document (BOM included in the offsets; a
+    /// terminator belongs to the line it ends).
+    pub fn line_of(&self, byte: usize) -> LineNo {
         let index = self.starts.partition_point(|&s| s <= byte).saturating_sub(1);
         LineNo::from_index(index)
     }

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use hashline_core::Document;
-use tree_sitter::{ParseOptions, Parser, Tree};
+use tree_sitter::{InputEdit, ParseOptions, Parser, Point, Tree};
 
 use crate::error::SyntaxError;
 use crate::lang::LanguageId;
@@ -104,6 +104,58 @@ pub fn parse_document(lang: LanguageId, doc: &Document, limits: ParseLimits) -> 
     Ok(Parsed { lang, tree, text_start })
 }
 
+/// Parses `after`, the document `before` became, reusing `parsed` (the tree of `before`)
+/// incrementally: the bytes between the common prefix and the common suffix of the two
+/// texts are one tree edit, so only the changed region is parsed again.
+pub fn reparse(
+    parsed: &Parsed,
+    before: &Document,
+    after: &Document,
+    limits: ParseLimits,
+) -> Result<Parsed, SyntaxError> {
+    let text_start = if after.has_bom() { 3 } else { 0 };
+    if text_start != parsed.text_start {
+        return parse_document(parsed.lang, after, limits);
+    }
+    let old = &before.as_bytes()[parsed.text_start..];
+    let new = &after.as_bytes()[text_start..];
+    let mut tree = parsed.tree.clone();
+    tree.edit(&edit_between(old, new));
+    let tree = parse(parsed.lang, new, Some(&tree), limits)?;
+    Ok(Parsed { lang: parsed.lang, tree, text_start })
+}
+
+/// The one tree edit that turns `old` into `new`: everything between their common prefix
+/// and their common suffix.
+fn edit_between(old: &[u8], new: &[u8]) -> InputEdit {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old.iter().rev().zip(new.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+    let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
+    let start_position = point_at(old, prefix);
+    InputEdit {
+        start_byte: prefix,
+        old_end_byte: old_end,
+        new_end_byte: new_end,
+        start_position,
+        old_end_position: advance(start_position, &old[prefix..old_end]),
+        new_end_position: advance(start_position, &new[prefix..new_end]),
+    }
+}
+
+/// The tree-sitter position (row = `\n`s before it, column = bytes after the last one) of
+/// byte `offset` of `text`.
+fn point_at(text: &[u8], offset: usize) -> Point {
+    advance(Point::new(0, 0), &text[..offset])
+}
+
+fn advance(from: Point, bytes: &[u8]) -> Point {
+    match memchr::memrchr(b'\n', bytes) {
+        Some(last) => Point::new(from.row + memchr::memchr_iter(b'\n', bytes).count(), bytes.len() - last - 1),
+        None => Point::new(from.row, from.column + bytes.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +165,8 @@ mod tests {
         let limits = ParseLimits { max_bytes: 10, ..ParseLimits::DEFAULT };
         let err = parse(LanguageId::C, b"int main(void) { return 0; }", None, limits).unwrap_err();
         assert_eq!(err, SyntaxError::TooLarge { bytes: 28, limit: 10 });
+        assert_eq!(err.to_string(), "the file has 28 bytes, more than the 10-byte parse limit");
+        assert_eq!(err.code(), "too-large");
     }
 
     #[test]
@@ -121,6 +175,7 @@ mod tests {
         let limits = ParseLimits { max_time: Duration::ZERO, ..ParseLimits::DEFAULT };
         let err = parse(LanguageId::C, big.as_bytes(), None, limits).unwrap_err();
         assert!(matches!(err, SyntaxError::TimedOut { lang: LanguageId::C, .. }), "{err:?}");
+        assert_eq!(err.to_string(), "parsing as C took longer than 0 ms");
         let tree = parse(LanguageId::C, b"int x;", None, ParseLimits::DEFAULT).unwrap();
         assert!(!tree.root_node().has_error());
         assert_eq!(tree.root_node().end_byte(), 6);
@@ -132,6 +187,28 @@ mod tests {
         let parsed = parse_document(LanguageId::Rust, &doc, ParseLimits::DEFAULT).unwrap();
         assert_eq!(parsed.text_start, 3);
         assert!(!parsed.tree.root_node().has_error());
+    }
+
+    #[test]
+    fn reparse_matches_a_fresh_parse_for_every_kind_of_change() {
+        let base = "fn a() {}\r\nfn b() {\n    1\n}\nfn c() {}\n";
+        for new in [
+            "fn a() {}\r\nfn b() {\n    1\n}\nfn c() {}\n",
+            "fn a() {}\r\nfn b() {\n    1 + 2\n}\nfn c() {}\n",
+            "fn a() {}\r\nfn c() {}\n",
+            "fn z() {}\nfn a() {}\r\nfn b() {\n    1\n}\nfn c() {}\n",
+            "fn a() {}\r\nfn b() {\n    1\n}\nfn c() {}\nfn d(\n",
+            "",
+            "\u{feff}fn a() {}\n",
+        ] {
+            let before = Document::parse(base.as_bytes().to_vec());
+            let after = Document::parse(new.as_bytes().to_vec());
+            let parsed = parse_document(LanguageId::Rust, &before, ParseLimits::DEFAULT).unwrap();
+            let again = reparse(&parsed, &before, &after, ParseLimits::DEFAULT).unwrap();
+            let fresh = parse_document(LanguageId::Rust, &after, ParseLimits::DEFAULT).unwrap();
+            assert_eq!(again.text_start, fresh.text_start, "{new:?}");
+            assert_eq!(again.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp(), "{new:?}");
+        }
     }
 
     #[test]

@@ -44,22 +44,17 @@ fn follow(span: LineSpan, new_line_of: &impl Fn(LineNo) -> Option<LineNo>) -> Op
     Some(LineSpan { start: first.min(last), end: first.max(last) })
 }
 
-/// The lines of `issues` as a sorted, merged list: `3, 7-9`.
+/// Line spans as a sorted, merged list: `3, 7-9`.
 ///
 /// ```
 /// use hashline_core::LineNo;
-/// use hashline_syntax::{line_list, IssueKind, LineSpan, SyntaxIssue};
+/// use hashline_syntax::{line_list, LineSpan};
 ///
-/// let issue = |s, e| SyntaxIssue {
-///     kind: IssueKind::Error,
-///     lines: LineSpan { start: LineNo::new(s).unwrap(), end: LineNo::new(e).unwrap() },
-///     bytes: 0..0,
-///     missing: None,
-/// };
-/// assert_eq!(line_list(&[issue(8, 9), issue(3, 3), issue(7, 7), issue(8, 8)]), "3, 7-9");
+/// let span = |s, e| LineSpan { start: LineNo::new(s).unwrap(), end: LineNo::new(e).unwrap() };
+/// assert_eq!(line_list([span(8, 9), span(3, 3), span(7, 7), span(8, 8)]), "3, 7-9");
 /// ```
-pub fn line_list(issues: &[SyntaxIssue]) -> String {
-    let mut spans: Vec<(u32, u32)> = issues.iter().map(|i| (i.lines.start.get(), i.lines.end.get())).collect();
+pub fn line_list(spans: impl IntoIterator<Item = LineSpan>) -> String {
+    let mut spans: Vec<(u32, u32)> = spans.into_iter().map(|s| (s.start.get(), s.end.get())).collect();
     spans.sort_unstable();
     let mut merged: Vec<(u32, u32)> = Vec::with_capacity(spans.len());
     for (start, end) in spans {
@@ -115,8 +110,9 @@ mod tests {
 
     #[test]
     fn line_lists_merge_adjacent_and_overlapping_spans() {
-        assert_eq!(line_list(&[]), "");
-        assert_eq!(line_list(&[issue(IssueKind::Error, 4, 4), issue(IssueKind::Missing, 5, 6)]), "4-6");
-        assert_eq!(line_list(&[issue(IssueKind::Error, 9, 9), issue(IssueKind::Error, 1, 2)]), "1-2, 9");
+        let spans = |issues: &[SyntaxIssue]| issues.iter().map(|i| i.lines).collect::<Vec<_>>();
+        assert_eq!(line_list([]), "");
+        assert_eq!(line_list(spans(&[issue(IssueKind::Error, 4, 4), issue(IssueKind::Missing, 5, 6)])), "4-6");
+        assert_eq!(line_list(spans(&[issue(IssueKind::Error, 9, 9), issue(IssueKind::Error, 1, 2)])), "1-2, 9");
     }
 }

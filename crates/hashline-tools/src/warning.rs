@@ -28,6 +28,16 @@ pub enum WarningCode {
     /// A stateless edit used an anchor whose text repeats within the relocation window:
     /// without a session a stale anchor to it can land on a look-alike.
     StatelessRepeatedLine,
+    /// The change introduced syntax errors (`syntaxValidate: "warn"`); it was written.
+    SyntaxRegression,
+    /// A `symbol` was matched by a fuzzy tier (prefix, camelCase word, substring).
+    FuzzySymbolMatch,
+    /// A `symbol` was not found, or the file type has no symbols: the whole file is shown.
+    SymbolWarning,
+    /// `bundle: "local"` could not choose the support symbols safely.
+    BundleContextUnavailable,
+    /// A `replace_symbol` body declares another name than the symbol it replaces.
+    NameMismatch,
 }
 
 /// One warning.

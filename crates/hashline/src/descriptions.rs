@@ -48,7 +48,10 @@ pub const EDIT: &str = "Edit a text file by anchors. Each item of `edits` has ex
 `replace_lines {start_anchor, end_anchor, new_text}` replaces an inclusive range; \
 `insert_after {anchor, new_text}` inserts lines after a line; \
 `replace {old_text, new_text, all?}` replaces exact text that must occur once unless `all`; \
-`copy_lines` / `move_lines {start_anchor, end_anchor, after_anchor, from_path?}` copy or move a range. \
+`copy_lines` / `move_lines {start_anchor, end_anchor, after_anchor, from_path?}` copy or move a range; \
+`replace_symbol {symbol, new_body}` replaces a whole function/class/method by name (as read's `symbol`: `name`, \
+`Parent.name`, `name@LINE`), re-indented, its docs kept unless new_body has its own; \
+`insert_before_symbol` / `insert_after_symbol {symbol, new_text}` add code beside a symbol. \
 Anchors are `LINE:HASH` copied from the rows of read, write or grep (e.g. `12:3c8`); new_text is plain content \
 without row prefixes. Every anchor refers to the file as you last saw it: do not adjust line numbers for other edits \
 of the same call. Nothing is written unless every edit is valid. If the file changed since you saw it, the edit is \

@@ -7,4 +7,5 @@ pub mod grep;
 pub mod ls;
 pub mod pattern;
 pub mod read;
+pub mod symbol_read;
 pub mod write;

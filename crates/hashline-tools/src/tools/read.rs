@@ -13,6 +13,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::ptc::{PtcLine, PtcRange};
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tools::symbol_read::{self, Ambiguity, SymbolInfo, SymbolOutcome};
 use crate::warning::{Warning, WarningCode};
 
 /// Arguments of `read`.
@@ -28,13 +29,14 @@ pub struct ReadArgs {
     /// At most this many lines. Output is also capped at 2000 lines / 50 KB.
     #[builder(default, setter(strip_option))]
     pub limit: Option<u32>,
-    /// Read one symbol (function, class, ...) by name. Not available in this build yet.
+    /// Read one symbol (function, class, method, ...) by name: `name`, `Parent.name`,
+    /// `name@LINE` (the one at or after that line), or part of a name.
     #[builder(default, setter(strip_option, into))]
     pub symbol: Option<String>,
-    /// Append the file's structural map. Not available in this build yet.
+    /// Append the file's structural map (its symbols with their line ranges).
     #[builder(default, setter(strip_option))]
     pub map: Option<bool>,
-    /// With `symbol`: also show the local symbols it uses. Not available in this build yet.
+    /// With `symbol`: also show the other symbols of the file that it uses.
     #[builder(default, setter(strip_option))]
     pub bundle: Option<BundleMode>,
 }
@@ -75,6 +77,45 @@ pub struct TextRead {
     pub map: MapState,
     /// Where to continue, when lines remain after the window.
     pub continuation: Option<Continuation>,
+    /// The symbol read, when `symbol` found one.
+    pub symbol: Option<Box<SymbolInfo>>,
+    /// The local bundle, when `bundle` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bundle: Option<Box<BundleInfo>>,
+    /// The candidates, when `symbol` was ambiguous (then `lines` is empty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguity: Option<Box<Ambiguity>>,
+}
+
+/// A local bundle (`bundle: "local"`).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BundleInfo {
+    /// Always `local`.
+    pub mode: BundleMode,
+    /// Whether the support section was shown.
+    pub applied: bool,
+    /// The support symbols shown, in file order.
+    pub local_support: Vec<SupportSymbol>,
+}
+
+/// One support symbol of a bundle.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SupportSymbol {
+    /// Its name.
+    pub name: String,
+    /// Its kind.
+    pub kind: String,
+    /// The enclosing symbol's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_name: Option<String>,
+    /// Its first line.
+    pub start_line: u32,
+    /// Its last line.
+    pub end_line: u32,
+    /// The anchors of its rows, as shown.
+    pub line_anchors: Vec<String>,
 }
 
 /// An image read.
@@ -188,14 +229,6 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
             "Cannot use bundle without symbol. Use read({ path, symbol, bundle: \"local\" }).",
         ));
     }
-    if symbol.is_some() || args.map == Some(true) {
-        return Err(ToolError::new(
-            ErrorCode::UnsupportedLanguage,
-            "Symbol reads, structural maps and bundles are not available in this build yet.",
-        )
-        .with_hint("Read the file with offset/limit, or find the lines with grep."));
-    }
-
     let path = session.resolve(&args.path)?;
     let bytes = session.read_file(&path)?;
     let absolute = path.absolute_str();
@@ -223,8 +256,38 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         .with_hint(format!("Use an offset from 1 to {total}."))
         .with_path(absolute));
     }
-    let requested_end = limit.map_or(total, |l| (start - 1).saturating_add(l as usize).min(total));
+    let mut requested_end = limit.map_or(total, |l| (start - 1).saturating_add(l as usize).min(total));
     warnings.splice(0..0, agent_instructions(session, &path, ctx));
+    let mut start = start;
+    let mut selected = None;
+    if let Some(query) = symbol {
+        match symbol_read::resolve(&path, &doc, query) {
+            SymbolOutcome::Found { info, located, banner, map } => {
+                warnings.extend(banner);
+                start = info.start_line as usize;
+                let end = (info.end_line as usize).min(total);
+                requested_end = limit.map_or(end, |l| (start - 1).saturating_add(l as usize).min(end));
+                selected = Some((info, located, map));
+            }
+            SymbolOutcome::Ambiguous { text, ambiguity } => {
+                return Ok(ambiguous_output(session, &path, ctx, absolute, total, warnings, text, ambiguity));
+            }
+            SymbolOutcome::Fallback(warning) => warnings.push(warning),
+        }
+    }
+    let mut bundle_info = None;
+    let mut support = Vec::new();
+    if let (Some(BundleMode::Local), Some((_, located, map))) = (args.bundle, &selected) {
+        match symbol_read::bundle(map, &doc, located) {
+            Ok(found) => support = found,
+            Err(warning) => {
+                warnings.push(warning);
+                bundle_info = Some(BundleInfo { mode: BundleMode::Local, applied: false, local_support: Vec::new() });
+            }
+        }
+    } else if args.bundle.is_some() && symbol.is_some() {
+        bundle_info = Some(BundleInfo { mode: BundleMode::Local, applied: false, local_support: Vec::new() });
+    }
     if looks_binary(doc.as_bytes()) {
         warnings.push(Warning::new(
             WarningCode::BinaryContent,
@@ -245,7 +308,44 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         text.push_str(&warning.message);
         text.push_str("\n\n");
     }
+    if let Some((info, _, _)) = &selected {
+        text.push_str(&symbol_read::header(info, total));
+        text.push_str("\n\n");
+    }
+    let bundled = selected.is_some() && args.bundle.is_some() && bundle_info.is_none();
+    if bundled {
+        text.push_str("## Requested symbol\n");
+    }
     text.push_str(&window.rows);
+    let mut served: Vec<(LineNo, LineHash)> = window.served.clone();
+    if bundled {
+        let mut used = window.rows.len();
+        let mut local_support = Vec::new();
+        text.push_str("\n\n## Local support");
+        for located in &support {
+            let symbol = &located.symbol;
+            let part = render_window(&doc, symbol.start_line as usize, (symbol.end_line as usize).min(total));
+            if used + part.rows.len() > MAX_BYTES {
+                break;
+            }
+            used += part.rows.len();
+            text.push_str("\n\n");
+            text.push_str(&part.rows);
+            served.extend(part.served.iter().copied());
+            local_support.push(SupportSymbol {
+                name: symbol.name.clone(),
+                kind: symbol.kind.as_str().to_owned(),
+                parent_name: symbol.parent.clone(),
+                start_line: symbol.start_line,
+                end_line: symbol.end_line,
+                line_anchors: part.lines.into_iter().map(|l| l.anchor).collect(),
+            });
+        }
+        if local_support.is_empty() {
+            text.push_str("\n\n(none)");
+        }
+        bundle_info = Some(BundleInfo { mode: BundleMode::Local, applied: true, local_support });
+    }
     let truncation = (shown_end < requested_end).then(|| {
         let output_bytes = window_bytes(&doc, start, shown_end);
         let total_bytes = window_bytes(&doc, start, requested_end);
@@ -265,14 +365,33 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
             format_size(t.total_bytes as usize),
             shown_end + 1
         ));
-    } else if shown_end < total {
+    } else if shown_end < total
+        && (selected.is_none() || selected.as_ref().is_some_and(|(i, _, _)| (shown_end as u32) < i.end_line))
+    {
         text.push_str(&format!(
             "\n\n[Showing lines {start}-{shown_end} of {total}. Use offset={} to continue.]",
             shown_end + 1
         ));
     }
 
-    session.record_served(&path.key, window.served.iter().copied(), start == 1 && shown_end == total);
+    let map_requested = args.map == Some(true);
+    let full_read = offset.is_none() && limit.is_none() && symbol.is_none();
+    let mut map_appended = false;
+    if map_requested || (full_read && truncation.is_some()) {
+        match symbol_read::map_text(&path, &doc) {
+            Ok(map) => {
+                text.push_str("\n\n");
+                text.push_str(&map);
+                map_appended = true;
+            }
+            Err(warning) if map_requested => {
+                text = format!("{}\n\n{text}", warning.message);
+                warnings.push(warning);
+            }
+            Err(_) => {}
+        }
+    }
+    session.record_served(&path.key, served.iter().copied(), start == 1 && shown_end == total && !bundled);
     session.note_visible(&path.key, ctx);
     let meta = ReadMeta {
         path: absolute.clone(),
@@ -291,7 +410,10 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         lines: window.lines,
         warnings,
         truncation,
-        map: MapState { requested: args.map == Some(true), appended: false },
+        map: MapState { requested: map_requested, appended: map_appended },
+        symbol: selected.map(|(info, _, _)| Box::new(info)),
+        bundle: bundle_info.map(Box::new),
+        ambiguity: None,
         continuation: (shown_end < total).then(|| Continuation { next_offset: shown_end as u32 + 1 }),
     });
     Ok(ToolOutput::text(value, text).with_meta(meta))
@@ -393,6 +515,40 @@ pub fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// An ambiguous `symbol`: the candidates instead of rows (a success; nothing served).
+#[allow(clippy::too_many_arguments)]
+fn ambiguous_output(
+    session: &Session,
+    path: &crate::paths::ResolvedPath,
+    ctx: &CallContext,
+    absolute: String,
+    total: usize,
+    warnings: Vec<Warning>,
+    ambiguity_text: String,
+    ambiguity: Ambiguity,
+) -> ToolOutput<ReadValue> {
+    session.note_visible(&path.key, ctx);
+    let mut text = String::new();
+    for warning in &warnings {
+        text.push_str(&warning.message);
+        text.push_str("\n\n");
+    }
+    text.push_str(&ambiguity_text);
+    let value = ReadValue::Text(TextRead {
+        path: absolute,
+        range: PtcRange { start_line: 1, end_line: 0, total_lines: total as u32 },
+        lines: Vec::new(),
+        warnings,
+        truncation: None,
+        map: MapState::default(),
+        continuation: None,
+        symbol: None,
+        bundle: None,
+        ambiguity: Some(Box::new(ambiguity)),
+    });
+    ToolOutput::text(value, text)
 }
 
 fn image_output(path: String, mime_type: &str, bytes: &[u8], warnings: Vec<Warning>) -> ToolOutput<ReadValue> {

@@ -9,12 +9,13 @@ use typed_builder::TypedBuilder;
 
 use crate::atomic::{CommitError, Member};
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
-use crate::diff::{file_diffs, unified};
+use crate::diff::{changes_between, file_diffs, unified};
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::{WriteState, fs_details, write_error};
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::validate::{SyntaxMode, SyntaxOutcome, check, judge, line_map_of};
 use crate::warning::{Warning, WarningCode};
 
 /// The largest old file whose content is read to diff an overwrite against.
@@ -33,6 +34,10 @@ pub struct WriteArgs {
     /// Append the file's structural map. Not available in this build yet (ignored with a warning).
     #[builder(default, setter(strip_option))]
     pub map: Option<bool>,
+    /// Syntax check of the new content against the old: `warn` (default) reports syntax
+    /// errors the write introduces, `block` refuses the write, `off` skips the check.
+    #[builder(default, setter(strip_option))]
+    pub syntax_validate: Option<SyntaxMode>,
 }
 
 /// The typed value of `write`.
@@ -54,6 +59,8 @@ pub struct WriteValue {
     /// Unified diff against the previous content (overwrites with anchors only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// The syntax check.
+    pub syntax: SyntaxOutcome,
     /// Warnings.
     pub warnings: Vec<Warning>,
 }
@@ -131,6 +138,15 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         Some(snapshot) if snapshot.size <= DIFF_BASIS_MAX => target.read().ok().flatten(),
         _ => None,
     };
+    let new_doc = Document::parse(bytes);
+    let old_doc = before.as_deref().filter(|old| !looks_binary(old)).map(|old| Document::parse(old.to_vec()));
+    let syntax = syntax_check(args.syntax_validate.unwrap_or_default(), &path.display, old_doc.as_ref(), &new_doc);
+    let syntax_warning = judge(&syntax, &path.display, &new_doc).map_err(|err| {
+        let mut err = err.with_path(path.absolute_str());
+        err.message = err.message.replacen("Edit rejected", "Write rejected", 1);
+        err
+    })?;
+    let bytes = new_doc.into_bytes();
     // The last moment a cancelled call can still leave the file alone.
     ctx.cancel.check("Write")?;
     let member = Member { target: &target, old: before.as_deref().unwrap_or_default(), new: &bytes, check: false };
@@ -153,6 +169,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
             "[Warning: structural maps are not available in this build yet; no map was appended]",
         ));
     }
+    warnings.extend(syntax_warning);
     let doc = Document::parse(bytes);
     let total_lines = doc.line_count() as u32;
     let byte_count = doc.as_bytes().len() as u64;
@@ -164,6 +181,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         total_lines,
         bytes: byte_count,
         diff: None,
+        syntax,
         warnings,
     };
 
@@ -241,6 +259,20 @@ fn has_bare_cr(bytes: &[u8]) -> bool {
 
 fn display_lines(doc: &Document) -> Vec<String> {
     doc.lines().map(|l| String::from_utf8_lossy(l.content).into_owned()).collect()
+}
+
+/// The syntax check of a write: the old content's lines follow the line diff.
+fn syntax_check(mode: SyntaxMode, display: &str, old: Option<&Document>, new: &Document) -> SyntaxOutcome {
+    if mode != SyntaxMode::Off && looks_binary(new.as_bytes()) {
+        return SyntaxOutcome::unchecked(mode, hashline_syntax::LanguageId::from_path(display), "binary content");
+    }
+    match old {
+        Some(old) if mode != SyntaxMode::Off => {
+            let changes = changes_between(&display_lines(old), &display_lines(new));
+            check(mode, display, Some(old), new, line_map_of(&changes))
+        }
+        _ => check(mode, display, None, new, |_| None),
+    }
 }
 
 fn empty_diffs() -> DiffsMeta {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::prepare::{Held, Options, Prepared, carry_served, prepare, record_rows};
 use super::render::{self, FRESH_CONTEXT};
-use super::{EditValue, FileEditValue, Request, SyntaxMode, SyntaxOutcome};
+use super::{EditValue, FileEditValue, Request};
 use crate::atomic::{CommitError, Member};
 use crate::diff::DIFF_CONTEXT;
 use crate::error::{ErrorCode, ToolError};
@@ -51,8 +51,10 @@ pub(crate) fn run(
 
     let mut prepared = Vec::with_capacity(requests.len());
     for (index, request) in requests.iter().enumerate() {
-        prepared
-            .push(prepare(session, request, &held).map_err(|err| in_file(err, options.multi, index, &request.path))?);
+        prepared.push(
+            prepare(session, request, &held, options.syntax)
+                .map_err(|err| in_file(err, options.multi, index, &request.path))?,
+        );
     }
     // A move from another file deletes the range there: one more file of the commit.
     let mut extra = Vec::new();
@@ -71,8 +73,10 @@ pub(crate) fn run(
         }
     }
     for request in &extra {
-        prepared
-            .push(prepare(session, request, &held).map_err(|err| in_file(err, true, prepared.len(), &request.path))?);
+        prepared.push(
+            prepare(session, request, &held, options.syntax)
+                .map_err(|err| in_file(err, true, prepared.len(), &request.path))?,
+        );
     }
 
     // The last moment a cancelled call can still leave every file alone.
@@ -87,7 +91,7 @@ pub(crate) fn run(
     let mut values = Vec::with_capacity(prepared.len());
     let mut texts = Vec::with_capacity(prepared.len());
     for file in &prepared {
-        let (value, text) = finish(session, file, options)?;
+        let (value, text) = finish(session, file)?;
         values.push(value);
         texts.push(text);
     }
@@ -182,7 +186,7 @@ fn changed_on_disk(session: &Session, file: &Prepared) -> ToolError {
 }
 
 /// After the write: ledger, verification, value and text of one file.
-fn finish(session: &Session, file: &Prepared, options: &Options) -> Result<(FileEditValue, String), ToolError> {
+fn finish(session: &Session, file: &Prepared) -> Result<(FileEditValue, String), ToolError> {
     let outcome = &file.outcome;
     let (old, new) = (&file.before, &outcome.document);
     let noop = outcome.is_noop(old);
@@ -222,11 +226,7 @@ fn finish(session: &Session, file: &Prepared, options: &Options) -> Result<(File
         noop,
         patch: if noop { String::new() } else { render::patch(&file.path.display, old, new, &outcome.changes) },
         anchors,
-        syntax: SyntaxOutcome {
-            mode: options.syntax,
-            checked: false,
-            reason: (options.syntax != SyntaxMode::Off).then(|| "no syntax support in this build yet".to_owned()),
-        },
+        syntax: file.syntax.clone(),
         warnings: file.warnings.clone(),
     };
     Ok((value, text))

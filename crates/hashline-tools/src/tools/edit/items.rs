@@ -10,8 +10,61 @@ use serde_json::{Map, Value};
 use crate::error::{ErrorCode, ToolError};
 
 /// The op keys an edit item may have (exactly one).
-pub const OPS: [&str; 7] =
-    ["set_line", "replace_lines", "insert_after", "replace", "replace_symbol", "copy_lines", "move_lines"];
+pub const OPS: [&str; 9] = [
+    "set_line",
+    "replace_lines",
+    "insert_after",
+    "replace",
+    "replace_symbol",
+    "insert_before_symbol",
+    "insert_after_symbol",
+    "copy_lines",
+    "move_lines",
+];
+
+/// One parsed edit item: an engine op, or a symbol op resolved later against the file.
+#[derive(Debug)]
+pub enum Item {
+    /// An op the engine takes as is.
+    Op(EditOp),
+    /// `replace_symbol`, `insert_before_symbol` or `insert_after_symbol`.
+    Symbol(SymbolRequest),
+}
+
+/// A symbol op as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolRequest {
+    /// Its index in `edits`.
+    pub index: usize,
+    /// What to do.
+    pub action: SymbolAction,
+    /// The selector.
+    pub symbol: String,
+    /// `new_body` (replace) or `new_text` (inserts).
+    pub text: String,
+}
+
+/// What a symbol op does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolAction {
+    /// `replace_symbol`.
+    Replace,
+    /// `insert_before_symbol`.
+    InsertBefore,
+    /// `insert_after_symbol`.
+    InsertAfter,
+}
+
+impl SymbolAction {
+    /// The op's key.
+    pub fn name(self) -> &'static str {
+        match self {
+            SymbolAction::Replace => "replace_symbol",
+            SymbolAction::InsertBefore => "insert_before_symbol",
+            SymbolAction::InsertAfter => "insert_after_symbol",
+        }
+    }
+}
 
 /// Reads another file for `from_path` (copy/move across files).
 pub type SourceLoader<'a> = dyn Fn(&str) -> Result<Arc<Document>, ToolError> + 'a;
@@ -42,7 +95,7 @@ pub fn parse_edits(edits: &Value, load: &SourceLoader<'_>) -> Result<Parsed, Too
     let mut parsed = Parsed::default();
     for (index, item) in list.iter().enumerate() {
         let (op, from_path) = parse_item(index, item, load, &mut parsed.notes)?;
-        parsed.ops.push(op);
+        parsed.items.push(op);
         parsed.from_paths.push(from_path);
     }
     Ok(parsed)
@@ -51,8 +104,8 @@ pub fn parse_edits(edits: &Value, load: &SourceLoader<'_>) -> Result<Parsed, Too
 /// Parsed edit items.
 #[derive(Debug, Default)]
 pub struct Parsed {
-    /// The ops, in request order.
-    pub ops: Vec<EditOp>,
+    /// The items, in request order.
+    pub items: Vec<Item>,
     /// Per op, its `from_path` when it has one (for a cross-file move).
     pub from_paths: Vec<Option<String>>,
     /// Notes for ignored keys.
@@ -64,7 +117,7 @@ fn parse_item(
     item: &Value,
     load: &SourceLoader<'_>,
     notes: &mut Vec<String>,
-) -> Result<(EditOp, Option<String>), ToolError> {
+) -> Result<(Item, Option<String>), ToolError> {
     let Value::Object(object) = item else {
         return Err(variant(format!(
             "edits[{index}] must be an object with one of {}, received {}.",
@@ -121,14 +174,16 @@ fn parse_item(
             all: reader.flag("all")?,
             fuzzy: reader.flag("fuzzy")?,
         },
-        "replace_symbol" => {
-            return Err(ToolError::new(
-                ErrorCode::UnsupportedLanguage,
-                format!(
-                    "Edit rejected — nothing was written. edits[{index}]: replace_symbol is not available in this build yet (symbol maps arrive with symbol support)."
-                ),
-            )
-            .with_hint("Use replace_lines with the symbol's first and last line anchors from read."));
+        "replace_symbol" | "insert_before_symbol" | "insert_after_symbol" => {
+            let (action, text_field) = match name {
+                "replace_symbol" => (SymbolAction::Replace, "new_body"),
+                "insert_before_symbol" => (SymbolAction::InsertBefore, "new_text"),
+                _ => (SymbolAction::InsertAfter, "new_text"),
+            };
+            let symbol = reader.string("symbol")?;
+            let text = reader.string(text_field)?;
+            reader.finish(notes);
+            return Ok((Item::Symbol(SymbolRequest { index, action, symbol, text }), None));
         }
         _ => {
             let start = reader.anchor("start_anchor")?;
@@ -142,11 +197,11 @@ fn parse_item(
                 EditOp::MoveLines { start, end, after, source }
             };
             reader.finish(notes);
-            return Ok((op, from_path));
+            return Ok((Item::Op(op), from_path));
         }
     };
     reader.finish(notes);
-    Ok((parsed, None))
+    Ok((Item::Op(parsed), None))
 }
 
 /// Reads the fields of one item's payload, naming every problem precisely.
@@ -256,6 +311,22 @@ pub enum EditItemSchema {
         /// `{old_text, new_text, all?, fuzzy?}`
         replace: ReplaceText,
     },
+    /// Replace a whole symbol (function, class, method, ...) by name, with its new
+    /// declaration. Leading docs and attributes stay unless `new_body` brings its own.
+    ReplaceSymbol {
+        /// `{symbol, new_body}`
+        replace_symbol: SymbolBody,
+    },
+    /// Insert code before a symbol (before its docs), separated as the file separates symbols.
+    InsertBeforeSymbol {
+        /// `{symbol, new_text}`
+        insert_before_symbol: SymbolText,
+    },
+    /// Insert code after a symbol, separated as the file separates symbols.
+    InsertAfterSymbol {
+        /// `{symbol, new_text}`
+        insert_after_symbol: SymbolText,
+    },
     /// Copy an anchored range after another anchored line (optionally from another file).
     CopyLines {
         /// `{start_anchor, end_anchor, after_anchor, from_path?}`
@@ -306,6 +377,27 @@ pub struct ReplaceText {
     all: Option<bool>,
     /// If the exact text is absent, ignore trailing whitespace, quote/dash styles and Unicode spaces.
     fuzzy: Option<bool>,
+}
+
+/// `replace_symbol` fields.
+#[derive(JsonSchema)]
+#[allow(dead_code)] // A schema-only type.
+pub struct SymbolBody {
+    /// The symbol: `name`, `Parent.name`, or `name@LINE` (as for read's `symbol`).
+    symbol: String,
+    /// The complete new declaration (signature and body), indented as you like: it is
+    /// re-indented to the symbol's indentation.
+    new_body: String,
+}
+
+/// `insert_before_symbol` / `insert_after_symbol` fields.
+#[derive(JsonSchema)]
+#[allow(dead_code)] // A schema-only type.
+pub struct SymbolText {
+    /// The symbol: `name`, `Parent.name`, or `name@LINE` (as for read's `symbol`).
+    symbol: String,
+    /// The code to insert, re-indented to the symbol's indentation.
+    new_text: String,
 }
 
 /// `copy_lines` / `move_lines` fields.

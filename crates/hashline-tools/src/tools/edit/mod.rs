@@ -7,6 +7,7 @@ mod commit;
 mod items;
 mod prepare;
 mod render;
+mod symbols;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,7 @@ use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
 use crate::warning::{Warning, WarningCode};
 
+pub use crate::validate::{SyntaxMode, SyntaxOutcome};
 pub use items::{EditItemSchema, OPS};
 pub use render::{DiffData, DiffEntry, DiffStats};
 
@@ -30,7 +32,8 @@ pub struct EditArgs {
     #[builder(default, setter(strip_option, into))]
     pub path: Option<String>,
     /// The edits, applied together: an array of edit items, each with exactly one key
-    /// (`set_line`, `replace_lines`, `insert_after`, `replace`, `copy_lines`, `move_lines`).
+    /// (`set_line`, `replace_lines`, `insert_after`, `replace`, `replace_symbol`,
+    /// `insert_before_symbol`, `insert_after_symbol`, `copy_lines`, `move_lines`).
     /// Anchors are `LINE:HASH` copied from rows. All anchors refer to the file as you last
     /// saw it; nothing is written unless every edit is valid.
     #[builder(default, setter(strip_option))]
@@ -75,31 +78,6 @@ pub struct FileEdits {
     /// Its edits (as in `edits`).
     #[schemars(with = "EditsParam")]
     pub edits: Value,
-}
-
-/// How the result's syntax is checked.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SyntaxMode {
-    /// Report new syntax errors as a warning.
-    #[default]
-    Warn,
-    /// Refuse an edit that adds syntax errors.
-    Block,
-    /// No check.
-    Off,
-}
-
-/// The syntax check's outcome.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct SyntaxOutcome {
-    /// The mode asked for.
-    pub mode: SyntaxMode,
-    /// Whether a check ran.
-    pub checked: bool,
-    /// Why not, when it did not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
 }
 
 /// The typed value of a one-file `edit`.

@@ -6,15 +6,18 @@ use std::sync::Arc;
 
 use hashline_core::edit::{EditError, EditOp, EditOptions, EditOutcome, Resolution, apply, marked_rows};
 use hashline_core::{Anchor, AnchorRef, Document, LineNo, looks_binary};
+use hashline_syntax::LanguageId;
 use serde_json::json;
 
+use super::Request;
 use super::items::{self, Parsed};
-use super::{Request, SyntaxMode};
+use super::symbols;
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::{Target, read_error};
 use crate::paths::ResolvedPath;
 use crate::ptc::PtcLine;
 use crate::session::Session;
+use crate::validate::{SyntaxMode, SyntaxOutcome, check, judge};
 use crate::warning::{Warning, WarningCode};
 
 /// Call-wide options.
@@ -35,6 +38,8 @@ pub(crate) struct Prepared {
     pub outcome: EditOutcome,
     pub edits: usize,
     pub warnings: Vec<Warning>,
+    /// The syntax check of the result.
+    pub syntax: SyntaxOutcome,
     /// Cross-file moves: (source path as given, the op) — the source deletes the range.
     pub moved_from: Vec<(String, EditOp)>,
 }
@@ -83,7 +88,12 @@ impl Held {
 }
 
 /// Reads, parses, checks and applies one file's edits in memory.
-pub(crate) fn prepare(session: &Session, request: &Request, held: &Held) -> Result<Prepared, ToolError> {
+pub(crate) fn prepare(
+    session: &Session,
+    request: &Request,
+    held: &Held,
+    mode: SyntaxMode,
+) -> Result<Prepared, ToolError> {
     let path = session.resolve(&request.path)?;
     let before = held.load(&path)?;
     let loader = |source: &str| -> Result<Arc<Document>, ToolError> {
@@ -98,7 +108,9 @@ pub(crate) fn prepare(session: &Session, request: &Request, held: &Held) -> Resu
         gate(session, &source)?;
         Ok(Arc::new(doc))
     };
-    let Parsed { ops, from_paths, notes } = items::parse_edits(&request.edits, &loader)?;
+    let Parsed { items, from_paths, notes } = items::parse_edits(&request.edits, &loader)?;
+    let mut symbol_warnings = Vec::new();
+    let ops = symbols::resolve(&path, &before, items, &mut symbol_warnings)?;
     if ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
         gate(session, &path)?;
     }
@@ -115,11 +127,22 @@ pub(crate) fn prepare(session: &Session, request: &Request, held: &Held) -> Resu
     if !notes.is_empty() {
         warnings.push(Warning::params_adjusted("Edit params", &notes));
     }
+    warnings.extend(symbol_warnings);
     if !session.is_stateful() {
         warnings.extend(repeated_line_hint(&before, &ops, outcome.window));
     }
     warnings.extend(outcome.relocation_notes().into_iter().map(|n| Warning::new(WarningCode::AnchorRelocated, n)));
     warnings.extend(outcome.warnings.iter().map(|w| Warning::new(WarningCode::EditWarning, w.clone())));
+    let syntax = if outcome.is_noop(&before) {
+        SyntaxOutcome::unchecked(mode, LanguageId::from_path(&path.display), "nothing changed")
+    } else {
+        check(mode, &path.display, Some(&before), &outcome.document, |old| outcome.changes.new_line_of(old))
+    };
+    if let Some(warning) =
+        judge(&syntax, &path.display, &outcome.document).map_err(|err| err.with_path(path.absolute_str()))?
+    {
+        warnings.push(warning);
+    }
     let moved_from = ops
         .iter()
         .zip(from_paths)
@@ -128,7 +151,7 @@ pub(crate) fn prepare(session: &Session, request: &Request, held: &Held) -> Resu
             _ => None,
         })
         .collect();
-    Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, moved_from })
+    Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, syntax, moved_from })
 }
 
 /// For a stateless edit: the hint toward a session when an anchor's text occurs more

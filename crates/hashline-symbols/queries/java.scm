@@ -1,0 +1,13 @@
+; Java symbols.
+
+(class_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+(field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.variable
+(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+
+(import_declaration (_) @import)

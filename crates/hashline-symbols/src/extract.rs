@@ -1,0 +1,291 @@
+//! Symbols of a tree-sitter language: run the language's query, widen each declaration
+//! to its wrappers, attributes and doc comments, then nest by containment.
+
+use std::collections::HashMap;
+
+use hashline_core::Document;
+use hashline_syntax::tree_sitter::{Node, QueryCursor, StreamingIterator};
+use hashline_syntax::{LanguageId, LineIndex, ParseLimits, Parsed, SyntaxError, parse_document};
+
+use crate::kind::SymbolKind;
+use crate::langs::{LangRules, query, rules};
+use crate::symbol::{Symbol, SymbolMap};
+
+/// Signatures longer than this are cut (with `…`).
+const MAX_SIGNATURE: usize = 160;
+
+/// The map of `doc` parsed as `lang`.
+pub fn map_source(lang: LanguageId, doc: &Document, limits: ParseLimits) -> Result<SymbolMap, SyntaxError> {
+    let parsed = parse_document(lang, doc, limits)?;
+    Ok(map_parsed(&parsed, doc))
+}
+
+/// The map of an already parsed document.
+pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
+    let lang = parsed.lang;
+    let rules = rules(lang);
+    let query = query(lang);
+    let text = &doc.as_bytes()[parsed.text_start..];
+    let lines = LineIndex::new(doc);
+    let names = query.capture_names();
+    let mut found: Vec<(usize, Found)> = Vec::new();
+    let mut imports = Vec::new();
+    let mut seen: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, parsed.tree.root_node(), text);
+    while let Some(m) = matches.next() {
+        let (mut def, mut name, mut receiver) = (None, None, None);
+        for capture in m.captures() {
+            let capture_name = names[capture.index as usize];
+            if let Some(kind) = capture_name.strip_prefix("definition.") {
+                def = SymbolKind::from_name(kind).map(|k| (capture.node, k));
+            } else if capture_name == "name" {
+                name = Some(capture.node);
+            } else if capture_name == "receiver" {
+                receiver = Some(capture.node);
+            } else if capture_name == "import" {
+                imports.push(node_text(capture.node, text).trim_matches(['"', '\'', '<', '>']).to_owned());
+            }
+        }
+        let (Some((node, kind)), Some(name)) = (def, name) else { continue };
+        // Several patterns may match one declaration: the first in the query (the most
+        // specific) wins.
+        let key = (node.id(), name.id());
+        if let Some(&at) = seen.get(&key) {
+            if found[at].0 > m.pattern_index {
+                found[at] = (m.pattern_index, describe(node, kind, name, receiver, text, rules, lang));
+            }
+            continue;
+        }
+        seen.insert(key, found.len());
+        found.push((m.pattern_index, describe(node, kind, name, receiver, text, rules, lang)));
+    }
+    let mut found: Vec<Found> = found.into_iter().map(|(_, f)| f).collect();
+    found.sort_by_key(|f| (f.start_byte, std::cmp::Reverse(f.end_byte)));
+    let symbols = nest(found, &lines, parsed.text_start);
+    SymbolMap {
+        language: lang.display_name().to_owned(),
+        line_count: doc.line_count() as u32,
+        byte_count: doc.as_bytes().len() as u64,
+        imports,
+        symbols,
+    }
+}
+
+/// A declaration as found, before nesting (byte offsets relative to the parsed text).
+struct Found {
+    name: String,
+    kind: SymbolKind,
+    receiver: Option<String>,
+    start_byte: usize,
+    decl_byte: usize,
+    end_byte: usize,
+    signature: Option<String>,
+    doc: Option<String>,
+}
+
+fn describe(
+    node: Node<'_>,
+    kind: SymbolKind,
+    name: Node<'_>,
+    receiver: Option<Node<'_>>,
+    text: &[u8],
+    rules: &LangRules,
+    lang: LanguageId,
+) -> Found {
+    let mut outer = node;
+    while let Some(parent) = outer.parent() {
+        if !rules.wrappers.contains(&parent.kind()) || has_sibling_like(parent, outer) {
+            break;
+        }
+        outer = parent;
+    }
+    let mut start = outer;
+    let mut doc_nodes = Vec::new();
+    while let Some(previous) = start.prev_sibling() {
+        let adjacent = previous.end_position().row + 1 >= start.start_position().row;
+        if !adjacent || !rules.leading.contains(&previous.kind()) {
+            break;
+        }
+        // A trailing comment on the line above another statement is that statement's.
+        if previous.kind().contains("comment") && starts_after_code(previous, text) {
+            break;
+        }
+        if rules.comments.contains(&previous.kind()) {
+            doc_nodes.push(previous);
+        }
+        start = previous;
+    }
+    doc_nodes.reverse();
+    let mut display_name = node_text(name, text).to_owned();
+    if kind == SymbolKind::Impl {
+        display_name = strip_generics(&display_name).to_owned();
+    }
+    let doc = doc_nodes
+        .first()
+        .and_then(|first| comment_line(node_text(*first, text)))
+        .or_else(|| (lang == LanguageId::Python).then(|| python_docstring(node, text)).flatten());
+    Found {
+        name: display_name,
+        kind,
+        receiver: receiver.map(|r| strip_generics(node_text(r, text).trim_start_matches('*')).to_owned()),
+        start_byte: start.start_byte(),
+        decl_byte: declaration_start(node, outer),
+        end_byte: outer.end_byte(),
+        signature: signature(node, name, kind, text),
+        doc,
+    }
+}
+
+/// Where the declaration itself starts: after decorators and annotations (a Python
+/// `decorated_definition`, TypeScript `@decorator`s, Java annotations among the modifiers),
+/// else where its wrapper starts (`export`, a one-spec `const (...)`).
+fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
+    const MARKS: [&str; 3] = ["decorator", "annotation", "marker_annotation"];
+    let mut start = if outer.kind() == "decorated_definition" { node.start_byte() } else { outer.start_byte() };
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if MARKS.contains(&child.kind()) {
+            start = start.max(child.end_byte());
+            continue;
+        }
+        if child.kind() == "modifiers" {
+            let mut inner = child.walk();
+            match child.children(&mut inner).find(|m| !MARKS.contains(&m.kind())) {
+                Some(first) => start = start.max(first.start_byte()),
+                None => start = start.max(child.end_byte()),
+            }
+            continue;
+        }
+        start = start.max(child.start_byte());
+        break;
+    }
+    start
+}
+
+/// Whether `parent` holds another child of `child`'s kind (a `const (...)` group).
+fn has_sibling_like(parent: Node<'_>, child: Node<'_>) -> bool {
+    let mut cursor = parent.walk();
+    parent.named_children(&mut cursor).any(|c| c.id() != child.id() && c.kind() == child.kind())
+}
+
+/// Whether code precedes `node` on its first line.
+fn starts_after_code(node: Node<'_>, text: &[u8]) -> bool {
+    let line_start = text[..node.start_byte()].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    text[line_start..node.start_byte()].iter().any(|b| !b.is_ascii_whitespace())
+}
+
+/// The head of a declaration on one line: from its name to its body.
+fn signature(node: Node<'_>, name: Node<'_>, kind: SymbolKind, text: &[u8]) -> Option<String> {
+    let end = body_of(node).map_or(node.end_byte(), |b| b.start_byte());
+    let start = match kind {
+        SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro => name.start_byte(),
+        SymbolKind::Impl => node.start_byte(),
+        _ => return None,
+    };
+    if end <= start {
+        return None;
+    }
+    let raw = String::from_utf8_lossy(&text[start..end]);
+    let mut one_line = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    while one_line.ends_with(['{', ':', ';', '=']) || one_line.ends_with("=>") {
+        one_line.pop();
+        one_line.truncate(one_line.trim_end_matches(['=', ' ']).len());
+    }
+    if one_line.chars().count() > MAX_SIGNATURE {
+        one_line = one_line.chars().take(MAX_SIGNATURE - 1).collect::<String>() + "…";
+    }
+    (!one_line.is_empty()).then_some(one_line)
+}
+
+/// A declaration's body: its own, or that of the function a `const f = () => ...` holds.
+fn body_of(node: Node<'_>) -> Option<Node<'_>> {
+    if let Some(body) = node.child_by_field_name("body") {
+        return Some(body);
+    }
+    let mut cursor = node.walk();
+    let declarator = node.named_children(&mut cursor).find(|c| c.kind() == "variable_declarator")?;
+    declarator.child_by_field_name("value")?.child_by_field_name("body")
+}
+
+/// `Foo<T>` → `Foo`; `crate::a::Foo` stays as written.
+fn strip_generics(name: &str) -> &str {
+    name.split('<').next().unwrap_or(name).trim()
+}
+
+/// The first meaningful line of a comment, without its markers.
+fn comment_line(comment: &str) -> Option<String> {
+    comment
+        .lines()
+        .map(|l| l.trim().trim_start_matches(['/', '*', '!', '#']).trim_end_matches("*/").trim())
+        .find(|l| !l.is_empty())
+        .map(str::to_owned)
+}
+
+/// The first line of a Python docstring.
+fn python_docstring(node: Node<'_>, text: &[u8]) -> Option<String> {
+    let body = node.child_by_field_name("body")?;
+    let first = body.named_child(0)?;
+    let string = (first.kind() == "expression_statement").then(|| first.named_child(0)).flatten()?;
+    if string.kind() != "string" {
+        return None;
+    }
+    node_text(string, text)
+        .trim_matches(['"', '\'', 'r', 'b', 'u', 'f'])
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_owned)
+}
+
+fn node_text<'t>(node: Node<'_>, text: &'t [u8]) -> &'t str {
+    std::str::from_utf8(&text[node.start_byte()..node.end_byte()]).unwrap_or("")
+}
+
+/// Nests declarations by containment (sorted by start, longest first) and assigns
+/// parents, method kinds and lines.
+fn nest(found: Vec<Found>, lines: &LineIndex, text_start: usize) -> Vec<Symbol> {
+    struct Open {
+        symbol: Symbol,
+        end_byte: usize,
+    }
+    let line = |byte: usize| lines.line_of(byte + text_start).get();
+    let mut roots: Vec<Symbol> = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
+    let close = |stack: &mut Vec<Open>, roots: &mut Vec<Symbol>| {
+        if let Some(done) = stack.pop() {
+            match stack.last_mut() {
+                Some(parent) => parent.symbol.children.push(done.symbol),
+                None => roots.push(done.symbol),
+            }
+        }
+    };
+    for f in found {
+        while stack.last().is_some_and(|open| f.decl_byte >= open.end_byte) {
+            close(&mut stack, &mut roots);
+        }
+        let enclosing = stack.last().map(|open| &open.symbol);
+        let mut kind = f.kind;
+        if kind == SymbolKind::Function && (enclosing.is_some_and(|p| p.kind.holds_methods()) || f.receiver.is_some()) {
+            kind = SymbolKind::Method;
+        }
+        let parent = f.receiver.clone().or_else(|| enclosing.map(|p| p.name.clone()));
+        let end = if f.end_byte > f.decl_byte { f.end_byte - 1 } else { f.end_byte };
+        let symbol = Symbol {
+            name: f.name,
+            kind,
+            parent,
+            start_line: line(f.start_byte),
+            decl_line: line(f.decl_byte),
+            end_line: line(end),
+            signature: f.signature,
+            doc: f.doc,
+            children: Vec::new(),
+        };
+        stack.push(Open { symbol, end_byte: f.end_byte });
+    }
+    while !stack.is_empty() {
+        close(&mut stack, &mut roots);
+    }
+    roots
+}

@@ -1,0 +1,100 @@
+//! Per-language knowledge: the symbol query (a `.scm` file) and the few node kinds the
+//! extractor needs to know by name.
+
+use std::sync::OnceLock;
+
+use hashline_syntax::LanguageId;
+use hashline_syntax::tree_sitter::Query;
+
+/// What the extractor knows about one language.
+pub(crate) struct LangRules {
+    /// The symbol query: `@name`, `@definition.<kind>`, optional `@receiver`, `@import`.
+    pub source: &'static str,
+    /// Sibling nodes before a declaration that belong to it (comments, attributes,
+    /// decorators) when nothing but line breaks separates them.
+    pub leading: &'static [&'static str],
+    /// Parent nodes that wrap one declaration and belong to it (`export`, decorators,
+    /// templates, a one-spec `const (...)`).
+    pub wrappers: &'static [&'static str],
+    /// Comment node kinds (for doc text).
+    pub comments: &'static [&'static str],
+}
+
+pub(crate) fn rules(lang: LanguageId) -> &'static LangRules {
+    const C_COMMENTS: &[&str] = &["comment"];
+    match lang {
+        LanguageId::Rust => &LangRules {
+            source: include_str!("../queries/rust.scm"),
+            leading: &["line_comment", "block_comment", "attribute_item"],
+            wrappers: &[],
+            comments: &["line_comment", "block_comment"],
+        },
+        LanguageId::C => &LangRules {
+            source: include_str!("../queries/c.scm"),
+            leading: C_COMMENTS,
+            wrappers: &[],
+            comments: C_COMMENTS,
+        },
+        LanguageId::Cpp => &LangRules {
+            source: include_str!("../queries/cpp.scm"),
+            leading: C_COMMENTS,
+            wrappers: &["template_declaration"],
+            comments: C_COMMENTS,
+        },
+        LanguageId::Python => &LangRules {
+            source: include_str!("../queries/python.scm"),
+            leading: &["comment"],
+            wrappers: &["decorated_definition"],
+            comments: &["comment"],
+        },
+        LanguageId::JavaScript => &LangRules {
+            source: include_str!("../queries/javascript.scm"),
+            leading: &["comment", "decorator"],
+            wrappers: &["export_statement"],
+            comments: &["comment"],
+        },
+        LanguageId::TypeScript | LanguageId::Tsx => &LangRules {
+            source: include_str!("../queries/typescript.scm"),
+            leading: &["comment", "decorator"],
+            wrappers: &["export_statement", "ambient_declaration"],
+            comments: &["comment"],
+        },
+        LanguageId::Java => &LangRules {
+            source: include_str!("../queries/java.scm"),
+            leading: &["line_comment", "block_comment"],
+            wrappers: &[],
+            comments: &["line_comment", "block_comment"],
+        },
+        LanguageId::Go => &LangRules {
+            source: include_str!("../queries/go.scm"),
+            leading: &["comment"],
+            wrappers: &["const_declaration", "var_declaration"],
+            comments: &["comment"],
+        },
+    }
+}
+
+/// The compiled query of a language, built once per process.
+pub(crate) fn query(lang: LanguageId) -> &'static Query {
+    static QUERIES: [OnceLock<Query>; 9] = [const { OnceLock::new() }; 9];
+    let index = LanguageId::ALL.iter().position(|&l| l == lang).unwrap_or(0);
+    QUERIES[index].get_or_init(|| {
+        // The queries ship with the crate and are tested against every grammar: a failure
+        // here is a build defect, never a property of a user's file.
+        Query::new(&lang.ts_language(), rules(lang).source)
+            .unwrap_or_else(|err| panic!("the {lang} symbol query does not compile: {err}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_compiles_against_its_grammar() {
+        for lang in LanguageId::ALL {
+            let query = Query::new(&lang.ts_language(), rules(lang).source);
+            assert!(query.is_ok(), "{lang}: {:?}", query.err());
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Every mapped language and format: a realistic file's map (kinds, parents, ranges with
+//! docs/attributes/decorators, signatures) pinned by snapshot, and the rendered map.
+
+use hashline_core::Document;
+use hashline_symbols::{Symbol, map_document, render_map};
+use insta::assert_snapshot;
+
+fn outline(symbols: &[Symbol], depth: usize, out: &mut String) {
+    for s in symbols {
+        let parent = s.parent.as_deref().map(|p| format!(" in {p}")).unwrap_or_default();
+        let decl = if s.decl_line != s.start_line { format!(" (decl {})", s.decl_line) } else { String::new() };
+        let sig = s.signature.as_deref().map(|g| format!(" sig `{g}`")).unwrap_or_default();
+        out.push_str(&format!(
+            "{}{} {}{parent} {}-{}{decl}{sig}\n",
+            "  ".repeat(depth),
+            s.kind,
+            s.name,
+            s.start_line,
+            s.end_line
+        ));
+        outline(&s.children, depth + 1, out);
+    }
+}
+
+fn map_of(name: &str) -> String {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let doc = Document::parse(std::fs::read(&path).expect("fixture"));
+    let map = map_document(name, &doc).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    if !map.imports.is_empty() {
+        out.push_str(&format!("imports: {}\n", map.imports.join(", ")));
+    }
+    outline(&map.symbols, 0, &mut out);
+    out.push('\n');
+    out.push_str(&render_map(name, &map).text);
+    out
+}
+
+#[test]
+fn rust() {
+    assert_snapshot!(map_of("inventory.rs"));
+}
+
+#[test]
+fn c() {
+    assert_snapshot!(map_of("ring.c"));
+}
+
+#[test]
+fn cpp_header() {
+    assert_snapshot!(map_of("shapes.h"));
+}
+
+#[test]
+fn python() {
+    assert_snapshot!(map_of("orders.py"));
+}
+
+#[test]
+fn javascript_jsx() {
+    assert_snapshot!(map_of("widgets.jsx"));
+}
+
+#[test]
+fn typescript() {
+    assert_snapshot!(map_of("service.ts"));
+}
+
+#[test]
+fn java() {
+    assert_snapshot!(map_of("Library.java"));
+}
+
+#[test]
+fn go() {
+    assert_snapshot!(map_of("server.go"));
+}
+
+#[test]
+fn markdown() {
+    assert_snapshot!(map_of("guide.md"));
+}
+
+#[test]
+fn json() {
+    assert_snapshot!(map_of("package.json"));
+}
+
+#[test]
+fn yaml() {
+    assert_snapshot!(map_of("config.yaml"));
+}
+
+#[test]
+fn toml() {
+    assert_snapshot!(map_of("Cargo.toml"));
+}
+
+#[test]
+fn shell() {
+    assert_snapshot!(map_of("deploy.sh"));
+}

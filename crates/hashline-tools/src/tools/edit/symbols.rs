@@ -1,0 +1,154 @@
+//! Symbol ops (`replace_symbol`, `insert_before_symbol`, `insert_after_symbol`): resolved
+//! against the file as read into ordinary anchored ops, so the engine's overlap rules and
+//! the session's guards apply to them like to any other edit.
+
+use hashline_core::edit::EditOp;
+use hashline_core::{Anchor, AnchorRef, Document, LineNo};
+use hashline_symbols::{Placement, Selection, insert_beside_symbol, replace_symbol, select};
+use hashline_syntax::LanguageId;
+
+use super::items::{Item, SymbolAction, SymbolRequest, variant};
+use crate::error::{ErrorCode, ToolError};
+use crate::paths::ResolvedPath;
+use crate::tools::symbol_read::file_map;
+use crate::warning::{Warning, WarningCode};
+
+/// The engine ops of a batch: symbol ops become `replace_lines` / `insert_after` on the
+/// lines they name now.
+pub(crate) fn resolve(
+    path: &ResolvedPath,
+    doc: &Document,
+    items: Vec<Item>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<EditOp>, ToolError> {
+    let mut map = None;
+    let mut ops = Vec::with_capacity(items.len());
+    for item in items {
+        let request = match item {
+            Item::Op(op) => {
+                ops.push(op);
+                continue;
+            }
+            Item::Symbol(request) => request,
+        };
+        if map.is_none() {
+            map = Some(load_map(path, doc, &request)?);
+        }
+        let Some(map) = map.as_ref() else { continue };
+        ops.push(symbol_op(doc, map, &request, warnings)?);
+    }
+    Ok(ops)
+}
+
+fn load_map(
+    path: &ResolvedPath,
+    doc: &Document,
+    request: &SymbolRequest,
+) -> Result<std::sync::Arc<hashline_symbols::SymbolMap>, ToolError> {
+    let op = request.action.name();
+    let unsupported = |why: String| {
+        ToolError::new(
+            ErrorCode::UnsupportedLanguage,
+            format!("Edit rejected — nothing was written. edits[{}]: {op} {why}", request.index),
+        )
+        .with_hint("Use replace_lines / insert_after with anchors from read for this file.")
+        .with_path(path.absolute_str())
+    };
+    if LanguageId::from_path(&path.display).is_none() {
+        return Err(unsupported(format!(
+            "needs a source file of a language with symbols (Rust, C, C++, Python, JavaScript, TypeScript, Java, Go); {} is not one.",
+            path.display
+        )));
+    }
+    match file_map(path, doc) {
+        Ok(Some(map)) => Ok(map),
+        Ok(None) => Err(unsupported(format!("found no symbol map for {}.", path.display))),
+        Err(reason) => Err(unsupported(format!("could not map {}: {reason}.", path.display))),
+    }
+}
+
+fn symbol_op(
+    doc: &Document,
+    map: &hashline_symbols::SymbolMap,
+    request: &SymbolRequest,
+    warnings: &mut Vec<Warning>,
+) -> Result<EditOp, ToolError> {
+    let where_ = format!("edits[{}].{}", request.index, request.action.name());
+    let query = request.symbol.trim();
+    if query.is_empty() {
+        return Err(variant(format!("{where_}.symbol must not be empty.")));
+    }
+    let located = match select(map, query) {
+        Selection::Found { found, tier, .. } if !tier.is_fuzzy() => found,
+        Selection::Found { found, tier, .. } => {
+            return Err(variant(format!(
+                "{where_}: symbol '{query}' was not found exactly (closest: `{}` at lines {}-{}, by {}). Name it exactly, e.g. {}@{}.",
+                found.symbol.name,
+                found.symbol.start_line,
+                found.symbol.end_line,
+                tier.describe(),
+                found.symbol.name,
+                found.symbol.start_line
+            )));
+        }
+        Selection::Ambiguous { candidates, total, .. } => {
+            let list: Vec<String> = candidates
+                .iter()
+                .map(|c| {
+                    format!(
+                        "- {} ({}) — lines {}-{}",
+                        c.symbol.name, c.symbol.kind, c.symbol.start_line, c.symbol.end_line
+                    )
+                })
+                .collect();
+            let selectors: Vec<String> =
+                candidates.iter().map(|c| format!("{}@{}", c.symbol.name, c.symbol.start_line)).collect();
+            return Err(variant(format!(
+                "{where_}: symbol '{query}' is ambiguous ({total} matches):\n{}\nUse {} to select by start line.",
+                list.join("\n"),
+                selectors.join(" or ")
+            )));
+        }
+        Selection::NotFound { available, .. } => {
+            return Err(variant(format!(
+                "{where_}: symbol '{query}' not found. Available symbols: {}",
+                available.join(", ")
+            )));
+        }
+    };
+    let edit = match request.action {
+        SymbolAction::Replace => replace_symbol(doc, &located, &request.text),
+        SymbolAction::InsertBefore => insert_beside_symbol(doc, map, &located, &request.text, Placement::Before),
+        SymbolAction::InsertAfter => insert_beside_symbol(doc, map, &located, &request.text, Placement::After),
+    }
+    .map_err(|message| variant(format!("{where_}: {message}")))?;
+    warnings.extend(edit.warnings.iter().map(|w| Warning::new(WarningCode::NameMismatch, format!("{where_}: {w}"))));
+    let anchor = |number: u32| -> Result<AnchorRef, ToolError> {
+        let line = LineNo::new(number)
+            .and_then(|n| doc.line(n))
+            .ok_or_else(|| variant(format!("{where_}: line {number} of the symbol is past the end of the file.")))?;
+        Ok(AnchorRef::Line { anchor: Anchor { line: line.number, hash: line.hash() }, content: None })
+    };
+    let joined = edit.lines.join("\n");
+    // The engine ignores one trailing newline: a trailing blank line needs two.
+    let new_text = if edit.lines.last().is_some_and(String::is_empty) { format!("{joined}\n") } else { joined.clone() };
+    if edit.last >= edit.first {
+        return Ok(EditOp::ReplaceLines {
+            start: anchor(edit.first)?,
+            end: anchor(edit.last)?,
+            new_text,
+            literal: true,
+        });
+    }
+    if edit.first > 1 {
+        return Ok(EditOp::InsertAfter { anchor: anchor(edit.first - 1)?, new_text, literal: true });
+    }
+    // Before line 1: replace line 1 with the new lines followed by itself.
+    let first = LineNo::new(1).and_then(|n| doc.line(n)).map(|l| String::from_utf8_lossy(l.content).into_owned());
+    Ok(EditOp::ReplaceLines {
+        start: anchor(1)?,
+        end: anchor(1)?,
+        new_text: format!("{joined}\n{}", first.unwrap_or_default()),
+        literal: true,
+    })
+}

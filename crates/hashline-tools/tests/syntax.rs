@@ -1,0 +1,168 @@
+//! `syntaxValidate` in `edit` and `write`: only problems the change introduced, located in
+//! the new file; `warn` writes and warns, `block` refuses and writes nothing, `off` skips.
+
+mod common;
+
+use common::{Workspace, code};
+use hashline_core::LineHash;
+use hashline_tools::edit::EditTool;
+use hashline_tools::read::ReadTool;
+use hashline_tools::write::WriteTool;
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+const RUST: &str = "fn alpha() -> u32 {\n    1\n}\n\nfn beta() -> u32 {\n    2\n}\n\nfn gamma() -> u32 {\n    3\n}\n";
+
+fn set_line(line: u32, old: &str, new: &str) -> Value {
+    json!({"set_line": {"anchor": format!("{line}:{}", LineHash::of(old.as_bytes())), "new_text": new}})
+}
+
+fn edit(ws: &Workspace, path: &str, mode: Option<&str>, edits: Value) -> hashline_tools::ToolResult {
+    ws.call::<ReadTool>(json!({"path": path}));
+    let mut args = json!({"path": path, "edits": edits});
+    if let Some(mode) = mode {
+        args["syntaxValidate"] = json!(mode);
+    }
+    ws.call::<EditTool>(args)
+}
+
+#[test]
+fn warn_mode_writes_and_names_the_new_errors_lines() {
+    let ws = Workspace::new();
+    ws.file("lib.rs", RUST);
+    let result = edit(&ws, "lib.rs", None, json!([set_line(5, "fn beta() -> u32 {", "fn beta( -> u32 {")]));
+    assert!(!result.is_error, "{}", result.text());
+    assert!(std::fs::read_to_string(ws.path("lib.rs")).unwrap().contains("fn beta( -> u32"));
+    let syntax = &result.ptc_value()["syntax"];
+    assert_eq!(syntax["mode"], "warn");
+    assert_eq!(syntax["checked"], true);
+    assert_eq!(syntax["language"], "rust");
+    assert_eq!(syntax["newProblems"][0]["startLine"], 5);
+    let warnings = result.ptc_value()["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|w| w["code"] == "syntax-regression"), "{warnings:?}");
+    assert_snapshot!(result.text(), @"
+    Edited lib.rs (1 change, +1 -1 line)
+    syntax-regression: lines 5 — the change added Rust syntax errors (it was written; errors the file already had are not counted)
+
+    @@ -3,5 +3,5 @@
+     3:b18|}
+     4:d05|
+    -5:b9e|fn beta() -> u32 {
+    +5:7ce|fn beta( -> u32 {
+     6:9f7|    2
+     7:b18|}
+    ");
+}
+
+#[test]
+fn block_mode_refuses_and_writes_nothing() {
+    let ws = Workspace::new();
+    ws.file("lib.rs", RUST);
+    let result = edit(&ws, "lib.rs", Some("block"), json!([set_line(10, "    3", "    3 +")]));
+    assert!(result.is_error);
+    assert_eq!(code(&result), "syntax-regression");
+    assert_eq!(std::fs::read_to_string(ws.path("lib.rs")).unwrap(), RUST);
+    assert_snapshot!(result.text(), @r#"
+    Edit rejected — nothing was written. syntax-regression: lines 10 — the change would add Rust syntax errors to lib.rs (errors the file already had are not counted). The rejected text there:
+    10|     3 +
+    Fix the new text and retry, or pass syntaxValidate: "warn" to write it anyway.
+    "#);
+}
+
+#[test]
+fn errors_the_file_already_had_are_not_blamed() {
+    let ws = Workspace::new();
+    let broken = RUST.replace("    1\n", "    let x = ;\n    1\n");
+    ws.file("lib.rs", &broken);
+    // A clean change far from the old error: checked, nothing new.
+    let result = edit(&ws, "lib.rs", Some("block"), json!([set_line(11, "    3", "    33")]));
+    assert!(!result.is_error, "{}", result.text());
+    let syntax = &result.ptc_value()["syntax"];
+    assert_eq!(syntax["checked"], true);
+    assert_eq!(syntax["newProblems"], json!([]));
+    // A new error below the old one: only the new one is named.
+    let result = edit(&ws, "lib.rs", None, json!([set_line(7, "    2", "    2 +")]));
+    let lines: Vec<(u64, u64)> = result.ptc_value()["syntax"]["newProblems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["startLine"].as_u64().unwrap(), p["endLine"].as_u64().unwrap()))
+        .collect();
+    assert!(!lines.is_empty() && lines.iter().all(|&(s, e)| s >= 7 && e <= 8), "{lines:?}");
+}
+
+#[test]
+fn an_old_error_moved_by_an_insert_is_not_blamed() {
+    let ws = Workspace::new();
+    ws.file("a.py", "def f(:\n    pass\n\ndef g():\n    return 1\n");
+    let insert = json!([{"insert_after": {"anchor": format!("5:{}", LineHash::of(b"    return 1")), "new_text": "\ndef h():\n    return 2"}}]);
+    let result = edit(&ws, "a.py", Some("block"), insert);
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.ptc_value()["syntax"]["checked"], true);
+}
+
+#[test]
+fn off_mode_and_unknown_languages_say_nothing_was_checked() {
+    let ws = Workspace::new();
+    ws.file("lib.rs", RUST);
+    let result = edit(&ws, "lib.rs", Some("off"), json!([set_line(10, "    3", "    3 +")]));
+    assert!(!result.is_error);
+    assert_eq!(
+        result.ptc_value()["syntax"],
+        json!({"mode": "off", "checked": false, "language": "rust", "reason": "syntaxValidate is off", "newProblems": []})
+    );
+    ws.file("notes.txt", "a\nb\n");
+    let result = edit(&ws, "notes.txt", Some("block"), json!([set_line(1, "a", "(")]));
+    assert!(!result.is_error);
+    assert_eq!(
+        result.ptc_value()["syntax"],
+        json!({"mode": "block", "checked": false, "reason": "no syntax checker for this file type", "newProblems": []})
+    );
+}
+
+#[test]
+fn crlf_and_bom_files_round_trip_clean() {
+    let ws = Workspace::new();
+    let crlf = format!("\u{feff}{}", RUST.replace('\n', "\r\n"));
+    ws.file("lib.rs", &crlf);
+    let result = edit(&ws, "lib.rs", Some("block"), json!([set_line(2, "    1", "    10")]));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.ptc_value()["syntax"]["newProblems"], json!([]));
+}
+
+#[test]
+fn write_checks_an_overwrite_against_the_old_content() {
+    let ws = Workspace::new();
+    ws.file("main.go", "package main\n\nfunc main() {\n}\n");
+    let broken = "package main\n\nfunc main() {\n\tx := \n}\n";
+    let result = ws.call::<WriteTool>(json!({"path": "main.go", "content": broken, "syntaxValidate": "block"}));
+    assert_eq!(code(&result), "syntax-regression", "{}", result.text());
+    assert_eq!(std::fs::read_to_string(ws.path("main.go")).unwrap(), "package main\n\nfunc main() {\n}\n");
+    assert_snapshot!(result.text(), @r#"
+    Write rejected — nothing was written. syntax-regression: lines 4 — the change would add Go syntax errors to main.go (errors the file already had are not counted). The rejected text there:
+    4| 	x := 
+    Fix the new text and retry, or pass syntaxValidate: "warn" to write it anyway.
+    "#);
+    let result = ws.call::<WriteTool>(json!({"path": "main.go", "content": broken}));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.ptc_value()["syntax"]["newProblems"][0]["startLine"], 4);
+    assert_snapshot!(result.text(), @"
+    syntax-regression: lines 4 — the change added Go syntax errors (it was written; errors the file already had are not counted)
+
+    1:aff|package main
+    2:d05|
+    3:29f|func main() {
+    4:6da|	x := 
+    5:b18|}
+    ");
+}
+
+#[test]
+fn write_of_a_new_file_counts_every_problem() {
+    let ws = Workspace::new();
+    let result = ws.call::<WriteTool>(
+        json!({"path": "A.java", "content": "class A {\n  void f( {}\n}\n", "syntaxValidate": "block"}),
+    );
+    assert_eq!(code(&result), "syntax-regression", "{}", result.text());
+    assert!(!ws.path("A.java").exists());
+}
