@@ -53,6 +53,7 @@ async def test_every_tool_refuses_every_path_attack(tmp_path: Path):
                     ("ls", {"path": path}),
                     ("find", {"path": path, "pattern": "*"}),
                     ("grep", {"path": path, "pattern": "secret"}),
+                    ("ast_search", {"path": path, "pattern": "secret", "lang": "python"}),
                 ]
                 for tool, arguments in calls:
                     tried += 1

@@ -59,6 +59,7 @@ fn every_tool_refuses_every_path_attack() {
             ("ls", json!({"path": path})),
             ("find", json!({"path": path, "pattern": "*"})),
             ("grep", json!({"path": path, "pattern": "secret"})),
+            ("ast_search", json!({"path": path, "pattern": "secret", "lang": "python"})),
         ];
         for (tool, args) in calls {
             tried += 1;
