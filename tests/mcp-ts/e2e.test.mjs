@@ -145,12 +145,15 @@ test("a stale anchor is an isError result with hash-mismatch and fresh rows; the
   const stale = { set_line: { anchor: fresh[1].anchor, new_text: "Beta" } };
   const { text, value } = await refused("edit", { path: "notes.txt", edits: [stale] }, "hash-mismatch");
   assert.match(text, /nothing was written/);
+  // Every row the text shows (the marked one and its context) is in updatedAnchors.
   const updated = value.error.details.updatedAnchors;
-  assert.deepEqual(rows(text, [">>>"]), anchors(updated));
-  assert.equal(updated[0].raw, "BETA (changed outside)");
+  assert.deepEqual(rows(text), anchors(updated));
+  const [marked] = rows(text, [">>>"]);
+  const target = updated.find((row) => row.anchor === marked);
+  assert.equal(target.raw, "BETA (changed outside)");
   assert.equal(readFileSync(join(workspace, "notes.txt"), "utf8"), "alpha\nBETA (changed outside)\ngamma\n");
 
-  const retry = { set_line: { anchor: updated[0].anchor, new_text: "Beta" } };
+  const retry = { set_line: { anchor: target.anchor, new_text: "Beta" } };
   const { result, text: retried, value: done } = await call("edit", { path: "notes.txt", edits: [retry] });
   assert.equal(result.isError, false, retried);
   assert.deepEqual(rows(retried, [" ", "+"]), anchors(done.anchors));

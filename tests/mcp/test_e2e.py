@@ -150,14 +150,16 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         error = value["error"]
         assert error["code"] == "hash-mismatch"
         assert "nothing was written" in text
+        # Every row the text shows (the marked one and its context) is in updatedAnchors.
         updated = error["details"]["updatedAnchors"]
-        assert rows(text, {">>>"}) == anchors(updated)
-        assert set(anchors(updated)) <= set(rows(text))
-        assert updated[0]["raw"] == "BETA (changed outside)"
+        assert rows(text) == anchors(updated)
+        [marked] = rows(text, {">>>"})
+        target = next(row for row in updated if row["anchor"] == marked)
+        assert target["raw"] == "BETA (changed outside)"
         assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA (changed outside)\ngamma\n"
 
         # Retry with the returned anchor, no re-read: it lands.
-        retry = {"set_line": {"anchor": updated[0]["anchor"], "new_text": "Beta"}}
+        retry = {"set_line": {"anchor": target["anchor"], "new_text": "Beta"}}
         result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [retry]})
         assert not result.is_error, text
         assert rows(text, {" ", "+"}) == anchors(value["anchors"])

@@ -93,10 +93,11 @@ async def test_http_tools_read_edit_mismatch_and_retry(tmp_path: Path):
             assert result.is_error
             assert value["error"]["code"] == "hash-mismatch"
             updated = value["error"]["details"]["updatedAnchors"]
-            assert rows(text, {">>>"}) == anchors(updated)
+            assert rows(text) == anchors(updated)
+            [marked] = rows(text, {">>>"})
             assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA (changed outside)\ngamma\n"
 
-            retry = {"set_line": {"anchor": updated[0]["anchor"], "new_text": "Beta"}}
+            retry = {"set_line": {"anchor": marked, "new_text": "Beta"}}
             result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [retry]})
             assert not result.is_error, text
             assert (tmp_path / "notes.txt").read_text() == "alpha\nBeta\ngamma\n"
