@@ -77,7 +77,7 @@ pub enum FileScan {
 
 /// Searches one file's bytes. Every matching line is counted; the first `keep` matches are
 /// kept with their context lines. `searcher` is reused across files by one thread (see
-/// [`crate::walk`] for its configuration).
+/// the crate's walk module for its configuration).
 pub fn scan_bytes(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> FileScan {
     if memchr::memchr(0, bytes).is_some() {
         return FileScan::Binary;

@@ -1,4 +1,4 @@
-//! MCP over Streamable HTTP: rmcp's service for the protocol, behind a [`gate`] that
+//! MCP over Streamable HTTP: rmcp's service for the protocol, behind a gate (the `gate` module) that
 //! checks the bearer token, the session's owner and the session count, on hyper.
 //!
 //! One MCP session (`Mcp-Session-Id`) is one [`HashlineServer`] with its own hashline
