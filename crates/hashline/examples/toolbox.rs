@@ -28,10 +28,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert!(refused.is_error);
     println!("edit with a stale anchor →\n{}\n", refused.text());
 
-    // The refusal carries fresh anchors, so the retry needs no re-read.
-    let fresh = refused.details.ptc_value["error"]["details"]["updatedAnchors"][0]["anchor"]
-        .as_str()
-        .ok_or("fresh anchors in the refusal")?
+    // The refusal carries fresh anchors (the refused line and its context), so the retry
+    // needs no re-read: take the row of the line the stale anchor named.
+    let updated = refused.details.ptc_value["error"]["details"]["updatedAnchors"].as_array().ok_or("fresh rows")?;
+    let fresh = updated
+        .iter()
+        .find(|row| row["line"] == 2)
+        .and_then(|row| row["anchor"].as_str())
+        .ok_or("a fresh anchor for line 2 in the refusal")?
         .to_owned();
     let args = json!({"path": "greeting.txt", "edits": [{"set_line": {"anchor": fresh, "new_text": "planet"}}]});
     let edited = toolbox.execute(&session, "edit", args.clone(), &top);
