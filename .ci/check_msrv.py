@@ -12,7 +12,8 @@ import sys
 
 
 def version(text):
-    return tuple(int(part) for part in text.split("."))
+    parts = [int(part) for part in text.split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))  # "1.90" is "1.90.0"
 
 
 def main():
