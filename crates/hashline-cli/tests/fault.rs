@@ -1,7 +1,12 @@
 //! The fault-injection suite (SPEC §12), run by `.ci/run` with `--ignored`: the release
 //! of `hashline` killed with SIGKILL at random moments of single-file, hard-linked and
 //! multi-file edits; an appender and a second `hashline` racing edits; a symlink swapped
-//! during writes and edits. Each prints `rounds run / violations`; any violation fails.
+//! during writes and edits; edits and writes on a full tmpfs. Each prints `rounds run /
+//! violations`; any violation fails.
+//!
+//! `HASHLINE_FAULT_BIN` names another `hashline` to put through the same rounds (for example
+//! a build from before the file-system layer, behind a wrapper that drops `--stateless`), so
+//! that the suite can be seen failing where the guarantees do not hold.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -35,10 +40,15 @@ fn anchor(line: u32, text: &str) -> String {
     format!("{line}:{}", LineHash::of(text.as_bytes()))
 }
 
+/// The `hashline` under test: this build's, or the one `HASHLINE_FAULT_BIN` names.
+fn binary() -> PathBuf {
+    std::env::var_os("HASHLINE_FAULT_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_hashline")), PathBuf::from)
+}
+
 fn spawn(root: &Path, tool: &str, args: serde_json::Value) -> Child {
     // Stateless: these races are about the file system, not the session (whose lock
     // would make the processes take turns).
-    Command::new(env!("CARGO_BIN_EXE_hashline"))
+    Command::new(binary())
         .args(["--stateless", "--root"])
         .arg(root)
         .args(["call", tool, &args.to_string()])
@@ -242,5 +252,98 @@ fn a_symlink_swapped_during_writes_and_edits_never_changes_the_outside_file() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     swapper.join().expect("swapper");
     println!("fault: symlink swapped during write/edit: rounds {} / violations {violations}", rounds * 2);
+    assert_eq!(violations, 0);
+}
+
+/// Fills the file system of `root` and then frees `free` bytes again (rounded by the file
+/// system to whole pages), so the next commit runs out of space at a different point in
+/// each round.
+fn fill_leaving(root: &Path, free: u64) {
+    let path = root.join("filler");
+    let mut filler = std::fs::File::create(&path).expect("filler");
+    while std::io::Write::write_all(&mut filler, &[b'x'; 4096]).is_ok() {}
+    let len = filler.metadata().expect("filler size").len();
+    filler.set_len(len.saturating_sub(free)).expect("shrink the filler");
+}
+
+#[test]
+#[ignore = "fault-injection suite: run by .ci/run with --ignored"]
+fn edits_and_writes_on_a_full_disk_leave_every_file_old_or_new_and_no_temp_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+        .arg(&root)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        println!("fault: full tmpfs: SKIPPED (cannot mount a tmpfs: needs root)");
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _unmount = Unmount(&root);
+    let old = content("old", 400);
+    let new = old.replacen("old\n", &format!("{}\n", "n".repeat(12_000)), 1);
+    let set_first = |path: &str| json!({"path": path, "edits": [{"set_line": {"anchor": anchor(1, "old"), "new_text": "n".repeat(12_000)}}]});
+    // (what runs, the files it changes, whether h.txt's second name must follow)
+    let cases: [(&str, serde_json::Value, &[&str]); 4] = [
+        ("edit of a one-link file", set_first("p.txt"), &["p.txt"]),
+        ("edit of a hard-linked file", set_first("h.txt"), &["h.txt"]),
+        ("multi-file edit", json!({"files": [set_first("a.txt"), set_first("b.txt")]}), &["a.txt", "b.txt"]),
+        ("write over a hard-linked file", json!({"path": "h.txt", "content": new.clone()}), &["h.txt"]),
+    ];
+    let expected = ["a.txt", "b.txt", "filler", "h.txt", "h2.txt", "p.txt"];
+    let mut rng = Rng::new();
+    let rounds = 120;
+    let (mut violations, mut refused) = (0, 0);
+    for round in 0..rounds {
+        let (name, args, changed) = &cases[round % cases.len()];
+        let _ = std::fs::remove_file(root.join("filler"));
+        for file in ["a.txt", "b.txt", "h.txt", "h2.txt", "p.txt"] {
+            let _ = std::fs::remove_file(root.join(file));
+        }
+        for file in ["a.txt", "b.txt", "h.txt", "p.txt"] {
+            std::fs::write(root.join(file), &old).expect("seed");
+        }
+        std::fs::hard_link(root.join("h.txt"), root.join("h2.txt")).expect("link");
+        fill_leaving(&root, rng.below(96 * 1024));
+        let tool = if args.get("content").is_some() { "write" } else { "edit" };
+        let out = spawn(&root, tool, args.clone()).wait_with_output().expect("run");
+        let ok = out.status.success();
+        refused += usize::from(!ok);
+        let _ = std::fs::remove_file(root.join("filler"));
+        recover(&root);
+        let states: Vec<Option<bool>> = changed
+            .iter()
+            .map(|f| match std::fs::read_to_string(root.join(f)) {
+                Ok(text) if text == old => Some(false),
+                Ok(text) if text == new => Some(true),
+                _ => None,
+            })
+            .collect();
+        let consistent = states.iter().all(|s| *s == Some(ok));
+        let linked = std::fs::read(root.join("h2.txt")).ok() == std::fs::read(root.join("h.txt")).ok();
+        let others_kept = ["a.txt", "b.txt", "h.txt", "p.txt"]
+            .iter()
+            .filter(|f| !changed.contains(f))
+            .all(|f| std::fs::read_to_string(root.join(f)).ok().as_deref() == Some(old.as_str()));
+        let mut stray = strays(&root, &expected);
+        stray.sort();
+        if !consistent || !linked || !others_kept || !stray.is_empty() {
+            violations += 1;
+            eprintln!(
+                "full disk, {name}: violation: reported ok {ok}, states {states:?}, link ok {linked}, others kept {others_kept}, strays {stray:?}: {}",
+                String::from_utf8_lossy(&out.stdout).chars().take(300).collect::<String>()
+            );
+        }
+    }
+    println!(
+        "fault: edits and writes on a full tmpfs: rounds {rounds} / violations {violations} ({refused} refused for lack of space)"
+    );
     assert_eq!(violations, 0);
 }

@@ -1,7 +1,8 @@
 //! Committing new bytes to files (SPEC §7.3, §7.5): one file with one link is written to
 //! an unnamed temporary file in its directory (`O_TMPFILE`, else a short `.hl<8 hex>.tmp`
-//! name), synced, compared against what was read, and renamed over the name; a file with
-//! several links, or several files at once, go through the journal (`crate::journal`).
+//! name), synced, compared against what was read, linked into the root's journal directory
+//! (where recovery finds it if the process stops there) and renamed over the name; a file
+//! with several links, or several files at once, go through the journal (`crate::journal`).
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -77,7 +78,7 @@ pub fn commit(
     let states: Vec<WriteState> = states.collect();
     match members {
         [one] if one.target.snapshot.is_none_or(|s| s.nlink <= 1) => {
-            by_rename(one, hook).map_err(|err| (0, err))?;
+            by_rename(journal, one, hook).map_err(|err| (0, err))?;
         }
         _ => journal::commit_group(journal, members, hook)?,
     }
@@ -85,7 +86,7 @@ pub fn commit(
 }
 
 /// The one-file path: temporary file, sync, compare, rename.
-fn by_rename(member: &Member<'_>, hook: &Hook) -> Result<(), CommitError> {
+fn by_rename(journal: &Journal<'_>, member: &Member<'_>, hook: &Hook) -> Result<(), CommitError> {
     let target = member.target;
     let mut temp = Temp::create(target.dir.as_fd(), target)?;
     temp.file.write_all(member.new)?;
@@ -95,7 +96,7 @@ fn by_rename(member: &Member<'_>, hook: &Hook) -> Result<(), CommitError> {
     if member.check && !target.unchanged(member.old, false)? {
         return Err(CommitError::Changed);
     }
-    temp.install(&target.name)?;
+    temp.install(journal, &target.name)?;
     hook(Stage::AfterCommit, &target.real)?;
     Ok(())
 }
@@ -107,6 +108,9 @@ struct Temp<'d> {
     dir: BorrowedFd<'d>,
     file: File,
     name: Option<String>,
+    /// Whether this process holds the target's lock, so that a file under the target's
+    /// link name can only be a leftover of an earlier commit that stopped.
+    locked: bool,
 }
 
 impl<'d> Temp<'d> {
@@ -122,10 +126,15 @@ impl<'d> Temp<'d> {
             None
         };
         let temp = match file {
-            Some(file) => Self { dir, file, name: None },
+            Some(file) => {
+                // Held until the file is renamed into place: recovery leaves a linked
+                // temporary file alone while its commit is alive.
+                rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+                Self { dir, file, name: None, locked: target.file.is_some() }
+            }
             None => {
                 let (file, name) = create_named(dir, mode)?;
-                Self { dir, file, name: Some(name) }
+                Self { dir, file, name: Some(name), locked: target.file.is_some() }
             }
         };
         if let Some(snapshot) = target.snapshot {
@@ -141,14 +150,54 @@ impl<'d> Temp<'d> {
     }
 
     /// Makes the temporary file the file `name` (atomically replacing it).
-    fn install(mut self, name: &OsStr) -> io::Result<()> {
+    ///
+    /// An unnamed file is linked into the root's journal directory under a name of its own
+    /// and renamed from there: a crash between the link and the rename leaves it where
+    /// recovery looks (its `flock`, taken when it was created, tells a live commit from a
+    /// dead one). Where the target is on another file system than the journal, it is linked
+    /// beside the target instead.
+    fn install(mut self, journal: &Journal<'_>, name: &OsStr) -> io::Result<()> {
+        if self.name.is_none() {
+            // Where the journal cannot be made (a read-only first root), link beside the
+            // target.
+            if let Ok((jdir, linked)) = journal.link_temp(&self.file) {
+                let renamed = rustix::fs::renameat(&jdir, linked.as_str(), self.dir, name);
+                if renamed.is_err() {
+                    let _ = rustix::fs::unlinkat(&jdir, linked.as_str(), AtFlags::empty());
+                }
+                drop(jdir);
+                journal.tidy();
+                match renamed {
+                    Ok(()) => return Ok(()),
+                    Err(Errno::XDEV) => {}
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        }
         let temp_name = match self.name.take() {
             Some(named) => named,
             None => {
-                let named = temp_name("");
                 let proc = format!("/proc/self/fd/{}", self.file.as_raw_fd());
-                rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), self.dir, named.as_str(), AtFlags::SYMLINK_FOLLOW)?;
-                named
+                let link = |named: &str| {
+                    rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), self.dir, named, AtFlags::SYMLINK_FOLLOW)
+                };
+                // The unnamed file gets a name fixed by the target's (a crash between the
+                // link and the rename leaves it there): under the target's lock, a file
+                // already under that name was left by a commit of this target that stopped,
+                // and goes. Anything else keeps it (a new file, a name shared by chance).
+                let fixed = link_name(name);
+                if self.locked {
+                    let _ = rustix::fs::unlinkat(self.dir, fixed.as_str(), AtFlags::empty());
+                }
+                match link(fixed.as_str()) {
+                    Ok(()) => fixed,
+                    Err(Errno::EXIST) => {
+                        let named = temp_name("");
+                        link(named.as_str())?;
+                        named
+                    }
+                    Err(err) => return Err(err.into()),
+                }
             }
         };
         if let Err(err) = rustix::fs::renameat(self.dir, temp_name.as_str(), self.dir, name) {
@@ -179,6 +228,14 @@ pub(crate) fn create_named(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<(File,
         }
     }
     Err(Errno::EXIST.into())
+}
+
+/// The name under which an unnamed temporary file for `target` is linked before the rename:
+/// `.hl<8 hex>.tmp`, the hex being the xxHash32 of the target's name, so that the next
+/// commit of that file finds (and removes) what a crash between link and rename left.
+pub(crate) fn link_name(target: &OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    format!(".hl{:08x}.tmp", xxhash_rust::xxh32::xxh32(target.as_bytes(), 0))
 }
 
 /// A short temporary name, `.hl<8 hex><tag>.tmp`: 15 bytes plus the tag, far under the
@@ -296,7 +353,55 @@ mod tests {
     }
 
     #[test]
+    fn a_temporary_file_left_in_the_journal_by_a_dead_commit_goes_at_recovery() {
+        let fx = Fixture::new();
+        fs::write(fx.path("f.txt"), "old").expect("write");
+        fx.write("f.txt", b"new", &no_hook).expect("write");
+        assert_eq!(fx.entries(), ["f.txt"], "a one-file commit leaves no journal behind");
+        // What a process killed after linking its file into the journal, before the
+        // rename, leaves; and what a live one holds locked at that moment.
+        fs::create_dir(fx.path(journal::JOURNAL_DIR)).expect("journal");
+        let dead = format!("{}/.hl0000dead.tmp", journal::JOURNAL_DIR);
+        let live = format!("{}/.hl00001ive.tmp", journal::JOURNAL_DIR);
+        fs::write(fx.path(&dead), "half of a new f.txt").expect("dead");
+        fs::write(fx.path(&live), "a commit in flight").expect("live");
+        let held = File::open(fx.path(&live)).expect("open");
+        rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).expect("lock");
+        assert!(journal::recover(&fx.root).is_empty(), "no file was restored");
+        assert!(!fx.path(&dead).exists(), "the dead commit's file is gone");
+        assert!(fx.path(&live).exists(), "the live commit's file stays");
+        drop(held);
+        journal::recover(&fx.root);
+        assert_eq!(fx.entries(), ["f.txt"]);
+    }
+
+    #[test]
+    fn without_a_journal_a_temporary_file_left_beside_the_target_goes_at_its_next_commit() {
+        if !proc_fd_usable() {
+            eprintln!("SKIPPED: no O_TMPFILE linking here, temporary files are named at random");
+            return;
+        }
+        let fx = Fixture::new();
+        // A journal that cannot be made (a file in its place): link beside the target.
+        fs::write(fx.path(journal::JOURNAL_DIR), "not a directory").expect("blocker");
+        fs::write(fx.path("f.txt"), "old").expect("write");
+        let stray = link_name(std::ffi::OsStr::new("f.txt"));
+        fs::write(fx.path(&stray), "half of a new f.txt").expect("stray");
+        // A new file holds no lock yet: the stray under its name stays, and the new file is
+        // written under a name of its own.
+        let other = link_name(std::ffi::OsStr::new("g.txt"));
+        fs::write(fx.path(&other), "someone's").expect("other");
+        assert_eq!(fx.write("g.txt", b"g", &no_hook).expect("write"), WriteState::Created);
+        assert_eq!(fs::read(fx.path(&other)).expect("read"), b"someone's");
+        fs::remove_file(fx.path(&other)).expect("rm");
+        fx.write("f.txt", b"new", &no_hook).expect("write");
+        assert_eq!(fs::read(fx.path("f.txt")).expect("read"), b"new");
+        assert_eq!(fx.entries(), [journal::JOURNAL_DIR, "f.txt", "g.txt"]);
+    }
+
+    #[test]
     fn temporary_names_are_short() {
+        assert_eq!(link_name(std::ffi::OsStr::new(&"x".repeat(255))).len(), 15);
         assert_eq!(temp_name("").len(), 15);
         assert!(temp_name("").starts_with(".hl") && temp_name("").ends_with(".tmp"));
     }

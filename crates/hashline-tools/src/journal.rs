@@ -19,7 +19,7 @@ use rustix::fs::{AtFlags, FallocateFlags, FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::{CommitError, Hook, Member, Stage, create_named, random_hex};
+use crate::atomic::{CommitError, Hook, Member, Stage, random_hex};
 use crate::confine::RootDir;
 
 /// The journal directory's name, in the session's first root.
@@ -85,8 +85,32 @@ impl<'r> Journal<'r> {
         Ok(rustix::fs::openat(self.root.fd(), JOURNAL_DIR, flags, Mode::empty())?)
     }
 
+    /// Links the unnamed temporary file `file` into the journal directory (made if
+    /// missing) under a fresh `.hl<8 hex>.tmp`: the directory and the name. Another commit
+    /// may remove the directory (`tidy`) between making it and the link; then it is made
+    /// again.
+    pub(crate) fn link_temp(&self, file: &File) -> io::Result<(OwnedFd, String)> {
+        use std::os::fd::AsRawFd;
+        let proc = format!("/proc/self/fd/{}", file.as_raw_fd());
+        let mut last = Errno::NOENT;
+        for _ in 0..8 {
+            let jdir = match self.open(true) {
+                Ok(jdir) => jdir,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+                Err(err) => return Err(err),
+            };
+            let name = crate::atomic::temp_name("");
+            match rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), &jdir, name.as_str(), AtFlags::SYMLINK_FOLLOW) {
+                Ok(()) => return Ok((jdir, name)),
+                Err(err @ (Errno::NOENT | Errno::EXIST)) => last = err,
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Err(last.into())
+    }
+
     /// Removes the journal directory if it is empty.
-    fn tidy(&self) {
+    pub(crate) fn tidy(&self) {
         let _ = rustix::fs::unlinkat(self.root.fd(), JOURNAL_DIR, AtFlags::REMOVEDIR);
     }
 }
@@ -97,7 +121,6 @@ pub(crate) fn commit_group(
     members: &[Member<'_>],
     hook: &Hook,
 ) -> Result<(), (usize, CommitError)> {
-    let jdir = journal.open(true).map_err(|err| (0, err.into()))?;
     let id = random_hex();
     let entries: Vec<Entry> = members
         .iter()
@@ -113,12 +136,19 @@ pub(crate) fn commit_group(
         })
         .collect();
     let record = Record { pid: std::process::id(), entries };
-    let (record_file, prep) = match write_record(jdir.as_fd(), &id, &record) {
-        Ok(written) => written,
-        Err(err) => {
-            drop(jdir);
-            journal.tidy();
-            return Err((0, err.into()));
+    // Another commit may remove the empty directory (`tidy`) between making it and
+    // writing the record; then it is made again.
+    let mut attempt = 0;
+    let (jdir, (record_file, prep)) = loop {
+        attempt += 1;
+        let written = journal.open(true).and_then(|jdir| Ok((write_record(jdir.as_fd(), &id, &record)?, jdir)));
+        match written {
+            Ok((written, jdir)) => break (jdir, written),
+            Err(err) if err.kind() == io::ErrorKind::NotFound && attempt < 8 => continue,
+            Err(err) => {
+                journal.tidy();
+                return Err((0, err.into()));
+            }
         }
     };
     let group = Group { jdir: jdir.as_fd(), members, record: &record };
@@ -210,12 +240,10 @@ impl Group<'_> {
         match &entry.how {
             How::Rename { temp, backup } => {
                 let mode = Mode::from_raw_mode(target.snapshot.map_or(0o666, |s| s.mode));
-                let (mut file, named) = create_named(target.dir.as_fd(), mode)?;
-                let renamed = rustix::fs::renameat(&target.dir, named.as_str(), &target.dir, temp.as_str());
-                if let Err(err) = renamed {
-                    let _ = rustix::fs::unlinkat(&target.dir, named.as_str(), AtFlags::empty());
-                    return Err(err.into());
-                }
+                // Made under the name the record already holds: a crash from here on leaves
+                // it where recovery looks.
+                let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                let mut file = File::from(rustix::fs::openat(&target.dir, temp.as_str(), flags, mode)?);
                 if let Some(snapshot) = target.snapshot {
                     rustix::fs::fchmod(&file, Mode::from_raw_mode(snapshot.mode))?;
                     let _ = rustix::fs::fchown(
@@ -325,6 +353,16 @@ fn restore_copy(jdir: BorrowedFd<'_>, copy: &str, dir: BorrowedFd<'_>, name: &Os
     file.sync_all()
 }
 
+/// Removes a one-file commit's temporary file that its process left in the journal when
+/// it stopped between linking and renaming it (a live commit holds its `flock`).
+fn remove_dead_temp(jdir: BorrowedFd<'_>, name: &str) {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let Ok(fd) = rustix::fs::openat(jdir, name, flags, Mode::empty()) else { return };
+    if rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_ok() {
+        let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
+    }
+}
+
 /// Recovery at session start: takes over every record of `root`'s journal that no live
 /// process holds, rolls its group back or finishes it, and returns one notice per group
 /// whose files were restored.
@@ -340,6 +378,10 @@ pub fn recover(root: &RootDir) -> Vec<String> {
             Some("prep") => Phase::Prep,
             Some("intent") => Phase::Intent,
             Some("commit") => Phase::Commit,
+            Some("tmp") => {
+                remove_dead_temp(jdir.as_fd(), name);
+                continue;
+            }
             _ => continue,
         };
         let Ok(fd) =
