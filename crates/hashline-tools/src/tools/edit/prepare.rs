@@ -159,10 +159,18 @@ pub(crate) fn prepare(
 /// stale anchor can pass every hash check and land on the wrong line.
 fn repeated_line_hint(doc: &Document, ops: &[EditOp], window: usize) -> Option<Warning> {
     let mut repeated: Vec<String> = Vec::new();
+    // Windows of neighbouring anchors overlap: each line is hashed once, when first needed.
+    let mut hashes: Vec<Option<hashline_core::LineHash>> = vec![None; doc.line_count()];
     for anchor in ops.iter().flat_map(line_anchors) {
         let low = anchor.line.index().saturating_sub(window);
         let high = anchor.line.index().saturating_add(window).min(doc.line_count().saturating_sub(1));
-        let equal = doc.lines_in(low..high + 1).filter(|l| l.hash() == anchor.hash).take(2).count();
+        let equal = (low..(high + 1).min(hashes.len()))
+            .filter(|&i| {
+                *hashes[i].get_or_insert_with(|| doc.line(LineNo::from_index(i)).map_or(anchor.hash, |l| l.hash()))
+                    == anchor.hash
+            })
+            .take(2)
+            .count();
         let named = anchor.to_string();
         if equal > 1 && !repeated.contains(&named) {
             repeated.push(named);
