@@ -63,7 +63,8 @@ impl ScopeGroup<'_> {
     pub fn rows<'d>(&'d self, doc: &'d Document) -> impl Iterator<Item = ScopeRow> + 'd {
         self.windows.iter().enumerate().flat_map(move |(window, &(start, end))| {
             doc.lines_in(start.index()..(end.index() + 1).min(doc.line_count())).enumerate().map(move |(i, line)| {
-                let kind = if self.matches.binary_search(&line.number).is_ok() { HitKind::Match } else { HitKind::Context };
+                let kind =
+                    if self.matches.binary_search(&line.number).is_ok() { HitKind::Match } else { HitKind::Context };
                 ScopeRow {
                     gap_before: window > 0 && i == 0,
                     line: HitLine { line: line.number, hash: line.hash(), content: line.content.to_vec(), kind },
@@ -198,7 +199,9 @@ impl S {
                     g.matches.iter().map(|l| l.get()).collect::<Vec<_>>(),
                     g.windows.iter().map(|(s, e)| (s.get(), e.get())).collect::<Vec<_>>()
                 ),
-                ScopeSection::Unscoped(lines) => format!("none {:?}", lines.iter().map(|l| l.get()).collect::<Vec<_>>()),
+                ScopeSection::Unscoped(lines) => {
+                    format!("none {:?}", lines.iter().map(|l| l.get()).collect::<Vec<_>>())
+                }
             })
             .collect()
     }
@@ -231,7 +234,8 @@ impl S {
         let sections = scope_matches(&map, &[line(4), line(7)], Some(9));
         assert_eq!(describe(&sections), ["function alpha [4, 7] [(2, 8)]"]);
         let ScopeSection::Symbol(group) = &scope_matches(&map, &[line(4), line(7)], Some(0))[0] else { panic!() };
-        let rows: Vec<(bool, u32, HitKind)> = group.rows(&doc).map(|r| (r.gap_before, r.line.line.get(), r.line.kind)).collect();
+        let rows: Vec<(bool, u32, HitKind)> =
+            group.rows(&doc).map(|r| (r.gap_before, r.line.line.get(), r.line.kind)).collect();
         assert_eq!(rows, [(false, 4, HitKind::Match), (true, 7, HitKind::Match)]);
         assert_eq!(group.row_count(), 2);
     }

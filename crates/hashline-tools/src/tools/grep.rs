@@ -270,7 +270,8 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             (scoped.rendered, scoped.records, Some(scoped.scopes))
         }
         None => {
-            let rendered = if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
+            let rendered =
+                if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
             let rows = admitted
                 .files
                 .iter()

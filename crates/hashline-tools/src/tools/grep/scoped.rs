@@ -45,7 +45,7 @@ pub struct GrepScopeGroup {
     pub display_path: String,
     /// The enclosing symbol.
     pub symbol: ScopeSymbol,
-    /// Its matched lines.
+    /// How many of its lines matched.
     pub match_count: u64,
     /// The matched lines, ascending.
     pub match_lines: Vec<u32>,
