@@ -181,7 +181,7 @@ fn every_error_code() {
         (json!({"pattern": "a", "context": "x"}), "invalid-params-combo"),
         (json!({"pattern": "a", "context": -1}), "invalid-params-combo"),
         (json!({"pattern": "a", "scopeContext": 2}), "invalid-params-combo"),
-        (json!({"pattern": "a", "glob": "a["}), "invalid-params-combo"),
+        (json!({"pattern": "a", "glob": "a["}), "invalid-pattern"),
         (json!({"pattern": "a", "path": "missing"}), "path-not-found"),
         (json!({"pattern": "a", "path": "/"}), "path-outside-root"),
         (json!({"pattern": null}), "invalid-null"),

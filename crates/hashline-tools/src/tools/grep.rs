@@ -253,7 +253,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     let options = SearchOptions { glob: glob.map(str::to_owned), threads: 0, keep_per_file: limit };
     let found = search(&path.real, &query, &options).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
-            ToolError::new(ErrorCode::InvalidParamsCombo, format!("Invalid glob {}: {message}", quoted(&glob)))
+            ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
         hashline_search::SearchError::Io(err) => root_error(&err, &path),
     })?;
