@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use ast_grep_core::matcher::PatternBuilder;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc, TSLanguage};
@@ -12,10 +11,9 @@ use ast_grep_core::{Language, Pattern, PatternError};
 use hashline_core::document::BOM;
 use hashline_core::{Document, LineNo};
 use hashline_syntax::LanguageId;
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 
 use crate::scan::{HitKind, HitLine};
-use crate::walk::{SearchError, walker};
+use crate::walk::{FileVisitor, SearchError, walk_files, walker};
 
 /// A registry language as an `ast-grep-core` language (same grammar, same tree-sitter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -235,14 +233,20 @@ pub fn ast_search(
     threads: usize,
 ) -> Result<AstOutcome, SearchError> {
     let meta = std::fs::metadata(root)?;
-    let gathered = Mutex::new(AstOutcome::default());
-    if meta.is_dir() {
-        walker(root, threads, glob)?.build_parallel().visit(&mut Workers { query, gathered: &gathered });
+    let workers = if meta.is_dir() {
+        walk_files(&walker(root, threads, glob)?, || Worker { query, found: AstOutcome::default() })
     } else {
-        let mut worker = Worker { query, found: AstOutcome::default(), gathered: &gathered };
-        worker.search_file(root);
+        let mut worker = Worker { query, found: AstOutcome::default() };
+        worker.file(root);
+        vec![worker]
+    };
+    let mut outcome = AstOutcome::default();
+    for found in workers.into_iter().map(|w| w.found) {
+        outcome.files.extend(found.files);
+        outcome.total_matches += found.total_matches;
+        outcome.searched_files += found.searched_files;
+        outcome.skipped_files += found.skipped_files;
     }
-    let mut outcome = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Ok(outcome)
 }
@@ -270,25 +274,14 @@ fn find_lines(
         .collect()
 }
 
-struct Workers<'a> {
-    query: &'a AstQuery,
-    gathered: &'a Mutex<AstOutcome>,
-}
-
-impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Worker { query: self.query, found: AstOutcome::default(), gathered: self.gathered })
-    }
-}
-
+/// One thread's findings.
 struct Worker<'a> {
     query: &'a AstQuery,
     found: AstOutcome,
-    gathered: &'a Mutex<AstOutcome>,
 }
 
-impl Worker<'_> {
-    fn search_file(&mut self, path: &Path) {
+impl FileVisitor for Worker<'_> {
+    fn file(&mut self, path: &Path) {
         let Some((lang, pattern)) = self.query.for_path(path) else { return };
         let Ok(bytes) = std::fs::read(path) else {
             self.found.skipped_files += 1;
@@ -308,28 +301,8 @@ impl Worker<'_> {
         self.found.total_matches += matches.len() as u64;
         self.found.files.push(AstFileHits { path: path.to_path_buf(), language: lang, matches, document });
     }
-}
 
-impl ParallelVisitor for Worker<'_> {
-    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        if let Ok(entry) = entry
-            && entry.file_type().is_some_and(|t| t.is_file())
-        {
-            self.search_file(entry.path());
-        }
-        WalkState::Continue
-    }
-}
-
-impl Drop for Worker<'_> {
-    fn drop(&mut self) {
-        let mut gathered = self.gathered.lock().unwrap_or_else(|p| p.into_inner());
-        let found = std::mem::take(&mut self.found);
-        gathered.files.extend(found.files);
-        gathered.total_matches += found.total_matches;
-        gathered.searched_files += found.searched_files;
-        gathered.skipped_files += found.skipped_files;
-    }
+    fn error(&mut self) {}
 }
 
 #[cfg(test)]
