@@ -55,7 +55,7 @@ pub struct ScopeRow {
 impl ScopeGroup<'_> {
     /// How many lines the group shows.
     pub fn row_count(&self) -> usize {
-        self.windows.iter().map(|(start, end)| (end.get() - start.get()) as usize + 1).sum()
+        self.windows.iter().map(|(start, end)| end.get().saturating_sub(start.get()) as usize + 1).sum()
     }
 
     /// The shown lines of `doc` (the file the map was built from), in order. Lines past the
@@ -144,6 +144,10 @@ fn windows(symbol: &Symbol, matches: &[LineNo], scope_context: Option<u32>, last
     for m in matches {
         let start = m.get().saturating_sub(around).max(first);
         let end = m.get().saturating_add(around).min(last);
+        if start > end {
+            // A match past the map's last line (the map is of another version): no rows.
+            continue;
+        }
         match merged.last_mut() {
             Some(previous) if start <= previous.1 + 1 => previous.1 = previous.1.max(end),
             _ => merged.push((start, end)),
@@ -260,5 +264,8 @@ impl S {
         let sections = scope_matches(&map, &[line(4)], None);
         assert_eq!(describe(&sections), [format!("function alpha [4] [(2, {})]", map.line_count)]);
         assert!(enclosing_symbol(&map, line(10_000)).is_none());
+        // A match past the map's last line (a stale map) shows no window, and no panic.
+        let sections = scope_matches(&map, &[line(850)], Some(2));
+        assert_eq!(describe(&sections), ["function alpha [850] []"]);
     }
 }
