@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 /// Runs everything (with `search_only`, only the search comparisons of `bench_search`).
-pub fn run(runs: usize, search_runs: usize, criterion: bool, search_only: bool) -> Result<()> {
+pub fn run(runs: usize, search_runs: usize, ast_runs: usize, criterion: bool, search_only: bool) -> Result<()> {
     let root = workspace_root()?;
     if search_only {
         let cli = release_cli(&root)?;
-        return crate::bench_search::run(&root, &cli, search_runs);
+        return crate::bench_search::run(&root, &cli, search_runs, ast_runs);
     }
     let scratch = tempfile_dir()?;
     let file = scratch.join("ten_k.rs");
@@ -62,7 +62,7 @@ pub fn run(runs: usize, search_runs: usize, criterion: bool, search_only: bool) 
     report("hashline read", "hashline edit", &pair);
     target("edit p50", percentiles(&pair.ours).0, EDIT_TARGET);
     std::fs::remove_dir_all(&scratch).ok();
-    crate::bench_search::run(&root, &cli, search_runs)
+    crate::bench_search::run(&root, &cli, search_runs, ast_runs)
 }
 
 /// Builds the release CLI and returns its path.

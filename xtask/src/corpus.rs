@@ -108,3 +108,88 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64)> {
     }
     Ok((files, bytes))
 }
+
+/// The bounded sub-corpus of the structural-search comparison: every `stride`-th crate of
+/// the frozen corpus (in name order), the stride chosen so that about `rust_bytes` of `.rs`
+/// sources are kept, hard-linked (or copied) into `target/bench-corpus/ast/crates/` with its
+/// own `MANIFEST.txt`. Both `ast-grep` and ours search this same folder.
+pub fn rust_subset(corpus: &Corpus, rust_bytes: u64) -> Result<(Corpus, u64)> {
+    let base = corpus.dir.parent().context("corpus folder without a parent")?.join("ast");
+    let manifest = base.join("MANIFEST.txt");
+    if let Ok(text) = fs::read_to_string(&manifest) {
+        let kept = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# rust "))
+            .and_then(|n| n.trim().parse().ok())
+            .context("sub-corpus manifest without its Rust bytes")?;
+        return Ok((parse_manifest(&base, &text)?, kept));
+    }
+    let mut crates: Vec<(String, u64)> = Vec::new();
+    for entry in fs::read_dir(&corpus.dir).context("cannot list the corpus")? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            crates.push((entry.file_name().to_string_lossy().into_owned(), rust_size(&entry.path())?));
+        }
+    }
+    crates.sort();
+    let total: u64 = crates.iter().map(|(_, b)| b).sum();
+    let stride = total.div_ceil(rust_bytes.max(1)).max(1) as usize;
+    let data = base.join("crates");
+    fs::remove_dir_all(&base).ok();
+    fs::create_dir_all(&data).context("cannot create the sub-corpus folder")?;
+    let (mut files, mut bytes, mut kept) = (0u64, 0u64, 0u64);
+    let mut lines = Vec::new();
+    for (name, rust) in crates.iter().step_by(stride) {
+        let (f, b) = link_tree(&corpus.dir.join(name), &data.join(name))?;
+        files += f;
+        bytes += b;
+        kept += rust;
+        lines.push(format!("{name} {f} {b}"));
+    }
+    let text = format!(
+        "# hashline structural-search sub-corpus: every {stride}th crate of ../MANIFEST.txt (crate files bytes)\n# total {} {files} {bytes}\n# rust {kept}\n{}\n",
+        lines.len(),
+        lines.join("\n")
+    );
+    fs::write(&manifest, &text).context("cannot write the sub-corpus manifest")?;
+    Ok((parse_manifest(&base, &text)?, kept))
+}
+
+/// Bytes of the `.rs` files below `dir`.
+fn rust_size(dir: &Path) -> Result<u64> {
+    let mut bytes = 0;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            bytes += rust_size(&entry.path())?;
+        } else if kind.is_file() && entry.path().extension().is_some_and(|e| e == "rs") {
+            bytes += entry.metadata()?.len();
+        }
+    }
+    Ok(bytes)
+}
+
+/// Hard-links (or, across devices, copies) regular files and directories; returns (files,
+/// bytes).
+fn link_tree(from: &Path, to: &Path) -> Result<(u64, u64)> {
+    fs::create_dir_all(to)?;
+    let (mut files, mut bytes) = (0, 0);
+    for entry in fs::read_dir(from).with_context(|| format!("cannot list {}", from.display()))? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            let (f, b) = link_tree(&entry.path(), &target)?;
+            files += f;
+            bytes += b;
+        } else if kind.is_file() {
+            if fs::hard_link(entry.path(), &target).is_err() {
+                fs::copy(entry.path(), &target)?;
+            }
+            bytes += entry.metadata()?.len();
+            files += 1;
+        }
+    }
+    Ok((files, bytes))
+}

@@ -26,9 +26,13 @@ enum Task {
         #[arg(long, default_value_t = 200)]
         runs: usize,
         /// Runs per measured command of the search comparisons (grep and find beside
-        /// ripgrep on the dependency corpus).
+        /// ripgrep on the dependency corpus); 0 skips them.
         #[arg(long, default_value_t = 10)]
         search_runs: usize,
+        /// Runs per measured command of the structural-search comparisons (ast_search
+        /// beside ast-grep on the bounded Rust sub-corpus).
+        #[arg(long, default_value_t = 5)]
+        ast_runs: usize,
         /// Skip the criterion micro-benchmarks.
         #[arg(long)]
         no_criterion: bool,
@@ -63,8 +67,8 @@ fn main() -> Result<()> {
         return release_rerun();
     }
     match cli.command {
-        Task::Bench { runs, search_runs, no_criterion, search_only } => {
-            bench::run(runs, search_runs, !no_criterion, search_only)
+        Task::Bench { runs, search_runs, ast_runs, no_criterion, search_only } => {
+            bench::run(runs, search_runs, ast_runs, !no_criterion, search_only)
         }
         Task::Replay { repo, commits } => replay::main(&repo, commits),
         Task::Fixtures { check, name } => fixtures(check, name.as_deref()),

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use ast_grep_core::matcher::PatternBuilder;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc, TSLanguage};
@@ -12,10 +11,9 @@ use ast_grep_core::{Language, Pattern, PatternError};
 use hashline_core::document::BOM;
 use hashline_core::{Document, LineNo};
 use hashline_syntax::LanguageId;
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 
 use crate::scan::{HitKind, HitLine};
-use crate::walk::{SearchError, walker};
+use crate::walk::{FileVisitor, SearchError, walk_files, walker};
 
 /// A registry language as an `ast-grep-core` language (same grammar, same tree-sitter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +116,41 @@ pub struct AstQuery {
     patterns: Vec<(LanguageId, Pattern)>,
     /// Only this language's files (`None`: every file of a registry language).
     only: Option<LanguageId>,
+    /// Words of the pattern that every match holds as written (see [`pattern_words`]): a
+    /// file without one of them is not parsed.
+    words: Vec<memchr::memmem::Finder<'static>>,
+}
+
+/// The identifier-like words of a pattern outside its metavariables (`$X`, `$$$ARGS`,
+/// `$_`: a word right after `$` is skipped). A match holds every token of its pattern
+/// as written (ast-grep's default `smart` strictness matches every pattern node, a leaf by
+/// its text), so a file that lacks one of these words has no match.
+fn pattern_words(pattern: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut chars = pattern.char_indices().peekable();
+    let mut after_dollar = false;
+    while let Some((start, c)) = chars.next() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            let mut end = start + c.len_utf8();
+            while let Some(&(i, n)) = chars.peek() {
+                if !(n.is_ascii_alphanumeric() || n == '_') {
+                    break;
+                }
+                end = i + n.len_utf8();
+                chars.next();
+            }
+            // A word glued to a non-ASCII identifier character is not a whole token.
+            let glued = |c: Option<char>| c.is_some_and(|c| !c.is_ascii() && c.is_alphanumeric());
+            let whole = !glued(pattern[..start].chars().next_back()) && !glued(pattern[end..].chars().next());
+            if !after_dollar && whole && !words.iter().any(|w| w == &pattern[start..end]) {
+                words.push(pattern[start..end].to_owned());
+            }
+            after_dollar = false;
+        } else {
+            after_dollar = c == '$';
+        }
+    }
+    words
 }
 
 impl AstQuery {
@@ -153,10 +186,19 @@ impl AstQuery {
             Some(lang) => patterns.iter().any(|(p, _)| *p == lang),
             None => !patterns.is_empty(),
         };
+        let words = pattern_words(pattern)
+            .into_iter()
+            .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
+            .collect();
         match first_error {
             Some(err) if !usable => Err(err),
-            _ => Ok(Self { patterns, only: lang }),
+            _ => Ok(Self { patterns, only: lang, words }),
         }
+    }
+
+    /// Whether a file's bytes may hold a match (they hold every word of the pattern).
+    fn may_match(&self, bytes: &[u8]) -> bool {
+        self.words.iter().all(|word| word.find(bytes).is_some())
     }
 
     /// The pattern and language for a file, by its extension.
@@ -235,60 +277,53 @@ pub fn ast_search(
     threads: usize,
 ) -> Result<AstOutcome, SearchError> {
     let meta = std::fs::metadata(root)?;
-    let gathered = Mutex::new(AstOutcome::default());
-    if meta.is_dir() {
-        walker(root, threads, glob)?.build_parallel().visit(&mut Workers { query, gathered: &gathered });
+    let workers = if meta.is_dir() {
+        walk_files(&walker(root, threads, glob)?, || Worker { query, found: AstOutcome::default() })
     } else {
-        let mut worker = Worker { query, found: AstOutcome::default(), gathered: &gathered };
-        worker.search_file(root);
+        let mut worker = Worker { query, found: AstOutcome::default() };
+        worker.file(root);
+        vec![worker]
+    };
+    let mut outcome = AstOutcome::default();
+    for found in workers.into_iter().map(|w| w.found) {
+        outcome.files.extend(found.files);
+        outcome.total_matches += found.total_matches;
+        outcome.searched_files += found.searched_files;
+        outcome.skipped_files += found.skipped_files;
     }
-    let mut outcome = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Ok(outcome)
 }
 
-/// Finds the matches of `pattern` in one source text; `text_start` is where the text starts
-/// in the document's bytes (after a BOM).
-fn find_lines(
-    doc: &Document,
-    text: &str,
-    text_start: usize,
-    lang: LanguageId,
-    pattern: &Pattern,
-) -> Vec<(LineNo, LineNo)> {
-    let starts: Vec<usize> =
-        (0..doc.line_count()).filter_map(|i| doc.content_range(LineNo::from_index(i)).map(|r| r.start)).collect();
-    let line_of = |byte: usize| LineNo::from_index(starts.partition_point(|&s| s <= byte).saturating_sub(1));
+/// The byte ranges (first byte, last byte) of the matches of `pattern` in one source text.
+fn find_ranges(text: &str, lang: LanguageId, pattern: &Pattern) -> Vec<(usize, usize)> {
     let root = AstLanguage(lang).ast_grep(text);
     root.root()
         .find_all(pattern)
         .map(|m| {
             let range = m.range();
-            let last = range.end.max(range.start + 1) - 1;
-            (line_of(text_start + range.start), line_of(text_start + last))
+            (range.start, range.end.max(range.start + 1) - 1)
         })
         .collect()
 }
 
-struct Workers<'a> {
-    query: &'a AstQuery,
-    gathered: &'a Mutex<AstOutcome>,
+/// The lines of byte ranges of a text that starts at `text_start` of the document's bytes
+/// (after a BOM).
+fn to_lines(doc: &Document, text_start: usize, ranges: &[(usize, usize)]) -> Vec<(LineNo, LineNo)> {
+    let starts: Vec<usize> =
+        (0..doc.line_count()).filter_map(|i| doc.content_range(LineNo::from_index(i)).map(|r| r.start)).collect();
+    let line_of = |byte: usize| LineNo::from_index(starts.partition_point(|&s| s <= byte).saturating_sub(1));
+    ranges.iter().map(|&(first, last)| (line_of(text_start + first), line_of(text_start + last))).collect()
 }
 
-impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Worker { query: self.query, found: AstOutcome::default(), gathered: self.gathered })
-    }
-}
-
+/// One thread's findings.
 struct Worker<'a> {
     query: &'a AstQuery,
     found: AstOutcome,
-    gathered: &'a Mutex<AstOutcome>,
 }
 
-impl Worker<'_> {
-    fn search_file(&mut self, path: &Path) {
+impl FileVisitor for Worker<'_> {
+    fn file(&mut self, path: &Path) {
         let Some((lang, pattern)) = self.query.for_path(path) else { return };
         let Ok(bytes) = std::fs::read(path) else {
             self.found.skipped_files += 1;
@@ -300,36 +335,21 @@ impl Worker<'_> {
             return;
         };
         self.found.searched_files += 1;
-        let document = Document::parse(bytes.clone());
-        let matches = find_lines(&document, text, text_start, lang, pattern);
-        if matches.is_empty() {
+        if !self.query.may_match(text.as_bytes()) {
             return;
         }
+        let ranges = find_ranges(text, lang, pattern);
+        if ranges.is_empty() {
+            return;
+        }
+        // Only a file with matches gets its line model (the bytes move into it).
+        let document = Document::parse(bytes);
+        let matches = to_lines(&document, text_start, &ranges);
         self.found.total_matches += matches.len() as u64;
         self.found.files.push(AstFileHits { path: path.to_path_buf(), language: lang, matches, document });
     }
-}
 
-impl ParallelVisitor for Worker<'_> {
-    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        if let Ok(entry) = entry
-            && entry.file_type().is_some_and(|t| t.is_file())
-        {
-            self.search_file(entry.path());
-        }
-        WalkState::Continue
-    }
-}
-
-impl Drop for Worker<'_> {
-    fn drop(&mut self) {
-        let mut gathered = self.gathered.lock().unwrap_or_else(|p| p.into_inner());
-        let found = std::mem::take(&mut self.found);
-        gathered.files.extend(found.files);
-        gathered.total_matches += found.total_matches;
-        gathered.searched_files += found.searched_files;
-        gathered.skipped_files += found.skipped_files;
-    }
+    fn error(&mut self) {}
 }
 
 #[cfg(test)]
@@ -348,6 +368,19 @@ mod tests {
     }
 
     #[test]
+    fn pattern_words_skip_metavariables() {
+        assert_eq!(pattern_words("$X.unwrap()"), ["unwrap"]);
+        assert_eq!(pattern_words("fn $NAME($$$ARGS) -> Result<$$$T> { $$$BODY }"), ["fn", "Result"]);
+        assert_eq!(pattern_words("impl $T for $U { $$$ITEMS }"), ["impl", "for"]);
+        assert_eq!(pattern_words("f($_, 1, $$$)"), ["f", "1"]);
+        assert_eq!(pattern_words("\"$x\" + $"), Vec::<String>::new());
+        assert_eq!(pattern_words("héllo(a)"), ["a"]);
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        assert!(query.may_match(b"fn a() { b.unwrap(); }"));
+        assert!(!query.may_match(b"fn a() { b.expect(\"\"); }"));
+    }
+
+    #[test]
     fn ranges_merge_when_overlapping_or_one_line_apart() {
         let merged = merge_ranges(&[(line(1), line(2)), (line(4), line(4)), (line(7), line(9)), (line(8), line(8))]);
         assert_eq!(merged, [(line(1), line(4)), (line(7), line(9))]);
@@ -360,7 +393,7 @@ mod tests {
         let doc = Document::parse(bytes.clone());
         let text = std::str::from_utf8(&bytes[3..]).expect("utf8");
         let (lang, pattern) = query.for_path(Path::new("a.rs")).expect("rust file");
-        assert_eq!(find_lines(&doc, text, 3, lang, pattern), [(line(2), line(3))]);
+        assert_eq!(to_lines(&doc, 3, &find_ranges(text, lang, pattern)), [(line(2), line(3))]);
         assert!(query.for_path(Path::new("a.py")).is_none());
     }
 

@@ -31,10 +31,12 @@
 mod ast;
 mod query;
 mod scan;
+mod scope;
 mod walk;
 
 pub use ast::{AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, ast_search, merge_ranges};
 pub use hashline_syntax::LanguageId;
 pub use query::{CompiledQuery, Query, QueryError};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
+pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};
 pub use walk::{SearchError, SearchOptions, SearchOutcome, relative_to, search, search_file};

@@ -261,6 +261,22 @@ mod tests {
         }
     }
 
+    /// A CRLF line matches exactly as its LF twin (the line model's content has no `\r`):
+    /// `$` matches before `\r\n` and no class or `\s` matches the `\r`, as with `rg --crlf`
+    /// (plain `rg` differs on both).
+    #[test]
+    fn crlf_lines_match_like_their_lf_twins() {
+        for pattern in ["a$", "^a$", r"a\s", r"a\s$", "a[^x]", "a.$", r"a\W"] {
+            let lf = scan(b"a\nb\n", Query::new(pattern), 10);
+            let crlf = scan(b"a\r\nb\r\n", Query::new(pattern), 10);
+            assert_eq!(shown(&crlf), shown(&lf), "{pattern}");
+            let bom = scan(b"\xEF\xBB\xBFa\r\nb\r\n", Query::new(pattern), 10);
+            assert_eq!(shown(&bom), shown(&lf), "{pattern}");
+        }
+        assert_eq!(shown(&scan(b"a\r\n", Query::new("a$"), 10)), [">>1:456|a"]);
+        assert_eq!(scan(b"a\r\n", Query::new(r"a\s"), 10), FileScan::NoMatch);
+    }
+
     #[test]
     fn no_match_spans_a_line_end() {
         assert_eq!(scan(b"a\rb\n", Query::new(r"a\sb"), 10), FileScan::NoMatch);

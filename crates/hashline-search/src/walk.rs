@@ -108,11 +108,77 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         return Ok(outcome);
     }
     let walk = walker(root, options.threads, options.glob.as_deref())?;
-    let gathered = Mutex::new(SearchOutcome::default());
-    walk.build_parallel().visit(&mut Workers { query, keep: options.keep_per_file, gathered: &gathered });
-    let mut outcome = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
+    let workers = walk_files(&walk, || Worker {
+        query,
+        keep: options.keep_per_file,
+        searcher: searcher(query.context),
+        buffer: Vec::new(),
+        found: SearchOutcome::default(),
+    });
+    let mut outcome = SearchOutcome::default();
+    for found in workers.into_iter().map(|w| w.found) {
+        outcome.files.extend(found.files);
+        outcome.total_matches += found.total_matches;
+        outcome.searched_files += found.searched_files;
+        outcome.binary_files += found.binary_files;
+        outcome.unreadable += found.unreadable;
+    }
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Ok(outcome)
+}
+
+/// What a parallel walk does with its entries: one visitor per walker thread.
+pub(crate) trait FileVisitor: Send {
+    /// A regular file of the walk.
+    fn file(&mut self, path: &Path);
+    /// An entry the walk could not read (a directory, a broken ignore file, ...).
+    fn error(&mut self);
+}
+
+/// Walks `walk` in parallel, one visitor from `make` per thread, and returns every visitor
+/// when the walk is done (in no particular order: callers sort what they gathered).
+pub(crate) fn walk_files<V: FileVisitor>(walk: &WalkBuilder, make: impl Fn() -> V + Sync) -> Vec<V> {
+    let done = Mutex::new(Vec::new());
+    walk.build_parallel().visit(&mut Builder { make: &make, done: &done });
+    done.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Builds one [`Slot`] per walker thread.
+struct Builder<'a, V, F> {
+    make: &'a F,
+    done: &'a Mutex<Vec<V>>,
+}
+
+impl<'s, V: FileVisitor + 's, F: Fn() -> V + Sync> ParallelVisitorBuilder<'s> for Builder<'s, V, F> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Slot { visitor: Some((self.make)()), done: self.done })
+    }
+}
+
+/// One thread's visitor, handed over when the thread is done.
+struct Slot<'a, V: FileVisitor> {
+    visitor: Option<V>,
+    done: &'a Mutex<Vec<V>>,
+}
+
+impl<V: FileVisitor> ParallelVisitor for Slot<'_, V> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        let Some(visitor) = self.visitor.as_mut() else { return WalkState::Quit };
+        match entry {
+            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => visitor.file(entry.path()),
+            Ok(_) => {}
+            Err(_) => visitor.error(),
+        }
+        WalkState::Continue
+    }
+}
+
+impl<V: FileVisitor> Drop for Slot<'_, V> {
+    fn drop(&mut self) {
+        if let Some(visitor) = self.visitor.take() {
+            self.done.lock().unwrap_or_else(|p| p.into_inner()).push(visitor);
+        }
+    }
 }
 
 /// The walker of a directory search: `rg`'s rules (the `ignore` defaults plus `.rgignore`),
@@ -139,39 +205,18 @@ fn read_into(path: &Path, buffer: &mut Vec<u8>) -> io::Result<()> {
     Ok(())
 }
 
-/// Builds one worker per walker thread.
-struct Workers<'a> {
-    query: &'a CompiledQuery,
-    keep: usize,
-    gathered: &'a Mutex<SearchOutcome>,
-}
-
-impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Worker {
-            query: self.query,
-            keep: self.keep,
-            searcher: searcher(self.query.context),
-            buffer: Vec::new(),
-            found: SearchOutcome::default(),
-            gathered: self.gathered,
-        })
-    }
-}
-
-/// One thread's searcher, buffer and findings (handed over when the thread is done).
+/// One thread's searcher, buffer and findings.
 struct Worker<'a> {
     query: &'a CompiledQuery,
     keep: usize,
     searcher: Searcher,
     buffer: Vec<u8>,
     found: SearchOutcome,
-    gathered: &'a Mutex<SearchOutcome>,
 }
 
-impl Worker<'_> {
-    fn search_entry(&mut self, entry: &DirEntry) {
-        if read_into(entry.path(), &mut self.buffer).is_err() {
+impl FileVisitor for Worker<'_> {
+    fn file(&mut self, path: &Path) {
+        if read_into(path, &mut self.buffer).is_err() {
             self.found.unreadable += 1;
             return;
         }
@@ -179,35 +224,16 @@ impl Worker<'_> {
             FileScan::Matched(mut hits) => {
                 self.found.searched_files += 1;
                 self.found.total_matches += hits.match_count;
-                hits.path = entry.path().to_path_buf();
+                hits.path = path.to_path_buf();
                 self.found.files.push(hits);
             }
             FileScan::NoMatch => self.found.searched_files += 1,
             FileScan::Binary => self.found.binary_files += 1,
         }
     }
-}
 
-impl ParallelVisitor for Worker<'_> {
-    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        match entry {
-            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => self.search_entry(&entry),
-            Ok(_) => {}
-            Err(_) => self.found.unreadable += 1,
-        }
-        WalkState::Continue
-    }
-}
-
-impl Drop for Worker<'_> {
-    fn drop(&mut self) {
-        let mut gathered = self.gathered.lock().unwrap_or_else(|p| p.into_inner());
-        let found = std::mem::take(&mut self.found);
-        gathered.files.extend(found.files);
-        gathered.total_matches += found.total_matches;
-        gathered.searched_files += found.searched_files;
-        gathered.binary_files += found.binary_files;
-        gathered.unreadable += found.unreadable;
+    fn error(&mut self) {
+        self.found.unreadable += 1;
     }
 }
 

@@ -38,6 +38,11 @@ pub enum WarningCode {
     BundleContextUnavailable,
     /// A `replace_symbol` body declares another name than the symbol it replaces.
     NameMismatch,
+    /// grep `scope: "symbol"`: the file has no symbol map (its type has none, or it did not
+    /// parse): its matches are shown as plain rows.
+    UnmappableFile,
+    /// grep `scope: "symbol"`: a match lies outside every symbol: it is shown as plain rows.
+    NoEnclosingSymbol,
 }
 
 /// One warning.

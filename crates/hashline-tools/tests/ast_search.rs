@@ -102,6 +102,7 @@ fn every_error_code() {
         (json!({"pattern": "x", "path": "missing"}), "path-not-found"),
         (json!({"pattern": "x", "limit": 0}), "invalid-limit"),
         (json!({"pattern": "x", "path": "/"}), "path-outside-root"),
+        (json!({"pattern": "x", "lang": "rust", "glob": "a["}), "invalid-pattern"),
     ];
     for (args, expected) in cases {
         assert_eq!(code(&search(&ws, args.clone())), expected, "{args}");

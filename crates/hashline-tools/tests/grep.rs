@@ -181,8 +181,7 @@ fn every_error_code() {
         (json!({"pattern": "a", "context": "x"}), "invalid-params-combo"),
         (json!({"pattern": "a", "context": -1}), "invalid-params-combo"),
         (json!({"pattern": "a", "scopeContext": 2}), "invalid-params-combo"),
-        (json!({"pattern": "a", "glob": "a["}), "invalid-params-combo"),
-        (json!({"pattern": "a", "scope": "symbol"}), "unsupported-language"),
+        (json!({"pattern": "a", "glob": "a["}), "invalid-pattern"),
         (json!({"pattern": "a", "path": "missing"}), "path-not-found"),
         (json!({"pattern": "a", "path": "/"}), "path-outside-root"),
         (json!({"pattern": null}), "invalid-null"),
@@ -295,4 +294,90 @@ fn unreadable_directory_makes_the_search_unknown() {
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     assert_eq!(result.ptc_value()["completeness"]["search"], "unknown");
     assert_eq!(result.ptc_value()["unreadableFiles"], 1);
+}
+
+/// A Rust file with doc comments, an impl and a line outside every symbol.
+fn scoped_sample() -> Ws {
+    let ws = Ws::new();
+    ws.file(
+        "src/geo.rs",
+        "use std::fmt; // target outside\n\
+         /// A target point.\n\
+         pub struct Point {\n    x: i32,\n}\n\
+         \n\
+         impl Point {\n    pub fn norm(&self) -> i32 {\n        let target = self.x;\n        let a = 1;\n        let b = 2;\n        let c = 3;\n        target.abs()\n    }\n}\n",
+    );
+    ws.file("notes.txt", "a target in prose\n");
+    ws
+}
+
+#[test]
+fn symbol_scope_groups_matches_by_their_enclosing_symbol() {
+    let ws = scoped_sample();
+    let result = grep(&ws, json!({"pattern": "target", "path": "src", "scope": "symbol"}));
+    assert_snapshot!("symbol_scope", ws.redact(&result.text()));
+    assert_snapshot!("symbol_scope_json", ws.json(&result));
+    let value = result.ptc_value();
+    assert_eq!(value["totalMatches"], 4);
+    assert_eq!(value["completeness"]["omittedMatches"], 0);
+    // Every scoped row counts as served: an edit of a body line needs no read.
+    let anchor = value["scopes"]["groups"][1]["lineAnchors"][2].as_str().expect("anchor").to_owned();
+    assert!(anchor.starts_with("10:"), "{anchor}");
+    let edited = ws.call::<EditTool>(
+        json!({"path": "src/geo.rs", "edits": [{"set_line": {"anchor": anchor, "new_text": "        let a = 10;"}}]}),
+    );
+    assert!(!edited.is_error, "{}", edited.text());
+}
+
+#[test]
+fn scope_context_shows_windows_inside_the_symbol() {
+    let ws = scoped_sample();
+    let result = grep(&ws, json!({"pattern": "target", "path": "src/geo.rs", "scope": "symbol", "scopeContext": 1}));
+    assert_snapshot!("scope_context", ws.redact(&result.text()));
+    let group = &result.ptc_value()["scopes"]["groups"][1];
+    assert_eq!(group["contextLines"], 1);
+    assert_eq!(group["matchLines"], json!([9, 13]));
+    let zero = grep(&ws, json!({"pattern": "target", "path": "src/geo.rs", "scope": "symbol", "scopeContext": "0"}));
+    assert_snapshot!("scope_context_zero", ws.redact(&zero.text()));
+}
+
+#[test]
+fn unmappable_files_and_summary_fall_back_to_plain_rows() {
+    let ws = scoped_sample();
+    let result = grep(&ws, json!({"pattern": "target", "glob": "*.txt", "scope": "symbol", "scopeContext": 3}));
+    assert_snapshot!("scope_unmappable", ws.redact(&result.text()));
+    let value = result.ptc_value();
+    assert_eq!(value["scopes"]["groups"], json!([]));
+    assert_eq!(value["scopes"]["warnings"][0]["code"], "unmappable-file");
+    assert_eq!(value["warnings"][0]["code"], "unmappable-file");
+    assert_eq!(value["records"].as_array().map(Vec::len), Some(1));
+    // Summary mode ignores scope.
+    let summary = grep(&ws, json!({"pattern": "target", "scope": "symbol", "summary": true}));
+    let plain = grep(&ws, json!({"pattern": "target", "summary": true}));
+    assert_eq!(summary.text(), plain.text());
+    assert_eq!(summary.ptc_value()["scopes"], Value::Null);
+}
+
+/// A match in a huge symbol: the rows kept as records stop at the record cap, the text at
+/// the budget, and the value counts the matches past the cap as omitted.
+#[test]
+fn symbol_scope_respects_the_record_cap_and_the_budget() {
+    let ws = Ws::new();
+    let mut body = String::from("fn huge() {\n    let needle = 0;\n");
+    for n in 0..3000 {
+        body.push_str(&format!("    let v{n} = {n};\n"));
+    }
+    body.push_str("    needle\n}\n");
+    ws.file("big.rs", &body);
+    let result = grep(&ws, json!({"pattern": "needle", "scope": "symbol"}));
+    let text = result.text();
+    assert!(text.lines().count() <= 2000 && text.len() <= 50 * 1024, "{}", text.len());
+    let tail = text.lines().last().expect("notice");
+    assert!(tail.starts_with("[Output truncated: showing ") && tail.contains(" of 3006 lines "), "{tail}");
+    let value = result.ptc_value();
+    assert_eq!(value["records"].as_array().map(Vec::len), Some(hashline_tools::grep::MAX_SCOPE_RECORDS));
+    assert_eq!(value["totalMatches"], 2);
+    assert_eq!(value["completeness"]["omittedMatches"], 1);
+    assert_eq!(value["completeness"]["displayTruncated"], true);
+    assert_eq!(value["scopes"]["groups"][0]["matchLines"], json!([2, 3003]));
 }

@@ -139,7 +139,7 @@ pub fn ast_search_in(
     let glob = args.glob.as_deref().filter(|g| !g.is_empty());
     let found = search_ast(&path.real, &query, glob, 0).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
-            ToolError::new(ErrorCode::InvalidParamsCombo, format!("Invalid glob {}: {message}", quoted(&glob)))
+            ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
         hashline_search::SearchError::Io(err) => root_error(&err, &path),
     })?;

@@ -4,12 +4,13 @@
 
 mod admit;
 mod render;
+mod scoped;
 
 pub(crate) use render::clip_line;
 
 use std::fs;
 
-use hashline_search::{FileScan, HitKind, Query, SearchOptions, search, search_file};
+use hashline_search::{FileScan, HitKind, HitLine, Query, SearchOptions, search, search_file};
 use hashline_view::MatchesMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,7 @@ use crate::session::Session;
 use crate::warning::Warning;
 
 pub use admit::{PER_FILE_CAP, PER_FILE_CAP_ABOVE};
+pub use scoped::{GrepScopeGroup, GrepScopeWarning, GrepScopes, MAX_SCOPE_RECORDS, ScopeSymbol};
 
 /// How many matches `grep` returns when `limit` is not given.
 pub const DEFAULT_LIMIT: u32 = 100;
@@ -59,11 +61,14 @@ pub struct GrepArgs {
     /// Per-file match counts only (every match counted, no anchors).
     #[builder(default, setter(strip_option))]
     pub summary: Option<bool>,
-    /// `symbol`: group matches by their enclosing symbol. Not available in this build yet.
+    /// `symbol`: group the matches by their smallest enclosing symbol (function, method,
+    /// class, ...) and show each symbol whole, or with `scopeContext` only the lines around
+    /// its matches. Files without symbols, and matches outside every symbol, show plain rows
+    /// with a warning. Ignored with `summary`.
     #[builder(default, setter(strip_option))]
     pub scope: Option<GrepScope>,
-    /// With `scope: "symbol"`: lines around each match inside the symbol (0 = matching
-    /// lines only). Requires `scope`.
+    /// With `scope: "symbol"`: only this many lines around each match, inside its symbol
+    /// (0 = the matching lines only), instead of the whole symbol. Requires `scope`.
     #[builder(default, setter(strip_option))]
     pub scope_context: Option<u32>,
 }
@@ -156,8 +161,8 @@ pub struct GrepValue {
     pub records: Vec<GrepRecord>,
     /// The files with matches, in path order.
     pub files: Vec<GrepFile>,
-    /// Symbol-scope groups; `null` without `scope`.
-    pub scopes: Option<serde_json::Value>,
+    /// Symbol-scope groups and fallbacks; `null` without `scope` (and in summary mode).
+    pub scopes: Option<GrepScopes>,
     /// What the result left out.
     pub completeness: Completeness,
     /// Files skipped because they are binary.
@@ -218,10 +223,6 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             "Invalid scopeContext: requires scope: \"symbol\". For normal surrounding-line context outside symbol scope, use the `context` parameter.",
         ));
     }
-    if args.scope.is_some() {
-        return Err(ToolError::new(ErrorCode::UnsupportedLanguage, "Symbol scope is not available in this build yet.")
-            .with_hint("Search without scope, and use context for surrounding lines."));
-    }
     let query = Query {
         pattern: args.pattern.clone(),
         literal: args.literal == Some(true),
@@ -252,7 +253,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     let options = SearchOptions { glob: glob.map(str::to_owned), threads: 0, keep_per_file: limit };
     let found = search(&path.real, &query, &options).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
-            ToolError::new(ErrorCode::InvalidParamsCombo, format!("Invalid glob {}: {message}", quoted(&glob)))
+            ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
         hashline_search::SearchError::Io(err) => root_error(&err, &path),
     })?;
@@ -260,17 +261,30 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     let admitted =
         if summary { admit::Admitted::default() } else { admit::admit(&found.files, limit, query.context()) };
     let shown = |p: &std::path::Path| session.relative_display(p);
-    let rendered = if summary {
-        render::summary(&found)
-    } else {
-        render::sections(&admitted, shown, found.total_matches > admitted.total as u64)
+    let limit_cut = found.total_matches > admitted.total as u64;
+    let scope = if summary { None } else { args.scope };
+    let (rendered, shown_rows, scopes) = match scope {
+        Some(GrepScope::Symbol) => {
+            let scoped = scoped::scoped(session, &admitted, shown, args.scope_context, query.context(), limit_cut);
+            warnings.extend(scoped::warnings_of(&scoped.scopes));
+            (scoped.rendered, scoped.records, Some(scoped.scopes))
+        }
+        None => {
+            let rendered =
+                if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
+            let rows = admitted
+                .files
+                .iter()
+                .map(|file| (file.hits.path.clone(), file.lines.iter().map(|l| (*l).clone()).collect()))
+                .collect();
+            (rendered, rows, None)
+        }
     };
-    let records: Vec<GrepRecord> = admitted
-        .files
+    let records: Vec<GrepRecord> = shown_rows
         .iter()
-        .flat_map(|file| {
-            let path = file.hits.path.to_string_lossy().into_owned();
-            file.lines.iter().map(move |line| GrepRecord {
+        .flat_map(|(path, lines)| {
+            let path = path.to_string_lossy().into_owned();
+            lines.iter().map(move |line| GrepRecord {
                 path: path.clone(),
                 line: line.line.get(),
                 anchor: line.anchor().to_string(),
@@ -281,28 +295,31 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             })
         })
         .collect();
-    for file in &admitted.files {
-        let key = session.key_of(&file.hits.path);
-        session.record_served(&key, file.lines.iter().map(|l| (l.line, l.hash)), false);
+    for (path, lines) in &shown_rows {
+        let key = session.key_of(path);
+        session.record_served(&key, lines.iter().map(|l| (l.line, l.hash)), false);
         session.note_visible(&key, ctx);
     }
-    let returned_matches = records.iter().filter(|r| r.kind == RecordKind::Match).count() as u64;
+    // A line shown as a match in two symbol sections (nested symbols) is one match.
+    let returned_of = |lines: &[HitLine]| {
+        let mut matched: Vec<u32> = lines.iter().filter(|l| l.kind == HitKind::Match).map(|l| l.line.get()).collect();
+        matched.sort_unstable();
+        matched.dedup();
+        matched.len() as u64
+    };
+    let returned_matches: u64 = shown_rows.iter().map(|(_, lines)| returned_of(lines)).sum();
     let files = found
         .files
         .iter()
         .map(|hits| GrepFile {
             path: hits.path.to_string_lossy().into_owned(),
             matches: hits.match_count,
-            returned_matches: admitted
-                .files
-                .iter()
-                .find(|f| f.hits.path == hits.path)
-                .map_or(0, |f| f.lines.iter().filter(|l| l.kind == HitKind::Match).count() as u64),
+            returned_matches: shown_rows.iter().find(|(p, _)| *p == hits.path).map_or(0, |(_, l)| returned_of(l)),
         })
         .collect();
     let completeness = Completeness {
         search: if found.unreadable > 0 { SearchState::Unknown } else { SearchState::Complete },
-        limit_reached: !summary && found.total_matches > admitted.total as u64,
+        limit_reached: !summary && limit_cut,
         native_truncated: false,
         omitted_matches: Some(found.total_matches - returned_matches),
         display_truncated: rendered.display_truncated,
@@ -319,7 +336,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         total_matches: found.total_matches,
         records,
         files,
-        scopes: None,
+        scopes,
         completeness,
         binary_files: found.binary_files,
         unreadable_files: found.unreadable,

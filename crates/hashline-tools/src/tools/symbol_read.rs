@@ -81,7 +81,8 @@ pub(crate) enum SymbolOutcome {
     Fallback(Warning),
 }
 
-fn cache() -> &'static MapCache {
+/// The process-wide map cache (read's symbol paths and grep's symbol scope share it).
+pub(crate) fn cache() -> &'static MapCache {
     static CACHE: OnceLock<MapCache> = OnceLock::new();
     CACHE.get_or_init(MapCache::new)
 }

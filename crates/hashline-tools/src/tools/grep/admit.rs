@@ -62,13 +62,22 @@ pub(crate) fn admit(files: &[FileHits], limit: usize, context: usize) -> Admitte
 fn lines_of(hits: &FileHits, matches: usize, context: usize) -> Vec<&HitLine> {
     let kept: Vec<u32> =
         hits.lines.iter().filter(|l| l.kind == HitKind::Match).take(matches).map(|l| l.line.get()).collect();
+    lines_near(hits.lines.iter(), &kept, context)
+}
+
+/// Of `lines` (in line order), the matches in `kept` (ascending) and the context lines
+/// within `context` lines of one of them.
+pub(crate) fn lines_near<'a>(
+    lines: impl Iterator<Item = &'a HitLine>,
+    kept: &[u32],
+    context: usize,
+) -> Vec<&'a HitLine> {
     let near = |line: u32| {
         let at = kept.partition_point(|&m| m < line);
         let close = |m: u32| m.abs_diff(line) as usize <= context;
         kept.get(at).is_some_and(|&m| close(m)) || (at > 0 && close(kept[at - 1]))
     };
-    hits.lines
-        .iter()
+    lines
         .filter(|l| match l.kind {
             HitKind::Match => kept.binary_search(&l.line.get()).is_ok(),
             HitKind::Context => near(l.line.get()),

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use hashline_core::display::display_line;
-use hashline_search::{HitKind, SearchOutcome};
+use hashline_search::{HitKind, HitLine, SearchOutcome};
 
 use super::admit::Admitted;
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
@@ -39,22 +39,62 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
     for file in &admitted.files {
         let display = shown(&file.hits.path);
         rows.push(format!("--- {display} ({} matches) ---", file.admitted));
-        let mut previous: Option<u32> = None;
-        for line in &file.lines {
-            let number = line.line.get();
-            if previous.is_some_and(|p| number > p + 1) {
-                rows.push("--".to_owned());
-            }
-            previous = Some(number);
-            let mark = if line.kind == HitKind::Match { ">>" } else { "  " };
-            let (content, cut) = clip_line(&display_line(&line.content));
-            clipped |= cut;
-            rows.push(format!("{display}:{mark}{}|{content}", line.anchor()));
-        }
+        plain_rows(&display, &file.lines, &mut rows, &mut clipped);
         if file.more > 0 {
-            rows.push(format!("... +{} more matches", file.more));
+            rows.push(more_row(file.more));
         }
     }
+    matches_text(admitted, rows, Unshown::default(), clipped, limit_cut)
+}
+
+/// The `... +K more matches` row of a file the per-file cap cut.
+pub(crate) fn more_row(more: usize) -> String {
+    format!("... +{more} more matches")
+}
+
+/// Plain rows of one file's lines (in line order), `--` between runs that are not adjacent.
+pub(crate) fn plain_rows(display: &str, lines: &[&HitLine], rows: &mut Vec<String>, clipped: &mut bool) {
+    let mut previous: Option<u32> = None;
+    for line in lines {
+        let number = line.line.get();
+        if previous.is_some_and(|p| number > p + 1) {
+            rows.push(GAP_ROW.to_owned());
+        }
+        previous = Some(number);
+        let (row, cut) = row(display, line);
+        *clipped |= cut;
+        rows.push(row);
+    }
+}
+
+/// The row between two runs of lines that are not adjacent.
+pub(crate) const GAP_ROW: &str = "--";
+
+/// One anchored row, `PATH:>>LINE:HASH|content` (`  ` for context), and whether its
+/// content was clipped.
+pub(crate) fn row(display: &str, line: &HitLine) -> (String, bool) {
+    let mark = if line.kind == HitKind::Match { ">>" } else { "  " };
+    let (content, cut) = clip_line(&display_line(&line.content));
+    (format!("{display}:{mark}{}|{content}", line.anchor()), cut)
+}
+
+/// Rows that were counted for the budget notice but not kept (past the record cap).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Unshown {
+    /// How many rows.
+    pub rows: usize,
+    /// Their bytes, a newline each included.
+    pub bytes: usize,
+}
+
+/// The header, the rows, the notices and the budget of a non-summary result.
+pub(crate) fn matches_text(
+    admitted: &Admitted<'_>,
+    rows: Vec<String>,
+    unshown: Unshown,
+    clipped: bool,
+    limit_cut: bool,
+) -> Rendered {
     let mut notices = Vec::new();
     if clipped {
         notices.push(format!("[Some lines truncated to {MAX_LINE_CHARS} chars. Use read tool to see full lines]"));
@@ -63,7 +103,7 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
         notices.push(format!("[Results truncated at {} matches — refine pattern or increase limit]", admitted.total));
     }
     let header = format!("[{} matches in {} files]", admitted.total, admitted.files.len());
-    let mut rendered = finish(header, rows, &notices);
+    let mut rendered = finish(header, rows, unshown, &notices);
     rendered.display_truncated |= clipped;
     rendered
 }
@@ -73,17 +113,18 @@ pub(crate) fn summary(found: &SearchOutcome) -> Rendered {
     let mut files: Vec<_> = found.files.iter().collect();
     files.sort_by(|a, b| b.match_count.cmp(&a.match_count).then_with(|| a.path.cmp(&b.path)));
     let rows = files.iter().map(|f| format!("{}: {} matches", f.path.to_string_lossy(), f.match_count)).collect();
-    finish(format!("[{} matches in {} files]", found.total_matches, found.files.len()), rows, &[])
+    finish(format!("[{} matches in {} files]", found.total_matches, found.files.len()), rows, Unshown::default(), &[])
 }
 
 /// Joins the header and the rows that fit the budget (2000 lines / 50 KB, whole rows),
-/// then the notices, each after a blank line.
-fn finish(header: String, rows: Vec<String>, notices: &[String]) -> Rendered {
+/// then the notices, each after a blank line. `unshown` rows come after `rows` and never
+/// fit (they only count in the budget notice).
+fn finish(header: String, rows: Vec<String>, unshown: Unshown, notices: &[String]) -> Rendered {
     let reserved: usize = notices.iter().map(|n| n.len() + 2).sum::<usize>() + 160;
     let budget = MAX_BYTES.saturating_sub(reserved);
     let mut text = header;
-    let total_bytes: usize = text.len() + rows.iter().map(|r| r.len() + 1).sum::<usize>();
-    let total_lines = rows.len() + 1;
+    let total_bytes: usize = text.len() + rows.iter().map(|r| r.len() + 1).sum::<usize>() + unshown.bytes;
+    let total_lines = rows.len() + 1 + unshown.rows;
     let mut shown_lines = 1;
     for row in &rows {
         if shown_lines == MAX_LINES || text.len() + 1 + row.len() > budget {
