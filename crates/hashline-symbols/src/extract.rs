@@ -7,6 +7,7 @@ use hashline_core::Document;
 use hashline_syntax::tree_sitter::{Node, QueryCursor, StreamingIterator};
 use hashline_syntax::{LanguageId, LineIndex, ParseLimits, Parsed, SyntaxError, parse_document};
 
+use crate::family::Family;
 use crate::kind::SymbolKind;
 use crate::langs::{LangRules, query, rules};
 use crate::symbol::{Symbol, SymbolMap};
@@ -28,7 +29,9 @@ pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
     let text = &doc.as_bytes()[parsed.text_start..];
     let lines = LineIndex::new(doc);
     let names = query.capture_names();
-    let mut found: Vec<(usize, Found)> = Vec::new();
+    // The declarations first (a declaration matched by several patterns is kept by the
+    // first in the query, the most specific), then their surroundings from one walk.
+    let mut hits: Vec<Hit<'_>> = Vec::new();
     let mut imports = Vec::new();
     let mut seen: HashMap<(usize, usize), usize> = HashMap::new();
     let mut cursor = QueryCursor::new();
@@ -48,19 +51,21 @@ pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
             }
         }
         let (Some((node, kind)), Some(name)) = (def, name) else { continue };
-        // Several patterns may match one declaration: the first in the query (the most
-        // specific) wins.
-        let key = (node.id(), name.id());
-        if let Some(&at) = seen.get(&key) {
-            if found[at].0 > m.pattern_index {
-                found[at] = (m.pattern_index, describe(node, kind, name, receiver, text, rules, lang));
+        let hit = Hit { pattern: m.pattern_index, node, kind, name, receiver };
+        match seen.get(&(node.id(), name.id())) {
+            Some(&at) if hits[at].pattern > m.pattern_index => hits[at] = hit,
+            Some(_) => {}
+            None => {
+                seen.insert((node.id(), name.id()), hits.len());
+                hits.push(hit);
             }
-            continue;
         }
-        seen.insert(key, found.len());
-        found.push((m.pattern_index, describe(node, kind, name, receiver, text, rules, lang)));
     }
-    let mut found: Vec<Found> = found.into_iter().map(|(_, f)| f).collect();
+    let mut starts: Vec<usize> = hits.iter().map(|h| h.node.start_byte()).collect();
+    starts.sort_unstable();
+    let family = Family::of(parsed.tree.root_node(), &starts);
+    let found = hits.iter().map(|h| describe(h, &family, text, rules, lang));
+    let mut found: Vec<Found> = found.collect();
     found.sort_by_key(|f| (f.start_byte, std::cmp::Reverse(f.end_byte)));
     let symbols = nest(found, &lines, parsed.text_start);
     SymbolMap {
@@ -70,6 +75,15 @@ pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
         imports,
         symbols,
     }
+}
+
+/// A declaration the query matched.
+struct Hit<'t> {
+    pattern: usize,
+    node: Node<'t>,
+    kind: SymbolKind,
+    name: Node<'t>,
+    receiver: Option<Node<'t>>,
 }
 
 /// A declaration as found, before nesting (byte offsets relative to the parsed text).
@@ -84,17 +98,10 @@ struct Found {
     doc: Option<String>,
 }
 
-fn describe(
-    node: Node<'_>,
-    kind: SymbolKind,
-    name: Node<'_>,
-    receiver: Option<Node<'_>>,
-    text: &[u8],
-    rules: &LangRules,
-    lang: LanguageId,
-) -> Found {
+fn describe<'t>(hit: &Hit<'t>, family: &Family<'t>, text: &[u8], rules: &LangRules, lang: LanguageId) -> Found {
+    let Hit { node, kind, name, receiver, .. } = *hit;
     let mut outer = node;
-    while let Some(parent) = outer.parent() {
+    while let Some(parent) = family.parent(outer) {
         if !rules.wrappers.contains(&parent.kind()) || has_sibling_like(parent, outer) {
             break;
         }
@@ -102,7 +109,7 @@ fn describe(
     }
     let mut start = outer;
     let mut doc_nodes = Vec::new();
-    while let Some(previous) = start.prev_sibling() {
+    while let Some(previous) = family.prev_sibling(start) {
         let adjacent = previous.end_position().row + 1 >= start.start_position().row;
         if !adjacent || !rules.leading.contains(&previous.kind()) {
             break;
