@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 
 use hashline_core::Document;
-use hashline_syntax::tree_sitter::{Node, QueryCursor, StreamingIterator};
+use hashline_syntax::tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
 use hashline_syntax::{LanguageId, LineIndex, ParseLimits, Parsed, SyntaxError, parse_document};
 
 use crate::family::Family;
 use crate::kind::SymbolKind;
-use crate::langs::{LangRules, query, rules};
+use crate::langs::{LangRules, pattern_roots, query, rules};
 use crate::symbol::{Symbol, SymbolMap};
 
 /// Signatures longer than this are cut (with `…`).
@@ -23,6 +23,12 @@ pub fn map_source(lang: LanguageId, doc: &Document, limits: ParseLimits) -> Resu
 
 /// The map of an already parsed document.
 pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
+    map_with(parsed, doc, pattern_roots(parsed.lang))
+}
+
+/// The map, running the query only at nodes of the kinds `roots` marks (everywhere when
+/// `None`).
+fn map_with(parsed: &Parsed, doc: &Document, roots: Option<&[bool]>) -> SymbolMap {
     let lang = parsed.lang;
     let rules = rules(lang);
     let query = query(lang);
@@ -31,36 +37,41 @@ pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
     let names = query.capture_names();
     // The declarations first (a declaration matched by several patterns is kept by the
     // first in the query, the most specific), then their surroundings from one walk.
-    let mut hits: Vec<Hit<'_>> = Vec::new();
-    let mut imports = Vec::new();
-    let mut seen: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut hits = Hits::default();
     let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, parsed.tree.root_node(), text);
-    while let Some(m) = matches.next() {
-        let (mut def, mut name, mut receiver) = (None, None, None);
-        for capture in m.captures() {
-            let capture_name = names[capture.index as usize];
-            if let Some(kind) = capture_name.strip_prefix("definition.") {
-                def = SymbolKind::from_name(kind).map(|k| (capture.node, k));
-            } else if capture_name == "name" {
-                name = Some(capture.node);
-            } else if capture_name == "receiver" {
-                receiver = Some(capture.node);
-            } else if capture_name == "import" {
-                imports.push(node_text(capture.node, text).trim_matches(['"', '\'', '<', '>']).to_owned());
+    let root = parsed.tree.root_node();
+    match roots {
+        // The query runs only where one of its patterns can start: a query cursor over the
+        // whole tree costs several times a plain walk of it.
+        Some(roots) => {
+            cursor.set_max_start_depth(Some(0));
+            let mut walk = root.walk();
+            'nodes: loop {
+                let node = walk.node();
+                if roots.get(usize::from(node.kind_id())).copied().unwrap_or(false) {
+                    let mut matches = cursor.matches(query, node, text);
+                    while let Some(m) = matches.next() {
+                        hits.take(m, names, text);
+                    }
+                }
+                if walk.goto_first_child() {
+                    continue;
+                }
+                while !walk.goto_next_sibling() {
+                    if !walk.goto_parent() {
+                        break 'nodes;
+                    }
+                }
             }
         }
-        let (Some((node, kind)), Some(name)) = (def, name) else { continue };
-        let hit = Hit { pattern: m.pattern_index, node, kind, name, receiver };
-        match seen.get(&(node.id(), name.id())) {
-            Some(&at) if hits[at].pattern > m.pattern_index => hits[at] = hit,
-            Some(_) => {}
-            None => {
-                seen.insert((node.id(), name.id()), hits.len());
-                hits.push(hit);
+        None => {
+            let mut matches = cursor.matches(query, root, text);
+            while let Some(m) = matches.next() {
+                hits.take(m, names, text);
             }
         }
     }
+    let Hits { hits, imports, .. } = hits;
     let mut starts: Vec<usize> = hits.iter().map(|h| h.node.start_byte()).collect();
     starts.sort_unstable();
     let family = Family::of(parsed.tree.root_node(), &starts);
@@ -74,6 +85,43 @@ pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
         byte_count: doc.as_bytes().len() as u64,
         imports,
         symbols,
+    }
+}
+
+/// What the query matched: declarations, each once, and imports.
+#[derive(Default)]
+struct Hits<'t> {
+    hits: Vec<Hit<'t>>,
+    imports: Vec<String>,
+    /// (declaration node, name node) → index in `hits`.
+    seen: HashMap<(usize, usize), usize>,
+}
+
+impl<'t> Hits<'t> {
+    fn take(&mut self, m: &QueryMatch<'_, 't>, names: &[&str], text: &[u8]) {
+        let (mut def, mut name, mut receiver) = (None, None, None);
+        for capture in m.captures() {
+            let capture_name = names[capture.index as usize];
+            if let Some(kind) = capture_name.strip_prefix("definition.") {
+                def = SymbolKind::from_name(kind).map(|k| (capture.node, k));
+            } else if capture_name == "name" {
+                name = Some(capture.node);
+            } else if capture_name == "receiver" {
+                receiver = Some(capture.node);
+            } else if capture_name == "import" {
+                self.imports.push(node_text(capture.node, text).trim_matches(['"', '\'', '<', '>']).to_owned());
+            }
+        }
+        let (Some((node, kind)), Some(name)) = (def, name) else { return };
+        let hit = Hit { pattern: m.pattern_index, node, kind, name, receiver };
+        match self.seen.get(&(node.id(), name.id())) {
+            Some(&at) if self.hits[at].pattern > m.pattern_index => self.hits[at] = hit,
+            Some(_) => {}
+            None => {
+                self.seen.insert((node.id(), name.id()), self.hits.len());
+                self.hits.push(hit);
+            }
+        }
     }
 }
 
@@ -295,4 +343,28 @@ fn nest(found: Vec<Found>, lines: &LineIndex, text_start: usize) -> Vec<Symbol> 
         close(&mut stack, &mut roots);
     }
     roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Running the query only where a pattern can start finds what running it over the
+    /// whole tree finds, on every test file.
+    #[test]
+    fn the_query_at_pattern_roots_finds_what_the_whole_tree_query_finds() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(dir).expect("the test data") {
+            let path = entry.expect("an entry").path();
+            let Some(lang) = LanguageId::from_path(&path.to_string_lossy()) else { continue };
+            let doc = Document::parse(std::fs::read(&path).expect("readable"));
+            let parsed = parse_document(lang, &doc, ParseLimits::DEFAULT).expect("it parses");
+            let roots = pattern_roots(lang);
+            assert!(roots.is_some(), "{lang}");
+            assert_eq!(map_with(&parsed, &doc, roots), map_with(&parsed, &doc, None), "{}", path.display());
+            checked += 1;
+        }
+        assert!(checked >= 8, "{checked} files");
+    }
 }
