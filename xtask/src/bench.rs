@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: criterion micro-benchmarks (row rendering, the edit engine, the
-//! in-process edit tool, symbol maps and the syntax check), then whole-command timings of the release CLI beside a reference
-//! command on the same input, interleaved run by run so machine noise hits both alike:
+//! in-process edit tool, symbol maps and the syntax check), then whole-command timings of
+//! the release CLI beside a reference command on the same input, interleaved run by run so
+//! machine noise hits both alike:
 //! `hashline read` beside `cat`, and one anchored `hashline edit` beside `hashline read`.
 
 use std::path::{Path, PathBuf};
