@@ -109,7 +109,10 @@ impl<'t> Hits<'t> {
             } else if capture_name == "receiver" {
                 receiver = Some(capture.node);
             } else if capture_name == "import" {
-                self.imports.push(node_text(capture.node, text).trim_matches(['"', '\'', '<', '>']).to_owned());
+                let import = node_text(capture.node, text).trim_matches(['"', '\'', '<', '>']);
+                if !self.imports.iter().any(|i| i == import) {
+                    self.imports.push(import.to_owned());
+                }
             }
         }
         let (Some((node, kind)), Some(name)) = (def, name) else { return };

@@ -398,7 +398,7 @@ fn a_small_change_of_a_long_symbol_is_not_a_large_change() {
         result.text()
     );
     // The same body again changes nothing.
-    let (same, result) = apply("long.rs", source, replace("long", &source.split("\n\n").next().unwrap()));
+    let (same, result) = apply("long.rs", source, replace("long", source.split("\n\n").next().unwrap()));
     assert_eq!(same, source);
     assert_eq!(result.ptc_value()["noop"], true, "{}", result.text());
 }
