@@ -9,9 +9,11 @@ use common::Workspace;
 use hashline_tools::read::ReadTool;
 use serde_json::json;
 
-/// (file, [(query, name, start line, tier)]) over the language test files of
-/// `hashline-symbols`.
-const TABLE: &[(&str, &str, &[(&str, &str, u64, &str)])] = &[
+/// One selector: (query, the symbol's name, its start line, the tier that finds it).
+type Row = (&'static str, &'static str, u64, &'static str);
+
+/// (file, source, rows) over the language test files of `hashline-symbols`.
+const TABLE: &[(&str, &str, &[Row])] = &[
     (
         "inventory.rs",
         include_str!("../../hashline-symbols/tests/data/inventory.rs"),
