@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: criterion micro-benchmarks (row rendering, the edit engine, the
-//! in-process edit tool), then whole-command timings of the release CLI beside a reference
-//! command on the same input, interleaved run by run so machine noise hits both alike:
+//! in-process edit tool, symbol maps and the syntax check), then whole-command timings of
+//! the release CLI beside a reference command on the same input, interleaved run by run so
+//! machine noise hits both alike:
 //! `hashline read` beside `cat`, and one anchored `hashline edit` beside `hashline read`.
 
 use std::path::{Path, PathBuf};
@@ -83,6 +84,8 @@ fn release_cli(root: &Path) -> Result<PathBuf> {
 const CRITERION_BENCHES: &[&[&str]] = &[
     &["-p", "hashline-core", "--bench", "render", "--bench", "edit"],
     &["-p", "hashline-tools", "--bench", "edit_tool"],
+    // SPEC §11 symbol and syntax targets; prints its ratios after the criterion figures.
+    &["-p", "hashline-tools", "--bench", "symbols_syntax"],
     // Not criterion: the bounded MCP-over-HTTP load test (loopback; SESSIONS, SECS).
     &["-p", "hashline-mcp", "--bench", "http_load"],
 ];

@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 
 use hashline_core::Document;
-use hashline_syntax::tree_sitter::{Node, QueryCursor, StreamingIterator};
+use hashline_syntax::tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
 use hashline_syntax::{LanguageId, LineIndex, ParseLimits, Parsed, SyntaxError, parse_document};
 
+use crate::family::Family;
 use crate::kind::SymbolKind;
-use crate::langs::{LangRules, query, rules};
+use crate::langs::{LangRules, pattern_roots, query, rules};
 use crate::symbol::{Symbol, SymbolMap};
 
 /// Signatures longer than this are cut (with `…`).
@@ -22,18 +23,82 @@ pub fn map_source(lang: LanguageId, doc: &Document, limits: ParseLimits) -> Resu
 
 /// The map of an already parsed document.
 pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
+    map_with(parsed, doc, pattern_roots(parsed.lang))
+}
+
+/// The map, running the query only at nodes of the kinds `roots` marks (everywhere when
+/// `None`).
+fn map_with(parsed: &Parsed, doc: &Document, roots: Option<&[bool]>) -> SymbolMap {
     let lang = parsed.lang;
     let rules = rules(lang);
     let query = query(lang);
     let text = &doc.as_bytes()[parsed.text_start..];
     let lines = LineIndex::new(doc);
     let names = query.capture_names();
-    let mut found: Vec<(usize, Found)> = Vec::new();
-    let mut imports = Vec::new();
-    let mut seen: HashMap<(usize, usize), usize> = HashMap::new();
+    // The declarations first (a declaration matched by several patterns is kept by the
+    // first in the query, the most specific), then their surroundings from one walk.
+    let mut hits = Hits::default();
     let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, parsed.tree.root_node(), text);
-    while let Some(m) = matches.next() {
+    let root = parsed.tree.root_node();
+    match roots {
+        // The query runs only where one of its patterns can start: a query cursor over the
+        // whole tree costs several times a plain walk of it.
+        Some(roots) => {
+            cursor.set_max_start_depth(Some(0));
+            let mut walk = root.walk();
+            'nodes: loop {
+                let node = walk.node();
+                if roots.get(usize::from(node.kind_id())).copied().unwrap_or(false) {
+                    let mut matches = cursor.matches(query, node, text);
+                    while let Some(m) = matches.next() {
+                        hits.take(m, names, text);
+                    }
+                }
+                if walk.goto_first_child() {
+                    continue;
+                }
+                while !walk.goto_next_sibling() {
+                    if !walk.goto_parent() {
+                        break 'nodes;
+                    }
+                }
+            }
+        }
+        None => {
+            let mut matches = cursor.matches(query, root, text);
+            while let Some(m) = matches.next() {
+                hits.take(m, names, text);
+            }
+        }
+    }
+    let Hits { hits, imports, .. } = hits;
+    let mut starts: Vec<usize> = hits.iter().map(|h| h.node.start_byte()).collect();
+    starts.sort_unstable();
+    let family = Family::of(parsed.tree.root_node(), &starts);
+    let found = hits.iter().map(|h| describe(h, &family, text, rules, lang));
+    let mut found: Vec<Found> = found.collect();
+    found.sort_by_key(|f| (f.start_byte, std::cmp::Reverse(f.end_byte)));
+    let symbols = nest(found, &lines, parsed.text_start);
+    SymbolMap {
+        language: lang.display_name().to_owned(),
+        line_count: doc.line_count() as u32,
+        byte_count: doc.as_bytes().len() as u64,
+        imports,
+        symbols,
+    }
+}
+
+/// What the query matched: declarations, each once, and imports.
+#[derive(Default)]
+struct Hits<'t> {
+    hits: Vec<Hit<'t>>,
+    imports: Vec<String>,
+    /// (declaration node, name node) → index in `hits`.
+    seen: HashMap<(usize, usize), usize>,
+}
+
+impl<'t> Hits<'t> {
+    fn take(&mut self, m: &QueryMatch<'_, 't>, names: &[&str], text: &[u8]) {
         let (mut def, mut name, mut receiver) = (None, None, None);
         for capture in m.captures() {
             let capture_name = names[capture.index as usize];
@@ -44,32 +109,32 @@ pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
             } else if capture_name == "receiver" {
                 receiver = Some(capture.node);
             } else if capture_name == "import" {
-                imports.push(node_text(capture.node, text).trim_matches(['"', '\'', '<', '>']).to_owned());
+                let import = node_text(capture.node, text).trim_matches(['"', '\'', '<', '>']);
+                if !self.imports.iter().any(|i| i == import) {
+                    self.imports.push(import.to_owned());
+                }
             }
         }
-        let (Some((node, kind)), Some(name)) = (def, name) else { continue };
-        // Several patterns may match one declaration: the first in the query (the most
-        // specific) wins.
-        let key = (node.id(), name.id());
-        if let Some(&at) = seen.get(&key) {
-            if found[at].0 > m.pattern_index {
-                found[at] = (m.pattern_index, describe(node, kind, name, receiver, text, rules, lang));
+        let (Some((node, kind)), Some(name)) = (def, name) else { return };
+        let hit = Hit { pattern: m.pattern_index, node, kind, name, receiver };
+        match self.seen.get(&(node.id(), name.id())) {
+            Some(&at) if self.hits[at].pattern > m.pattern_index => self.hits[at] = hit,
+            Some(_) => {}
+            None => {
+                self.seen.insert((node.id(), name.id()), self.hits.len());
+                self.hits.push(hit);
             }
-            continue;
         }
-        seen.insert(key, found.len());
-        found.push((m.pattern_index, describe(node, kind, name, receiver, text, rules, lang)));
     }
-    let mut found: Vec<Found> = found.into_iter().map(|(_, f)| f).collect();
-    found.sort_by_key(|f| (f.start_byte, std::cmp::Reverse(f.end_byte)));
-    let symbols = nest(found, &lines, parsed.text_start);
-    SymbolMap {
-        language: lang.display_name().to_owned(),
-        line_count: doc.line_count() as u32,
-        byte_count: doc.as_bytes().len() as u64,
-        imports,
-        symbols,
-    }
+}
+
+/// A declaration the query matched.
+struct Hit<'t> {
+    pattern: usize,
+    node: Node<'t>,
+    kind: SymbolKind,
+    name: Node<'t>,
+    receiver: Option<Node<'t>>,
 }
 
 /// A declaration as found, before nesting (byte offsets relative to the parsed text).
@@ -84,17 +149,10 @@ struct Found {
     doc: Option<String>,
 }
 
-fn describe(
-    node: Node<'_>,
-    kind: SymbolKind,
-    name: Node<'_>,
-    receiver: Option<Node<'_>>,
-    text: &[u8],
-    rules: &LangRules,
-    lang: LanguageId,
-) -> Found {
+fn describe<'t>(hit: &Hit<'t>, family: &Family<'t>, text: &[u8], rules: &LangRules, lang: LanguageId) -> Found {
+    let Hit { node, kind, name, receiver, .. } = *hit;
     let mut outer = node;
-    while let Some(parent) = outer.parent() {
+    while let Some(parent) = family.parent(outer) {
         if !rules.wrappers.contains(&parent.kind()) || has_sibling_like(parent, outer) {
             break;
         }
@@ -102,7 +160,7 @@ fn describe(
     }
     let mut start = outer;
     let mut doc_nodes = Vec::new();
-    while let Some(previous) = start.prev_sibling() {
+    while let Some(previous) = family.prev_sibling(start) {
         let adjacent = previous.end_position().row + 1 >= start.start_position().row;
         if !adjacent || !rules.leading.contains(&previous.kind()) {
             break;
@@ -288,4 +346,28 @@ fn nest(found: Vec<Found>, lines: &LineIndex, text_start: usize) -> Vec<Symbol> 
         close(&mut stack, &mut roots);
     }
     roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Running the query only where a pattern can start finds what running it over the
+    /// whole tree finds, on every test file.
+    #[test]
+    fn the_query_at_pattern_roots_finds_what_the_whole_tree_query_finds() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(dir).expect("the test data") {
+            let path = entry.expect("an entry").path();
+            let Some(lang) = LanguageId::from_path(&path.to_string_lossy()) else { continue };
+            let doc = Document::parse(std::fs::read(&path).expect("readable"));
+            let parsed = parse_document(lang, &doc, ParseLimits::DEFAULT).expect("it parses");
+            let roots = pattern_roots(lang);
+            assert!(roots.is_some(), "{lang}");
+            assert_eq!(map_with(&parsed, &doc, roots), map_with(&parsed, &doc, None), "{}", path.display());
+            checked += 1;
+        }
+        assert!(checked >= 8, "{checked} files");
+    }
 }

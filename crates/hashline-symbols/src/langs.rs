@@ -86,6 +86,39 @@ pub(crate) fn query(lang: LanguageId) -> &'static Query {
     })
 }
 
+/// Which node kinds (indexed by kind id) can start a match of the language's query: the
+/// root node of each of its patterns. `None` when some pattern's root is not a plain node
+/// kind (a wildcard or an alternation), so the query must run everywhere.
+pub(crate) fn pattern_roots(lang: LanguageId) -> Option<&'static [bool]> {
+    static ROOTS: [OnceLock<Option<Vec<bool>>>; 9] = [const { OnceLock::new() }; 9];
+    let index = LanguageId::ALL.iter().position(|&l| l == lang).unwrap_or(0);
+    ROOTS[index]
+        .get_or_init(|| {
+            let query = query(lang);
+            let source = rules(lang).source;
+            let mut kinds = std::collections::HashSet::new();
+            for pattern in 0..query.pattern_count() {
+                let rest = source.get(query.start_byte_for_pattern(pattern)..)?.trim_start().strip_prefix('(')?;
+                let kind: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                if kind.is_empty() || kind == "_" {
+                    return None;
+                }
+                kinds.insert(kind);
+            }
+            let grammar = lang.ts_language();
+            let ids = u16::try_from(grammar.node_kind_count()).ok()?;
+            Some(
+                (0..ids)
+                    .map(|id| {
+                        grammar.node_kind_is_named(id)
+                            && grammar.node_kind_for_id(id).is_some_and(|k| kinds.contains(k))
+                    })
+                    .collect(),
+            )
+        })
+        .as_deref()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +128,14 @@ mod tests {
         for lang in LanguageId::ALL {
             let query = Query::new(&lang.ts_language(), rules(lang).source);
             assert!(query.is_ok(), "{lang}: {:?}", query.err());
+        }
+    }
+
+    #[test]
+    fn every_query_has_plain_pattern_roots() {
+        for lang in LanguageId::ALL {
+            let roots = pattern_roots(lang).unwrap_or_else(|| panic!("{lang}: a pattern root is not a node kind"));
+            assert!(roots.iter().filter(|&&r| r).count() >= 5, "{lang}");
         }
     }
 }

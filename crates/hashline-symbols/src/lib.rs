@@ -26,6 +26,7 @@ mod bundle;
 mod cache;
 mod edit;
 mod extract;
+mod family;
 mod formats;
 mod kind;
 mod langs;

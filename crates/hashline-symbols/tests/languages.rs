@@ -41,6 +41,13 @@ fn rust() {
     assert_snapshot!(map_of("inventory.rs"));
 }
 
+/// A realistic file of hundreds of lines: nested modules, generic impls, trait defaults,
+/// attributes, doc comments, an exported macro, items inside a test function.
+#[test]
+fn rust_realistic() {
+    assert_snapshot!(map_of("accounts.rs"));
+}
+
 #[test]
 fn c() {
     assert_snapshot!(map_of("ring.c"));
@@ -99,4 +106,15 @@ fn toml() {
 #[test]
 fn shell() {
     assert_snapshot!(map_of("deploy.sh"));
+}
+
+/// Two modules that both `use super::*` import it once in the map.
+#[test]
+fn an_import_is_listed_once() {
+    let path = format!("{}/tests/data/accounts.rs", env!("CARGO_MANIFEST_DIR"));
+    let doc = Document::parse(std::fs::read(&path).expect("fixture"));
+    let map = map_document("accounts.rs", &doc).expect("mapped").expect("parsed");
+    let mut seen = std::collections::HashSet::new();
+    let repeated: Vec<&String> = map.imports.iter().filter(|i| !seen.insert(*i)).collect();
+    assert!(repeated.is_empty(), "{repeated:?} in {:?}", map.imports);
 }

@@ -3,10 +3,10 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 use std::time::{Duration, Instant};
 
-use hashline_core::Document;
+use hashline_core::{Document, LineNo};
 use tree_sitter::{InputEdit, ParseOptions, Parser, Point, Tree};
 
 use crate::error::SyntaxError;
@@ -105,54 +105,147 @@ pub fn parse_document(lang: LanguageId, doc: &Document, limits: ParseLimits) -> 
 }
 
 /// Parses `after`, the document `before` became, reusing `parsed` (the tree of `before`)
-/// incrementally: the bytes between the common prefix and the common suffix of the two
-/// texts are one tree edit, so only the changed region is parsed again.
+/// incrementally: only the text that changed is parsed again.
+///
+/// `kept` names lines the change kept, as (line in `before`, line in `after`) pairs in
+/// `before`'s order (a change map's kept lines). The text between two kept lines is one
+/// tree edit when it changed, so a batch of scattered edits costs about its own size, not
+/// the file's. Pairs that are out of order or whose lines differ are ignored, so `kept`
+/// only has to be a hint: with none, the bytes between the texts' common prefix and common
+/// suffix are one edit. The tree is the same as a fresh parse of `after` either way.
+///
+/// ```
+/// use hashline_core::{Document, LineNo};
+/// use hashline_syntax::{parse_document, reparse, LanguageId, ParseLimits};
+///
+/// let before = Document::parse(b"fn a() {}\nfn b() {}\nfn c() {}\n".to_vec());
+/// let after = Document::parse(b"fn a() {}\nfn b( {}\nfn c() {}\n".to_vec());
+/// let parsed = parse_document(LanguageId::Rust, &before, ParseLimits::DEFAULT).unwrap();
+/// let line = |n| LineNo::new(n).unwrap();
+/// let kept = [(line(1), line(1)), (line(3), line(3))];
+/// let again = reparse(&parsed, &before, &after, kept, ParseLimits::DEFAULT).unwrap();
+/// assert!(again.tree.root_node().has_error());
+/// ```
 pub fn reparse(
     parsed: &Parsed,
     before: &Document,
     after: &Document,
+    kept: impl IntoIterator<Item = (LineNo, LineNo)>,
     limits: ParseLimits,
 ) -> Result<Parsed, SyntaxError> {
     let text_start = if after.has_bom() { 3 } else { 0 };
     if text_start != parsed.text_start {
         return parse_document(parsed.lang, after, limits);
     }
-    let old = &before.as_bytes()[parsed.text_start..];
     let new = &after.as_bytes()[text_start..];
+    if new.len() > limits.max_bytes {
+        return Err(SyntaxError::TooLarge { bytes: new.len(), limit: limits.max_bytes });
+    }
     let mut tree = parsed.tree.clone();
-    tree.edit(&edit_between(old, new));
+    // Applied last to first, each edit's offsets are still those of the old text.
+    for edit in edits_between(before, after, text_start, kept).iter().rev() {
+        tree.edit(edit);
+    }
     let tree = parse(parsed.lang, new, Some(&tree), limits)?;
     Ok(Parsed { lang: parsed.lang, tree, text_start })
 }
 
-/// The one tree edit that turns `old` into `new`: everything between their common prefix
-/// and their common suffix.
-fn edit_between(old: &[u8], new: &[u8]) -> InputEdit {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let room = old.len().min(new.len()) - prefix;
-    let suffix = old.iter().rev().zip(new.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
-    let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
-    let start_position = point_at(old, prefix);
-    InputEdit {
-        start_byte: prefix,
-        old_end_byte: old_end,
-        new_end_byte: new_end,
-        start_position,
-        old_end_position: advance(start_position, &old[prefix..old_end]),
-        new_end_position: advance(start_position, &new[prefix..new_end]),
+/// The tree edits that turn `before`'s text into `after`'s, in text order, in the old
+/// text's coordinates: one per changed gap between kept lines, trimmed to the bytes that
+/// differ.
+fn edits_between(
+    before: &Document,
+    after: &Document,
+    text_start: usize,
+    kept: impl IntoIterator<Item = (LineNo, LineNo)>,
+) -> Vec<InputEdit> {
+    let (old, new) = (before.as_bytes(), after.as_bytes());
+    // Gaps as (old range, new range) of document bytes, between the kept lines' contents.
+    let mut gaps: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    let (mut old_at, mut new_at) = (text_start, text_start);
+    let mut last: Option<(LineNo, LineNo)> = None;
+    for (old_line, new_line) in kept {
+        if last.is_some_and(|(o, n)| old_line <= o || new_line <= n) {
+            continue;
+        }
+        let (Some(old_range), Some(new_range)) = (before.content_range(old_line), after.content_range(new_line)) else {
+            continue;
+        };
+        if old_range.start < old_at || new_range.start < new_at || old[old_range.clone()] != new[new_range.clone()] {
+            continue;
+        }
+        if old[old_at..old_range.start] != new[new_at..new_range.start] {
+            gaps.push((old_at..old_range.start, new_at..new_range.start));
+        }
+        (old_at, new_at) = (old_range.end, new_range.end);
+        last = Some((old_line, new_line));
     }
+    if old[old_at..] != new[new_at..] {
+        gaps.push((old_at..old.len(), new_at..new.len()));
+    }
+    let (mut old_points, mut new_points) = (Points::new(&old[text_start..]), Points::new(&new[text_start..]));
+    gaps.into_iter()
+        .map(|(old_gap, new_gap)| {
+            let (old_gap, new_gap) = trim(old, new, old_gap, new_gap);
+            let (start, old_end, new_end) =
+                (old_gap.start - text_start, old_gap.end - text_start, new_gap.end - text_start);
+            let new_start = new_gap.start - text_start;
+            let start_position = old_points.at(start);
+            let new_end_position = {
+                // The same row and column as the new text's own position, shifted to where
+                // the edit starts in the old text.
+                let from = new_points.at(new_start);
+                let to = new_points.at(new_end);
+                if to.row == from.row {
+                    Point::new(start_position.row, start_position.column + (to.column - from.column))
+                } else {
+                    Point::new(start_position.row + (to.row - from.row), to.column)
+                }
+            };
+            InputEdit {
+                start_byte: start,
+                old_end_byte: old_end,
+                new_end_byte: start + (new_end - new_start),
+                start_position,
+                old_end_position: old_points.at(old_end),
+                new_end_position,
+            }
+        })
+        .collect()
 }
 
-/// The tree-sitter position (row = `\n`s before it, column = bytes after the last one) of
-/// byte `offset` of `text`.
-fn point_at(text: &[u8], offset: usize) -> Point {
-    advance(Point::new(0, 0), &text[..offset])
+/// The gap without the bytes its two sides share at the start and at the end.
+fn trim(old: &[u8], new: &[u8], old_gap: Range<usize>, new_gap: Range<usize>) -> (Range<usize>, Range<usize>) {
+    let (a, b) = (&old[old_gap.clone()], &new[new_gap.clone()]);
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let room = a.len().min(b.len()) - prefix;
+    let suffix = a.iter().rev().zip(b.iter().rev()).take(room).take_while(|(x, y)| x == y).count();
+    (old_gap.start + prefix..old_gap.end - suffix, new_gap.start + prefix..new_gap.end - suffix)
 }
 
-fn advance(from: Point, bytes: &[u8]) -> Point {
-    match memchr::memrchr(b'\n', bytes) {
-        Some(last) => Point::new(from.row + memchr::memchr_iter(b'\n', bytes).count(), bytes.len() - last - 1),
-        None => Point::new(from.row, from.column + bytes.len()),
+/// Tree-sitter positions (row = `\n`s before, column = bytes after the last one) of
+/// increasing offsets of one text, found by one forward scan.
+struct Points<'a> {
+    text: &'a [u8],
+    offset: usize,
+    row: usize,
+    line_start: usize,
+}
+
+impl<'a> Points<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        Points { text, offset: 0, row: 0, line_start: 0 }
+    }
+
+    /// The position of `offset` (not below any earlier one asked for).
+    fn at(&mut self, offset: usize) -> Point {
+        let offset = offset.clamp(self.offset, self.text.len());
+        for newline in memchr::memchr_iter(b'\n', &self.text[self.offset..offset]) {
+            self.row += 1;
+            self.line_start = self.offset + newline + 1;
+        }
+        self.offset = offset;
+        Point::new(self.row, offset - self.line_start)
     }
 }
 
@@ -204,7 +297,7 @@ mod tests {
             let before = Document::parse(base.as_bytes().to_vec());
             let after = Document::parse(new.as_bytes().to_vec());
             let parsed = parse_document(LanguageId::Rust, &before, ParseLimits::DEFAULT).unwrap();
-            let again = reparse(&parsed, &before, &after, ParseLimits::DEFAULT).unwrap();
+            let again = reparse(&parsed, &before, &after, [], ParseLimits::DEFAULT).unwrap();
             let fresh = parse_document(LanguageId::Rust, &after, ParseLimits::DEFAULT).unwrap();
             assert_eq!(again.text_start, fresh.text_start, "{new:?}");
             assert_eq!(again.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp(), "{new:?}");
@@ -227,5 +320,157 @@ mod tests {
         let incremental = parse(LanguageId::Rust, new_text, Some(&old), ParseLimits::DEFAULT).unwrap();
         let fresh = parse(LanguageId::Rust, new_text, None, ParseLimits::DEFAULT).unwrap();
         assert_eq!(incremental.root_node().to_sexp(), fresh.root_node().to_sexp());
+    }
+
+    /// A small deterministic generator (xorshift), so the cases are the same every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Lines of Rust-like text, some of them broken, with every kind of terminator.
+    fn random_line(rng: &mut Rng, k: usize, broken: bool) -> String {
+        let text = match rng.below(if broken { 9 } else { 5 }) {
+            0 => format!("fn f_{k}() {{ let v = {k}; }}"),
+            1 => String::new(),
+            2 => format!("/// doc {k} é"),
+            3 => format!("struct S{k} {{ a: u8 }}"),
+            4 => format!("const C{k}: &str = \"s\\\"{k}\";"),
+            5 => format!("fn open_{k}() {{"),
+            6 => "}".to_owned(),
+            7 => format!("    let broken_{k} = ;"),
+            _ => format!("    call_{k}(1,"),
+        };
+        let end = match rng.below(10) {
+            0 => "\r\n",
+            1 => "\r",
+            _ => "\n",
+        };
+        text + end
+    }
+
+    /// Applies the edits to the old text, last to first, checking every position against
+    /// the text as it is at that moment, and that the result is the new text.
+    fn check_edits(before: &Document, after: &Document, kept: impl IntoIterator<Item = (LineNo, LineNo)>) {
+        let start = if before.has_bom() { 3 } else { 0 };
+        let edits = edits_between(before, after, start, kept);
+        let new = &after.as_bytes()[start..];
+        let mut text = before.as_bytes()[start..].to_vec();
+        let mut shift = 0i64;
+        let shifts: Vec<i64> = edits
+            .iter()
+            .map(|e| {
+                let at = shift;
+                shift += e.new_end_byte as i64 - e.old_end_byte as i64;
+                at
+            })
+            .collect();
+        let point = |t: &[u8], o: usize| advance_for_test(&t[..o]);
+        for (e, &at) in edits.iter().zip(&shifts).rev() {
+            assert_eq!(e.start_position, point(&text, e.start_byte), "{e:?}");
+            assert_eq!(e.old_end_position, point(&text, e.old_end_byte), "{e:?}");
+            let from = (e.start_byte as i64 + at) as usize;
+            let to = (e.new_end_byte as i64 + at) as usize;
+            text.splice(e.start_byte..e.old_end_byte, new[from..to].iter().copied());
+            assert_eq!(e.new_end_position, point(&text, e.new_end_byte), "{e:?}");
+        }
+        assert_eq!(text, new);
+    }
+
+    fn advance_for_test(bytes: &[u8]) -> Point {
+        let rows = bytes.iter().filter(|&&b| b == b'\n').count();
+        let column = bytes.len() - bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        Point::new(rows, column)
+    }
+
+    #[test]
+    fn reparse_with_kept_lines_matches_a_fresh_parse() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut clean = 0;
+        for case in 0..80 {
+            // Half the cases are valid Rust (top-level items only), half are broken.
+            let broken = case % 2 == 1;
+            let count = 1 + rng.below(120) as usize;
+            let old: Vec<String> = (0..count).map(|k| random_line(&mut rng, k, broken)).collect();
+            // Keep, replace, delete or insert before each old line; remember what was kept.
+            let mut new: Vec<String> = Vec::new();
+            let mut kept = Vec::new();
+            for (i, line) in old.iter().enumerate() {
+                match rng.below(10) {
+                    0 => new.push(random_line(&mut rng, 1000 + i, broken)),
+                    1 => {}
+                    2 => {
+                        new.push(random_line(&mut rng, 2000 + i, broken));
+                        kept.push((LineNo::from_index(i), LineNo::from_index(new.len())));
+                        new.push(line.clone());
+                    }
+                    _ => {
+                        kept.push((LineNo::from_index(i), LineNo::from_index(new.len())));
+                        new.push(line.clone());
+                    }
+                }
+            }
+            if rng.below(4) == 0 {
+                // A wrong hint (a pair whose lines differ, one out of order) is ignored.
+                kept.insert(0, (LineNo::from_index(count - 1), LineNo::from_index(0)));
+                kept.push((LineNo::FIRST, LineNo::FIRST));
+            }
+            let prefix = if case % 7 == 0 { "\u{feff}" } else { "" };
+            let last_cut = case % 5 == 0;
+            let join = |lines: &[String]| {
+                let mut text = format!("{prefix}{}", lines.concat());
+                if last_cut && text.ends_with('\n') {
+                    text.pop();
+                }
+                text
+            };
+            let before = Document::parse(join(&old).into_bytes());
+            let after = Document::parse(join(&new).into_bytes());
+            let kept: Vec<_> = kept
+                .into_iter()
+                .filter(|&(o, n)| o.index() < before.line_count() && n.index() < after.line_count())
+                .collect();
+            for lang in [LanguageId::Rust, LanguageId::C] {
+                let parsed = parse_document(lang, &before, ParseLimits::DEFAULT).unwrap();
+                let again = reparse(&parsed, &before, &after, kept.iter().copied(), ParseLimits::DEFAULT).unwrap();
+                let fresh = parse_document(lang, &after, ParseLimits::DEFAULT).unwrap();
+                check_edits(&before, &after, kept.iter().copied());
+                let issues = |p: &Parsed| crate::census(&p.tree, &after, p.text_start).issues;
+                assert_eq!(issues(&again), issues(&fresh), "case {case} {lang}");
+                // Error recovery may build an ERROR node's insides differently when it
+                // reuses old subtrees (tree-sitter does not promise otherwise); a tree
+                // without errors is the same.
+                if !fresh.tree.root_node().has_error() {
+                    clean += 1;
+                    assert_eq!(again.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp(), "case {case}");
+                }
+                assert_eq!(again.tree.root_node().end_position(), fresh.tree.root_node().end_position(), "case {case}");
+            }
+        }
+        assert!(clean >= 20, "only {clean} error-free cases");
+    }
+
+    #[test]
+    fn scattered_changes_are_separate_tree_edits() {
+        let old = "fn a() {}\nfn b() {}\nfn c() {}\nfn d() {}\n";
+        let new = "fn a() {}\nfn bb() {}\nfn c() {}\nfn dd() {}\n";
+        let (before, after) = (Document::parse(old.as_bytes().to_vec()), Document::parse(new.as_bytes().to_vec()));
+        let line = |n| LineNo::new(n).unwrap();
+        let edits = edits_between(&before, &after, 0, [(line(1), line(1)), (line(3), line(3))]);
+        let spans: Vec<_> =
+            edits.iter().map(|e| (e.start_byte, e.old_end_byte, e.new_end_byte, e.start_position.row)).collect();
+        assert_eq!(spans, vec![(14, 14, 15, 1), (34, 34, 35, 3)]);
+        // Without hints, one edit from the first difference to the last.
+        let one = edits_between(&before, &after, 0, []);
+        assert_eq!(
+            one.iter().map(|e| (e.start_byte, e.old_end_byte, e.new_end_byte)).collect::<Vec<_>>(),
+            vec![(14, 33, 35)]
+        );
     }
 }

@@ -32,8 +32,25 @@ use crate::census::{Census, LineSpan, SyntaxIssue};
 /// assert_eq!(new[0].lines.start.get(), 3);
 /// ```
 pub fn introduced(before: &Census, after: &Census, new_line_of: impl Fn(LineNo) -> Option<LineNo>) -> Vec<SyntaxIssue> {
-    let old_spans: Vec<LineSpan> = before.issues.iter().filter_map(|issue| follow(issue.lines, &new_line_of)).collect();
-    after.issues.iter().filter(|issue| !old_spans.iter().any(|old| old.intersects(issue.lines))).cloned().collect()
+    let mut old_spans: Vec<LineSpan> =
+        before.issues.iter().filter_map(|issue| follow(issue.lines, &new_line_of)).collect();
+    old_spans.sort_unstable();
+    // The furthest end among the spans that start at or before each one: a new problem
+    // meets an old span exactly when some span starting at or before its end reaches its
+    // start, so each lookup is a binary search, not a scan of every old problem.
+    let reach: Vec<LineNo> = old_spans
+        .iter()
+        .scan(None, |furthest: &mut Option<LineNo>, span| {
+            let end = furthest.map_or(span.end, |f| f.max(span.end));
+            *furthest = Some(end);
+            Some(end)
+        })
+        .collect();
+    let excused = |lines: LineSpan| {
+        let starting = old_spans.partition_point(|old| old.start <= lines.end);
+        starting > 0 && reach[starting - 1] >= lines.start
+    };
+    after.issues.iter().filter(|issue| !excused(issue.lines)).cloned().collect()
 }
 
 /// The new-file span of an old span: from its first kept line to its last kept line.
@@ -106,6 +123,26 @@ mod tests {
         let before = Census { issues: vec![issue(IssueKind::Error, 4, 20)] };
         let after = Census { issues: vec![issue(IssueKind::Missing, 18, 30)] };
         assert_eq!(introduced(&before, &after, Some), Vec::new());
+    }
+
+    #[test]
+    fn every_old_span_excuses_what_it_meets_in_any_order() {
+        // Old problems out of order (a move put a later one first), nested and apart.
+        let before = Census {
+            issues: vec![
+                issue(IssueKind::Error, 40, 41),
+                issue(IssueKind::Error, 10, 30),
+                issue(IssueKind::Missing, 12, 12),
+                issue(IssueKind::Error, 50, 50),
+            ],
+        };
+        let after = Census {
+            issues: [(1, 9), (9, 10), (30, 31), (32, 39), (35, 40), (42, 49), (49, 51), (60, 60)]
+                .iter()
+                .map(|&(s, e)| issue(IssueKind::Error, s, e))
+                .collect(),
+        };
+        assert_eq!(lines(&introduced(&before, &after, Some)), vec![(1, 9), (32, 39), (42, 49), (60, 60)]);
     }
 
     #[test]

@@ -2,13 +2,20 @@
 //! 100k-line file as `hashline-core`'s `edit` bench, through JSON arguments, the file read,
 //! validation, diff and patch rendering, the atomic write and the JSON projection (SPEC §11
 //! sets ≤ 50 ms for the engine alone; this shows what the tool adds).
+//!
+//! Three ways: `syntaxValidate: off` (the file-system layer's figure, comparable with
+//! a `.txt` file), `warn` (the default: the old file parsed, the new one reparsed
+//! incrementally), and `warn` with the session's tree of the old file already kept (as
+//! after the session's previous edit of it).
 
 use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use hashline_core::{Anchor, Document, LineNo};
+use hashline_syntax::{LanguageId, ParseLimits, census, parse_document};
 use hashline_tools::edit::EditTool;
+use hashline_tools::tree_cache::CachedTree;
 use hashline_tools::{CallContext, Session, SessionConfig, execute};
 use serde_json::{Value, json};
 
@@ -60,33 +67,52 @@ fn edits(doc: &Document) -> Value {
 
 fn edit_tool(c: &mut Criterion) {
     let pristine = hundred_k_lines();
+    let pristine_doc = Document::parse(pristine.clone());
     let dir = tempfile::tempdir().expect("a scratch directory");
     let file = dir.path().join("hundred_k.rs");
-    // A fresh stateless session per run, as for a lone `hashline edit` call.
-    let session =
-        || Session::new(SessionConfig::builder().root(dir.path()).stateful(false).build()).expect("a session");
-    let args = json!({ "path": file.to_string_lossy(), "edits": edits(&Document::parse(pristine.clone())) });
+    // A fresh stateless session per run, as for a lone `hashline edit` call; with `warm`,
+    // it already keeps the tree of the pristine file.
+    let session = |warm: bool| {
+        let session =
+            Session::new(SessionConfig::builder().root(dir.path()).stateful(false).build()).expect("a session");
+        if warm {
+            let key = session.resolve(&file.to_string_lossy()).expect("the file resolves").key;
+            let limits = ParseLimits { max_time: std::time::Duration::from_secs(60), ..ParseLimits::DEFAULT };
+            let parsed = parse_document(LanguageId::Rust, &pristine_doc, limits).expect("it parses");
+            let census = census(&parsed.tree, &pristine_doc, parsed.text_start);
+            session.syntax_trees().put(&key, &pristine, CachedTree { parsed, census });
+        }
+        session
+    };
+    let edits = edits(&pristine_doc);
+    let args = |mode: &str| json!({ "path": file.to_string_lossy(), "edits": edits, "syntaxValidate": mode });
     let restore = |path: &Path| std::fs::write(path, &pristine).expect("the file restores");
 
     restore(&file);
-    let check = execute::<EditTool>(&session(), args.clone(), &CallContext::top_level());
+    let check = execute::<EditTool>(&session(false), args("warn"), &CallContext::top_level());
     assert!(!check.is_error, "the batch applies: {}", check.text());
 
     let mut group = c.benchmark_group("edit_tool");
     group.sample_size(20);
-    group.bench_function("tool_1000_edits_100k_lines", |b| {
-        b.iter_batched(
-            || {
-                restore(&file);
-                (session(), args.clone())
-            },
-            |(session, args)| {
-                let result = execute::<EditTool>(&session, black_box(args), &CallContext::top_level());
-                (session, result)
-            },
-            BatchSize::PerIteration,
-        )
-    });
+    for (name, mode, warm) in [
+        ("tool_1000_edits_100k_lines/syntax_off", "off", false),
+        ("tool_1000_edits_100k_lines/syntax_warn", "warn", false),
+        ("tool_1000_edits_100k_lines/syntax_warn_kept_tree", "warn", true),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    restore(&file);
+                    (session(warm), args(mode))
+                },
+                |(session, args)| {
+                    let result = execute::<EditTool>(&session, black_box(args), &CallContext::top_level());
+                    (session, result)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
     group.finish();
 }
 

@@ -34,6 +34,7 @@ pub mod result;
 pub mod schema;
 pub mod session;
 pub mod tools;
+pub mod tree_cache;
 pub mod validate;
 pub mod warning;
 

@@ -17,6 +17,7 @@ use crate::ledger::Ledger;
 use crate::log::{LOG_VERSION, LogEvent, LogWriter, LoggedResult};
 use crate::paths::{self, ResolvedPath};
 use crate::result::{CallContext, ToolResult};
+use crate::tree_cache::TreeCache;
 
 /// How a session is set up.
 ///
@@ -79,6 +80,7 @@ pub struct Session {
     visibility: Mutex<Visibility>,
     ledger: Mutex<Ledger>,
     locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
+    trees: TreeCache,
 }
 
 impl Session {
@@ -126,6 +128,7 @@ impl Session {
             visibility: Mutex::new(Visibility { stale: recovered, ..Visibility::default() }),
             ledger: Mutex::new(Ledger::default()),
             locks: Mutex::new(HashMap::new()),
+            trees: TreeCache::default(),
         };
         let root = session.cwd().to_string_lossy().into_owned();
         session.log_event(&LogEvent::Session { version: LOG_VERSION, root });
@@ -213,6 +216,12 @@ impl Session {
     /// The served-lines ledger.
     pub fn ledger(&self) -> MutexGuard<'_, Ledger> {
         self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The syntax trees of files the session recently wrote or checked (reused by the
+    /// next syntax check of the same bytes).
+    pub fn syntax_trees(&self) -> &TreeCache {
+        &self.trees
     }
 
     /// Replaces the ledger (used to resume a persisted session).

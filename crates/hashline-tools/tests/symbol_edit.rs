@@ -380,3 +380,25 @@ fn refusals_write_nothing() {
     Use replace_lines / insert_after with anchors from read for this file.
     ");
 }
+
+#[test]
+fn a_small_change_of_a_long_symbol_is_not_a_large_change() {
+    let source = "fn long() -> u32 {\n    let a = 1;\n    let b = 2;\n    let c = 3;\n    let d = 4;\n    let e = 5;\n    let f = 6;\n    a + b + c + d + e + f\n}\n\nfn other() {}\n";
+    let body = source.split("\n\n").next().unwrap().replace("let d = 4;", "let d = 40;");
+    let (new, result) = apply("long.rs", source, replace("long", &body));
+    assert_eq!(new, source.replace("let d = 4;", "let d = 40;"));
+    let warnings = result.ptc_value()["warnings"].clone();
+    assert_eq!(warnings, json!([]), "{}", result.text());
+    // Only the line that differs is rewritten: the rest keep their anchors.
+    assert_eq!(result.text().lines().next(), Some("Edited long.rs (1 change, +1 -1 line)"));
+    assert_eq!(
+        result.ptc_value()["diffData"]["stats"],
+        json!({"added": 1, "removed": 1, "context": 4}),
+        "{}",
+        result.text()
+    );
+    // The same body again changes nothing.
+    let (same, result) = apply("long.rs", source, replace("long", source.split("\n\n").next().unwrap()));
+    assert_eq!(same, source);
+    assert_eq!(result.ptc_value()["noop"], true, "{}", result.text());
+}

@@ -289,3 +289,63 @@ fn symbol_with_offset_and_bundle_without_symbol_are_refused() {
     let bundle = read(&ws, json!({"path": "cart.ts", "bundle": "local"}));
     assert_eq!(code(&bundle), "invalid-params-combo");
 }
+
+/// A Rust file just over the 8 MiB parse limit.
+fn over_the_parse_limit(ws: &Workspace) {
+    let limit = hashline_syntax::ParseLimits::DEFAULT.max_bytes;
+    let line = "fn f() {}\n";
+    ws.file("big.rs", line.repeat(limit / line.len() + 1));
+}
+
+#[test]
+fn a_file_over_the_parse_limit_reads_whole_with_a_warning() {
+    let ws = Workspace::new();
+    over_the_parse_limit(&ws);
+    let result = ws.call::<ReadTool>(json!({"path": "big.rs", "symbol": "f", "limit": 2}));
+    assert!(!result.is_error, "{}", result.text());
+    let warnings = result.ptc_value()["warnings"].clone();
+    assert_eq!(warnings[0]["code"], "symbol-warning", "{warnings}");
+    assert_snapshot!(warnings[0]["message"].as_str().unwrap(), @"[Warning: symbol lookup failed (the file has 8388610 bytes, more than the 8388608-byte parse limit) — showing full file]");
+    let result = ws.call::<ReadTool>(json!({"path": "big.rs", "map": true, "limit": 2}));
+    let warnings = result.ptc_value()["warnings"].clone();
+    assert_eq!(warnings[0]["code"], "map-unavailable", "{warnings}");
+    assert_snapshot!(warnings[0]["message"].as_str().unwrap(), @"[Warning: structural map not available: the file has 8388610 bytes, more than the 8388608-byte parse limit]");
+}
+
+#[test]
+fn a_symbol_edit_of_a_file_over_the_parse_limit_is_refused() {
+    let ws = Workspace::new();
+    over_the_parse_limit(&ws);
+    ws.call::<ReadTool>(json!({"path": "big.rs", "limit": 2}));
+    let before = std::fs::read(ws.path("big.rs")).unwrap();
+    let result = ws.call::<EditTool>(
+        json!({"path": "big.rs", "edits": [{"replace_symbol": {"symbol": "f", "new_body": "fn f() { 1 }"}}]}),
+    );
+    assert_eq!(code(&result), "unsupported-language", "{}", result.text());
+    assert_eq!(std::fs::read(ws.path("big.rs")).unwrap(), before, "nothing written");
+    assert_snapshot!(ws.redact(&result.text()), @"
+    Edit rejected — nothing was written. edits[0]: replace_symbol could not map big.rs: the file has 8388610 bytes, more than the 8388608-byte parse limit.
+    Use replace_lines / insert_after with anchors from read for this file.
+    ");
+}
+
+#[test]
+fn a_blank_symbol_in_an_edit_is_refused() {
+    let ws = Workspace::new();
+    ws.file("cart.ts", CART);
+    ws.call::<ReadTool>(json!({"path": "cart.ts"}));
+    let mut texts = Vec::new();
+    for item in [
+        json!({"replace_symbol": {"symbol": "  ", "new_body": "x"}}),
+        json!({"insert_after_symbol": {"symbol": "", "new_text": "x"}}),
+    ] {
+        let result = ws.call::<EditTool>(json!({"path": "cart.ts", "edits": [item]}));
+        assert_eq!(code(&result), "invalid-edit-variant", "{}", result.text());
+        assert_eq!(std::fs::read_to_string(ws.path("cart.ts")).unwrap(), CART);
+        texts.push(ws.redact(&result.text()));
+    }
+    assert_snapshot!(texts.join("\n"), @"
+    Edit rejected — nothing was written. edits[0].replace_symbol.symbol must not be empty.
+    Edit rejected — nothing was written. edits[0].insert_after_symbol.symbol must not be empty.
+    ");
+}

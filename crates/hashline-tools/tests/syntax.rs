@@ -166,3 +166,65 @@ fn write_of_a_new_file_counts_every_problem() {
     assert_eq!(code(&result), "syntax-regression", "{}", result.text());
     assert!(!ws.path("A.java").exists());
 }
+
+/// The new problems' (start, end) lines.
+fn problem_lines(result: &hashline_tools::ToolResult) -> Vec<(u64, u64)> {
+    result.ptc_value()["syntax"]["newProblems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["startLine"].as_u64().unwrap(), p["endLine"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_session_keeps_the_written_tree_and_the_next_check_reuses_it() {
+    let ws = Workspace::new();
+    ws.file("lib.rs", RUST);
+    assert!(ws.session.syntax_trees().is_empty());
+    let first = edit(&ws, "lib.rs", None, json!([set_line(2, "    1", "    10")]));
+    assert_eq!(problem_lines(&first), vec![]);
+    assert_eq!(ws.session.syntax_trees().len(), 1, "the tree of what was written is kept");
+    // The next edits start from the kept tree: a new error is found and located, and an
+    // error that an earlier edit of this session wrote is not blamed again.
+    let second = edit(&ws, "lib.rs", None, json!([set_line(6, "    2", "    2 +")]));
+    assert_eq!(problem_lines(&second), vec![(6, 6)]);
+    let third = edit(&ws, "lib.rs", Some("block"), json!([set_line(10, "    3", "    30")]));
+    assert!(!third.is_error, "{}", third.text());
+    assert_eq!(problem_lines(&third), vec![]);
+    let fourth = edit(&ws, "lib.rs", Some("block"), json!([set_line(1, "fn alpha() -> u32 {", "fn alpha( -> u32 {")]));
+    assert_eq!(code(&fourth), "syntax-regression", "{}", fourth.text());
+    // Refused: the kept tree is still the file's (the retry reuses it and passes).
+    let retry = edit(&ws, "lib.rs", Some("block"), json!([set_line(1, "fn alpha() -> u32 {", "fn alpha2() -> u32 {")]));
+    assert!(!retry.is_error, "{}", retry.text());
+    assert_eq!(problem_lines(&retry), vec![]);
+}
+
+#[test]
+fn a_kept_tree_of_other_bytes_is_not_used() {
+    let ws = Workspace::new();
+    ws.file("lib.rs", RUST);
+    let first = edit(&ws, "lib.rs", None, json!([set_line(2, "    1", "    10")]));
+    assert!(!first.is_error, "{}", first.text());
+    // Changed on disk behind the session's back: now with an error of its own on line 6.
+    let outside = RUST.replace("    1\n", "    10\n").replace("    2\n", "    2 +\n");
+    ws.file("lib.rs", &outside);
+    // An edit far from it: had the kept (clean) tree been taken for the pre-image, the
+    // error on line 6 would look new and be blamed on this change.
+    let result = edit(&ws, "lib.rs", Some("block"), json!([set_line(10, "    3", "    30")]));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(problem_lines(&result), vec![]);
+}
+
+#[test]
+fn write_keeps_the_tree_and_an_edit_after_it_reuses_it() {
+    let ws = Workspace::new();
+    let written =
+        ws.call::<WriteTool>(json!({"path": "main.go", "content": "package main\n\nfunc main() {\n\tx :=\n}\n"}));
+    assert_eq!(written.ptc_value()["syntax"]["newProblems"][0]["startLine"], 4, "{}", written.text());
+    assert_eq!(ws.session.syntax_trees().len(), 1);
+    // The error the write brought is the file's now: an edit elsewhere is not blamed.
+    let result = edit(&ws, "main.go", Some("block"), json!([set_line(3, "func main() {", "func run() {")]));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(problem_lines(&result), vec![]);
+}

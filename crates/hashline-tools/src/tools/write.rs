@@ -15,7 +15,7 @@ use crate::fsio::{WriteState, fs_details, write_error};
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
 use crate::session::Session;
-use crate::validate::{SyntaxMode, SyntaxOutcome, check, judge, line_map_of};
+use crate::validate::{SyntaxMode, SyntaxOutcome, Trees, check, judge, line_map_of};
 use crate::warning::{Warning, WarningCode};
 
 /// The largest old file whose content is read to diff an overwrite against.
@@ -140,7 +140,9 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     };
     let new_doc = Document::parse(bytes);
     let old_doc = before.as_deref().filter(|old| !looks_binary(old)).map(|old| Document::parse(old.to_vec()));
-    let syntax = syntax_check(args.syntax_validate.unwrap_or_default(), &path.display, old_doc.as_ref(), &new_doc);
+    let trees = Some((session.syntax_trees(), path.key.as_path()));
+    let syntax =
+        syntax_check(args.syntax_validate.unwrap_or_default(), &path.display, old_doc.as_ref(), &new_doc, trees);
     let syntax_warning = judge(&syntax, &path.display, &new_doc).map_err(|err| {
         let mut err = err.with_path(path.absolute_str());
         err.message = err.message.replacen("Edit rejected", "Write rejected", 1);
@@ -262,16 +264,22 @@ fn display_lines(doc: &Document) -> Vec<String> {
 }
 
 /// The syntax check of a write: the old content's lines follow the line diff.
-fn syntax_check(mode: SyntaxMode, display: &str, old: Option<&Document>, new: &Document) -> SyntaxOutcome {
+fn syntax_check(
+    mode: SyntaxMode,
+    display: &str,
+    old: Option<&Document>,
+    new: &Document,
+    trees: Trees<'_>,
+) -> SyntaxOutcome {
     if mode != SyntaxMode::Off && looks_binary(new.as_bytes()) {
         return SyntaxOutcome::unchecked(mode, hashline_syntax::LanguageId::from_path(display), "binary content");
     }
     match old {
         Some(old) if mode != SyntaxMode::Off => {
             let changes = changes_between(&display_lines(old), &display_lines(new));
-            check(mode, display, Some(old), new, line_map_of(&changes))
+            check(mode, display, Some(old), new, line_map_of(&changes), trees)
         }
-        _ => check(mode, display, None, new, |_| None),
+        _ => check(mode, display, None, new, |_| None, trees),
     }
 }
 

@@ -136,7 +136,8 @@ pub(crate) fn prepare(
     let syntax = if outcome.is_noop(&before) {
         SyntaxOutcome::unchecked(mode, LanguageId::from_path(&path.display), "nothing changed")
     } else {
-        check(mode, &path.display, Some(&before), &outcome.document, |old| outcome.changes.new_line_of(old))
+        let trees = Some((session.syntax_trees(), path.key.as_path()));
+        check(mode, &path.display, Some(&before), &outcome.document, |old| outcome.changes.new_line_of(old), trees)
     };
     if let Some(warning) =
         judge(&syntax, &path.display, &outcome.document).map_err(|err| err.with_path(path.absolute_str()))?

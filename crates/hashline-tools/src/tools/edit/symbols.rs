@@ -129,6 +129,13 @@ fn symbol_op(
             .ok_or_else(|| variant(format!("{where_}: line {number} of the symbol is past the end of the file.")))?;
         Ok(AnchorRef::Line { anchor: Anchor { line: line.number, hash: line.hash() }, content: None })
     };
+    let Some(edit) = unchanged_ends_dropped(doc, edit) else {
+        // The symbol already reads exactly so: its first line rewritten as itself (a no-op).
+        let line = anchor(located.symbol.start_line)?;
+        let text = LineNo::new(located.symbol.start_line).and_then(|n| doc.line(n)).map(|l| l.content.to_vec());
+        let new_text = String::from_utf8_lossy(&text.unwrap_or_default()).into_owned();
+        return Ok(EditOp::ReplaceLines { start: line.clone(), end: line, new_text, literal: true });
+    };
     let joined = edit.lines.join("\n");
     // The engine ignores one trailing newline: a trailing blank line needs two.
     let new_text = if edit.lines.last().is_some_and(String::is_empty) { format!("{joined}\n") } else { joined.clone() };
@@ -151,4 +158,29 @@ fn symbol_op(
         new_text: format!("{joined}\n{}", first.unwrap_or_default()),
         literal: true,
     })
+}
+
+/// The edit without the lines at its start and end that it would write unchanged: a
+/// symbol replacement that changes one line of a long body rewrites that line only, so the
+/// other lines keep their anchors and the change is not reported as large.
+/// `None` when a replacement would change nothing at all.
+fn unchanged_ends_dropped(
+    doc: &Document,
+    mut edit: hashline_symbols::SymbolEdit,
+) -> Option<hashline_symbols::SymbolEdit> {
+    let replaces = edit.last >= edit.first;
+    let same = |number: u32, text: &str| {
+        LineNo::new(number).and_then(|n| doc.line(n)).is_some_and(|line| line.content == text.as_bytes())
+    };
+    let mut head = 0;
+    while edit.first + head <= edit.last && edit.lines.get(head as usize).is_some_and(|l| same(edit.first + head, l)) {
+        head += 1;
+    }
+    edit.lines.drain(..head as usize);
+    edit.first += head;
+    while edit.last >= edit.first && edit.lines.last().is_some_and(|l| same(edit.last, l)) {
+        edit.lines.pop();
+        edit.last -= 1;
+    }
+    (!(replaces && edit.last < edit.first && edit.lines.is_empty())).then_some(edit)
 }

@@ -1,0 +1,203 @@
+//! SPEC §11's symbol and syntax targets on a 10k-line Rust file, each printed as a ratio
+//! beside its target from one interleaved run after the criterion figures:
+//! - a symbol map ≤ 1.5× one tree-sitter parse of the file;
+//! - a cached map ≤ 0.1 ms;
+//! - one anchored edit with `syntaxValidate: warn` ≤ 2.5× one parse — without and with the
+//!   session's tree of the pre-image, and beside the same edit with `syntaxValidate: off`
+//!   (the difference is the syntax check).
+
+mod support;
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{BatchSize, Criterion};
+use hashline_core::{Anchor, Document, LineNo};
+use hashline_symbols::{FileStamp, MapCache, map_document, render_map};
+use hashline_syntax::{LanguageId, ParseLimits, census, parse_document};
+use hashline_tools::edit::EditTool;
+use hashline_tools::tree_cache::CachedTree;
+use hashline_tools::{CallContext, Session, SessionConfig, execute};
+use serde_json::{Value, json};
+use support::{benchmarking, interleaved, ratio_line, time_line, timed};
+
+/// The 1-based line the timed edit replaces (mid-file, as in the CLI edit bench).
+const EDIT_LINE: u32 = 5_000;
+/// Rounds of the interleaved ratio run.
+const ROUNDS: usize = 30;
+
+/// The file, its scratch directory and the ways to edit it.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    file: PathBuf,
+    pristine: Vec<u8>,
+    doc: Document,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let pristine = support::ten_k_lines().into_bytes();
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        let root = dir.path().to_path_buf();
+        let file = root.join("ten_k.rs");
+        std::fs::write(&file, &pristine).expect("the input is written");
+        let doc = Document::parse(pristine.clone());
+        Fixture { _dir: dir, root, file, pristine, doc }
+    }
+
+    fn restore(&self) {
+        std::fs::write(&self.file, &self.pristine).expect("the file restores");
+    }
+
+    /// A fresh stateless session (a lone `hashline edit` call), with the tree of the
+    /// pristine file already kept when `warm` (as after the session's previous edit).
+    fn session(&self, warm: bool) -> Session {
+        let session =
+            Session::new(SessionConfig::builder().root(&self.root).stateful(false).build()).expect("a session");
+        if warm {
+            let key = session.resolve(&self.file.to_string_lossy()).expect("the file resolves").key;
+            let parsed = parse_document(LanguageId::Rust, &self.doc, ParseLimits::DEFAULT).expect("it parses");
+            let census = census(&parsed.tree, &self.doc, parsed.text_start);
+            session.syntax_trees().put(&key, &self.pristine, CachedTree { parsed, census });
+        }
+        session
+    }
+
+    /// One `set_line` at `EDIT_LINE`.
+    fn args(&self, mode: &str) -> Value {
+        let line = self.doc.line(LineNo::new(EDIT_LINE).expect("nonzero")).expect("the file is long enough");
+        let anchor = Anchor::new(line.number, line.hash()).to_string();
+        json!({
+            "path": self.file.to_string_lossy(),
+            "edits": [{ "set_line": { "anchor": anchor, "new_text": "    let edited = value.checked_add(1);" } }],
+            "syntaxValidate": mode,
+        })
+    }
+
+    /// Restores the file, then times one edit call.
+    fn timed_edit(&self, mode: &str, warm: bool) -> Duration {
+        self.restore();
+        let (session, args) = (self.session(warm), self.args(mode));
+        let mut result = None;
+        let time = timed(|| result = Some(execute::<EditTool>(&session, black_box(args), &CallContext::top_level())));
+        let result = result.expect("ran");
+        assert!(!result.is_error, "the edit applies: {}", result.text());
+        time
+    }
+}
+
+fn parse(doc: &Document) {
+    let parsed = parse_document(LanguageId::Rust, doc, ParseLimits::DEFAULT).expect("it parses");
+    black_box(parsed);
+}
+
+fn map(doc: &Document) {
+    black_box(map_document("ten_k.rs", doc).expect("rust has maps").expect("it parses"));
+}
+
+/// A cached map as `read` gets it: the file's mtime, the stamp of its bytes, the lookup.
+fn cached_map(cache: &MapCache, file: &Path, doc: &Document) {
+    let mtime = std::fs::metadata(file).ok().and_then(|m| m.modified().ok());
+    let stamp = FileStamp::of(doc.as_bytes(), mtime);
+    let map = cache.get_or_build(file, stamp, || Err::<_, ()>(())).expect("the map is cached");
+    black_box(map);
+}
+
+fn criterion_benches(c: &mut Criterion, fixture: &Fixture) {
+    let doc = &fixture.doc;
+    let cache = MapCache::new();
+    cached_map_prime(&cache, fixture);
+    let mut group = c.benchmark_group("symbols_10k_lines");
+    group.sample_size(30);
+    group.bench_function("tree_sitter_parse", |b| b.iter(|| parse(doc)));
+    group.bench_function("symbol_map", |b| b.iter(|| map(doc)));
+    group.bench_function("cached_map", |b| b.iter(|| cached_map(&cache, &fixture.file, doc)));
+    let built = map_document("ten_k.rs", doc).expect("rust has maps").expect("it parses");
+    group.bench_function("render_map", |b| b.iter(|| black_box(render_map("ten_k.rs", &built))));
+    group.finish();
+
+    let mut group = c.benchmark_group("edit_10k_lines_one_set_line");
+    group.sample_size(30);
+    for (name, mode, warm) in
+        [("validate_off", "off", false), ("validate_warn", "warn", false), ("validate_warn_kept_tree", "warn", true)]
+    {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    fixture.restore();
+                    (fixture.session(warm), fixture.args(mode))
+                },
+                |(session, args)| {
+                    let result = execute::<EditTool>(&session, black_box(args), &CallContext::top_level());
+                    (session, result)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+fn cached_map_prime(cache: &MapCache, fixture: &Fixture) {
+    let mtime = std::fs::metadata(&fixture.file).ok().and_then(|m| m.modified().ok());
+    let stamp = FileStamp::of(&fixture.pristine, mtime);
+    cache
+        .get_or_build(&fixture.file, stamp, || map_document("ten_k.rs", &fixture.doc).expect("rust has maps"))
+        .expect("it maps");
+}
+
+/// The SPEC §11 ratios, from one interleaved run.
+fn ratios(fixture: &Fixture) {
+    let doc = &fixture.doc;
+    let cache = MapCache::new();
+    fixture.restore();
+    cached_map_prime(&cache, fixture);
+    let times = interleaved(
+        ROUNDS,
+        &mut [&mut || timed(|| parse(doc)), &mut || timed(|| map(doc)), &mut || {
+            timed(|| cached_map(&cache, &fixture.file, doc))
+        }],
+    );
+    let (parse_time, map_time, cached) = (times[0], times[1], times[2]);
+    println!(
+        "\nSPEC §11 symbol targets ({} lines, {} bytes; medians of {ROUNDS} interleaved rounds):",
+        doc.line_count(),
+        doc.as_bytes().len()
+    );
+    ratio_line("symbol map / one parse", map_time, parse_time, "parse", 1.5);
+    time_line("cached map (stat, stamp, lookup)", cached, Duration::from_micros(100));
+
+    let times = interleaved(
+        ROUNDS,
+        &mut [
+            &mut || timed(|| parse(doc)),
+            &mut || fixture.timed_edit("off", false),
+            &mut || fixture.timed_edit("warn", false),
+            &mut || fixture.timed_edit("warn", true),
+        ],
+    );
+    let (parse_time, off, warn, kept) = (times[0], times[1], times[2], times[3]);
+    println!("\nSPEC §11 edit target (one set_line at line {EDIT_LINE}, in-process tool, fresh session each):");
+    ratio_line("edit, syntaxValidate warn / one parse", warn, parse_time, "parse", 2.5);
+    ratio_line("edit, warn, session kept the tree / parse", kept, parse_time, "parse", 2.5);
+    println!(
+        "  of which: edit with syntaxValidate off {:.3} ms; the check adds {:.3} ms ({:.2} parses) without the kept tree, {:.3} ms ({:.2} parses) with it",
+        support::ms(off),
+        support::ms(warn.saturating_sub(off)),
+        warn.saturating_sub(off).as_secs_f64() / parse_time.as_secs_f64(),
+        support::ms(kept.saturating_sub(off)),
+        kept.saturating_sub(off).as_secs_f64() / parse_time.as_secs_f64(),
+    );
+}
+
+fn main() {
+    let fixture = Fixture::new();
+    let mut c = Criterion::default().configure_from_args();
+    criterion_benches(&mut c, &fixture);
+    c.final_summary();
+    if benchmarking() {
+        ratios(&fixture);
+    }
+}
