@@ -269,6 +269,22 @@ fn deleting_after_a_bare_cr_line_keeps_the_empty_line_below() {
 }
 
 #[test]
+#[ignore = "known defect, found by edit_properties with a random seed: the bare-CR fix-up does not cascade backwards; a forward-and-back fix broke batch = one by one"]
+fn a_removal_that_moves_a_bare_cr_does_not_join_the_lines_before_it() {
+    // Found by the property test: `\r` `\r` `\r\n` `\n`; line 1 set to one empty line and
+    // line 3 deleted. Line 2's `\r` goes with the removal (it would join the `\n` below),
+    // and then line 2, now an empty `\n` line, must not join the new line 1 either.
+    let pre = b"\r\r\r\n\nx\n";
+    let doc = Document::parse(pre.to_vec());
+    let out = apply(&doc, &[set(a(&doc, 1), "\n"), set(a(&doc, 3), "")], &EditOptions::default()).expect("ok");
+    let at = |n| out.changes.new_line_of(LineNo::new(n).expect("n")).map(LineNo::get);
+    assert_eq!((at(2), at(3), at(4), at(5)), (Some(2), None, Some(3), Some(4)));
+    assert_eq!(out.document.line_count(), 4, "{:?}", String::from_utf8_lossy(out.document.as_bytes()));
+    let kept: Vec<&[u8]> = out.document.lines().map(|l| l.content).collect();
+    assert_eq!(kept, [&b""[..], b"", b"", b"x"]);
+}
+
+#[test]
 fn insert_after_keeps_a_first_line_equal_to_the_anchor_line() {
     // Issue 9, finding 2: a real blank line is content, not an echo.
     let got = run(b"int a;\n\nint b;\n", |d| vec![insert(a(d, 2), "\nint x;")]).expect("ok");
