@@ -15,12 +15,36 @@ use crate::{Anchor, Document, LineHash, LineNo};
 /// assert_eq!(into_text(out), "2:589|beta");
 /// ```
 pub fn push_row(out: &mut Vec<u8>, line: LineNo, hash: LineHash, content: &[u8]) {
-    let mut digits = itoa::Buffer::new();
-    out.extend_from_slice(digits.format(line.get()).as_bytes());
-    out.push(b':');
-    out.extend_from_slice(&hash.hex());
-    out.push(b'|');
+    let (prefix, len) = prefix_bytes(line, hash);
+    // Room for the row and the separator a caller appends next, reserved once.
+    out.reserve(len + content.len() + 1);
+    out.extend_from_slice(&prefix[..len]);
     push_display(out, content);
+}
+
+/// The longest row prefix: ten digits, `:`, three hex digits and `|`.
+const MAX_PREFIX: usize = 15;
+
+/// `LINE:HASH|` in a stack buffer, and its length.
+fn prefix_bytes(line: LineNo, hash: LineHash) -> ([u8; MAX_PREFIX], usize) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut n = line.get();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let count = digits.len() - at;
+    let mut prefix = [0u8; MAX_PREFIX];
+    prefix[..count].copy_from_slice(&digits[at..]);
+    prefix[count] = b':';
+    prefix[count + 1..count + 4].copy_from_slice(&hash.hex());
+    prefix[count + 4] = b'|';
+    (prefix, count + 5)
 }
 
 /// A buffer filled by [`push_row`] as a `String` (it is always valid UTF-8).
@@ -42,12 +66,30 @@ pub fn row_prefix(anchor: Anchor) -> String {
 /// assert_eq!(render_rows(&doc, LineNo::FIRST, LineNo::new(2).unwrap()), "1:3c8|alpha\n2:589|beta");
 /// ```
 pub fn render_rows(doc: &Document, first: LineNo, last: LineNo) -> String {
-    let mut out = Vec::new();
-    for line in doc.lines_in(first.index()..last.index() + 1) {
+    let range = first.index()..last.index() + 1;
+    let bytes = doc.content_range(first).zip(doc.content_range(last)).map_or(0, |(a, b)| b.end.saturating_sub(a.start));
+    let mut out = Vec::with_capacity(bytes + range.len().min(doc.line_count()) * 12);
+    for line in doc.lines_in(range) {
         if line.number != first {
             out.push(b'\n');
         }
         push_row(&mut out, line.number, line.hash(), line.content);
     }
     into_text(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_of_every_width() {
+        let hash = LineHash::of(b"x");
+        for n in [1u32, 9, 10, 99, 100, 12_345, 999_999, 1_000_000_000, u32::MAX] {
+            let line = LineNo::new(n).expect("not zero");
+            let mut out = Vec::new();
+            push_row(&mut out, line, hash, b"x");
+            assert_eq!(into_text(out), format!("{n}:{hash}|x"));
+        }
+    }
 }
