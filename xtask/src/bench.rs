@@ -61,10 +61,6 @@ pub fn run(options: &Options<'_>) -> Result<()> {
     if !search {
         return Ok(());
     }
-    let cli = match cli {
-        Some(cli) => cli.to_path_buf(),
-        None => release_cli(&root)?,
-    };
     crate::bench_search::run(&root, &cli, search_runs)
 }
 
@@ -85,34 +81,49 @@ fn cli_timings(cli: &Path, scratch: &Path, file: &Path, runs: usize) -> Result<(
         command.args(["--root", &root_arg, "read", &file_arg]);
         command
     };
+    let text = scratch.join("ten_k.txt");
+    std::fs::copy(file, &text).context("cannot write the .txt copy")?;
+    let text_arg = text.to_string_lossy().into_owned();
     let mut cat = || timed(Command::new("cat").arg(&file_arg));
     let mut read = || timed(&mut read_command());
-    let times = measure_interleaved(runs, &mut [&mut cat, &mut read])?;
-    report_set(&["cat", "hashline read"], &times);
+    let mut read_text = || timed(Command::new(cli).args(["--root", &root_arg, "read", &text_arg]));
+    let times = measure_interleaved(runs, &mut [&mut cat, &mut read, &mut read_text])?;
+    report_set(&["cat", "hashline read", "hashline read .txt"], &times);
     target_ratio("hashline read / cat", &times[1], &times[0], READ_TARGET);
+    ratio_line("read of the .txt copy (no structural map) / cat", &times[2], &times[0]);
 
     let pristine = scratch.join("ten_k.pristine");
     std::fs::copy(file, &pristine).context("cannot keep a pristine copy")?;
-    let restore = || std::fs::copy(&pristine, file).map(drop).context("cannot restore the bench input");
+    let restore = |to: &Path| std::fs::copy(&pristine, to).map(drop).context("cannot restore the bench input");
     let edits = one_edit(&std::fs::read(file)?, EDIT_LINE)?;
     let sed_script = format!("{EDIT_LINE}s/.*/let edited = 1;/");
     let copy = scratch.join("ten_k.copy.rs");
     let copy_arg = copy.to_string_lossy().into_owned();
     let pristine_arg = pristine.to_string_lossy().into_owned();
+    // The same bytes as plain text: no structural map, no syntax check.
+    let text = scratch.join("ten_k.txt");
+    let text_arg = text.to_string_lossy().into_owned();
     println!(
         "\nCLI wall time, {runs} runs each, interleaved (one set_line at line {EDIT_LINE}; load average {}):",
         load_average()
     );
+    let run_cli = |args: &[&str]| timed(Command::new(cli).args(["--root", &root_arg]).args(args));
+    // Untimed, before each edit: a read of the rows around the edited line, so that the
+    // session has seen the row the anchor names as it is now (the full read shows only
+    // the first 50 KB, and the previous round's edit left its own row in the ledger).
+    let window = format!("{}", EDIT_LINE - 2);
+    let show_row = |path: &str| run_cli(&["read", path, "--offset", &window, "--limit", "5"]).map(drop);
     let mut read = || {
-        restore()?;
-        timed(&mut read_command())
+        restore(file)?;
+        run_cli(&["read", &file_arg])
     };
     let mut edit = || {
-        restore()?;
-        timed(Command::new(cli).args(["--root", &root_arg, "edit", &file_arg, "--edits", &edits]))
+        restore(file)?;
+        show_row(&file_arg)?;
+        run_cli(&["edit", &file_arg, "--edits", &edits])
     };
     let mut sed = || {
-        restore()?;
+        restore(file)?;
         timed(Command::new("sed").args(["-i", &sed_script, &file_arg]))
     };
     let mut cp_sync = || {
@@ -120,17 +131,42 @@ fn cli_timings(cli: &Path, scratch: &Path, file: &Path, runs: usize) -> Result<(
         let cp = timed(Command::new("cp").args([&pristine_arg, &copy_arg]))?;
         Ok(cp + timed(Command::new("sync").arg(&copy_arg))?)
     };
-    let times = measure_interleaved(runs, &mut [&mut read, &mut edit, &mut sed, &mut cp_sync])?;
-    report_set(&["hashline read", "hashline edit", "sed -i (no sync)", "cp + sync"], &times);
+    let mut read_text = || {
+        restore(&text)?;
+        run_cli(&["read", &text_arg])
+    };
+    let mut edit_text = || {
+        restore(&text)?;
+        show_row(&text_arg)?;
+        run_cli(&["edit", &text_arg, "--edits", &edits])
+    };
+    let times =
+        measure_interleaved(runs, &mut [&mut read, &mut edit, &mut sed, &mut cp_sync, &mut read_text, &mut edit_text])?;
+    report_set(
+        &[
+            "hashline read",
+            "hashline edit",
+            "sed -i (no sync)",
+            "cp + sync",
+            "hashline read .txt",
+            "hashline edit .txt",
+        ],
+        &times,
+    );
     target_ratio("hashline edit / hashline read", &times[1], &times[0], EDIT_TARGET);
     ratio_line("hashline edit / sed -i", &times[1], &times[2]);
     ratio_line("hashline edit / cp + sync", &times[1], &times[3]);
+    ratio_line("cp + sync / sed -i (the cost of one sync)", &times[3], &times[2]);
+    ratio_line("edit / read of the .txt copy (no syntax check, no map)", &times[5], &times[4]);
     Ok(())
 }
 
 /// Runs every command once per round, in order, `runs` rounds; each returns the wall time
 /// of its timed part. The times, command by command.
-fn measure_interleaved(runs: usize, commands: &mut [&mut dyn FnMut() -> Result<Duration>]) -> Result<Vec<Vec<Duration>>> {
+fn measure_interleaved(
+    runs: usize,
+    commands: &mut [&mut dyn FnMut() -> Result<Duration>],
+) -> Result<Vec<Vec<Duration>>> {
     let mut times = vec![Vec::with_capacity(runs); commands.len()];
     for _ in 0..runs.max(1) {
         for (command, samples) in commands.iter_mut().zip(&mut times) {

@@ -70,16 +70,14 @@ fn main() -> Result<()> {
         return release_rerun();
     }
     match cli.command {
-        Task::Bench { runs, search_runs, no_criterion, search_only, no_search, cli } => {
-            bench::run(&bench::Options {
-                runs,
-                search_runs,
-                criterion: !no_criterion,
-                search_only,
-                search: !no_search,
-                cli: cli.as_deref(),
-            })
-        }
+        Task::Bench { runs, search_runs, no_criterion, search_only, no_search, cli } => bench::run(&bench::Options {
+            runs,
+            search_runs,
+            criterion: !no_criterion,
+            search_only,
+            search: !no_search,
+            cli: cli.as_deref(),
+        }),
         Task::Replay { repo, commits } => replay::main(&repo, commits),
         Task::Fixtures { check, name } => fixtures(check, name.as_deref()),
     }

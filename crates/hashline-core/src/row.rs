@@ -17,29 +17,46 @@ use crate::{Anchor, Document, LineHash, LineNo};
 pub fn push_row(out: &mut Vec<u8>, line: LineNo, hash: LineHash, content: &[u8]) {
     let (prefix, len) = prefix_bytes(line, hash);
     // Room for the row and the separator a caller appends next, reserved once.
-    out.reserve(len + content.len() + 1);
-    out.extend_from_slice(&prefix[..len]);
+    out.reserve(PREFIX_BUFFER + content.len() + 1);
+    // The whole buffer is copied (a fixed-size copy, no call) and the unused tail dropped.
+    let at = out.len();
+    out.extend_from_slice(&prefix);
+    out.truncate(at + len);
     push_display(out, content);
 }
 
-/// The longest row prefix: ten digits, `:`, three hex digits and `|`.
-const MAX_PREFIX: usize = 15;
+/// The prefix buffer: the longest row prefix (ten digits, `:`, three hex digits and `|`
+/// are 15 bytes), rounded up to a 16-byte copy.
+const PREFIX_BUFFER: usize = 16;
 
-/// `LINE:HASH|` in a stack buffer, and its length.
-fn prefix_bytes(line: LineNo, hash: LineHash) -> ([u8; MAX_PREFIX], usize) {
+/// Two decimal digits for every value below 100.
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// `LINE:HASH|` at the start of a stack buffer, and its length.
+fn prefix_bytes(line: LineNo, hash: LineHash) -> ([u8; PREFIX_BUFFER], usize) {
     let mut digits = [0u8; 10];
     let mut at = digits.len();
     let mut n = line.get();
-    loop {
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        digits[at] = b'0' + n as u8;
     }
     let count = digits.len() - at;
-    let mut prefix = [0u8; MAX_PREFIX];
+    let mut prefix = [0u8; PREFIX_BUFFER];
     prefix[..count].copy_from_slice(&digits[at..]);
     prefix[count] = b':';
     prefix[count + 1..count + 4].copy_from_slice(&hash.hex());
