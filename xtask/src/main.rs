@@ -39,6 +39,13 @@ enum Task {
         /// Only the search comparisons.
         #[arg(long)]
         search_only: bool,
+        /// Skip the search comparisons.
+        #[arg(long, conflicts_with = "search_only")]
+        no_search: bool,
+        /// Time this hashline binary instead of building the release CLI (e.g. another
+        /// checkout's build, for a before/after run on the same inputs).
+        #[arg(long, value_name = "BINARY")]
+        cli: Option<PathBuf>,
     },
     /// Re-record the session fixtures and schemas (or, with --check, fail on any drift,
     /// missing or orphan file) (SPEC §9).
@@ -67,8 +74,16 @@ fn main() -> Result<()> {
         return release_rerun();
     }
     match cli.command {
-        Task::Bench { runs, search_runs, ast_runs, no_criterion, search_only } => {
-            bench::run(runs, search_runs, ast_runs, !no_criterion, search_only)
+        Task::Bench { runs, search_runs, ast_runs, no_criterion, search_only, no_search, cli } => {
+            bench::run(&bench::Options {
+                runs,
+                search_runs,
+                ast_runs,
+                criterion: !no_criterion,
+                search_only,
+                search: !no_search,
+                cli: cli.as_deref(),
+            })
         }
         Task::Replay { repo, commits } => replay::main(&repo, commits),
         Task::Fixtures { check, name } => fixtures(check, name.as_deref()),

@@ -9,19 +9,40 @@
 //! a fresh session with a note on standard error; a damaged `--session` file (which may
 //! be the user's own) is an error.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hashline::Session;
-use hashline::tools::ledger::Ledger;
+use hashline::tools::ledger::{Ledger, ServedRows};
 use serde::{Deserialize, Serialize};
 
 /// The file's format.
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct SessionFile {
     version: u32,
     ledger: Ledger,
+}
+
+/// The file's format as written: [`SessionFile`] with the files in path order, so that
+/// equal ledgers are equal texts (an unchanged ledger is seen by comparing texts, without
+/// keeping a copy of it).
+#[derive(Serialize)]
+struct SessionFileOut<'a> {
+    version: u32,
+    ledger: LedgerOut<'a>,
+}
+
+#[derive(Serialize)]
+struct LedgerOut<'a> {
+    files: BTreeMap<&'a Path, &'a ServedRows>,
+}
+
+/// The text a session file holds for `ledger`.
+fn file_text(ledger: &Ledger) -> serde_json::Result<String> {
+    let files = ledger.paths().filter_map(|path| Some((path, ledger.served(path)?))).collect();
+    serde_json::to_string(&SessionFileOut { version: VERSION, ledger: LedgerOut { files } })
 }
 
 /// 2: served rows carry the line numbers they were shown under.
@@ -35,8 +56,8 @@ pub struct Persisted {
     file: PathBuf,
     /// Whether the user named the file (`--session`): then a damaged file is an error.
     explicit: bool,
-    /// What was loaded, to skip saving an unchanged ledger.
-    loaded: Option<Ledger>,
+    /// The text loaded, to skip saving an unchanged ledger.
+    loaded: Option<String>,
     _lock: File,
 }
 
@@ -89,23 +110,23 @@ impl Persisted {
 
     /// Loads the ledger into `session`; a missing file starts a new session.
     pub fn load(&mut self, session: &Session) -> Result<()> {
-        let ledger = match self.read() {
-            Ok(ledger) => ledger,
+        let loaded = match self.read() {
+            Ok(loaded) => loaded,
             Err(err) if self.explicit => return Err(err),
             Err(err) => {
                 eprintln!("hashline: {err:#}; starting a new session");
                 None
             }
         };
-        if let Some(ledger) = ledger {
-            session.restore_ledger(ledger.clone());
-            self.loaded = Some(ledger);
+        if let Some((ledger, text)) = loaded {
+            session.restore_ledger(ledger);
+            self.loaded = Some(text);
         }
         Ok(())
     }
 
-    /// The ledger in the file; `None` when there is no file.
-    fn read(&self) -> Result<Option<Ledger>> {
+    /// The ledger in the file and the file's text; `None` when there is no file.
+    fn read(&self) -> Result<Option<(Ledger, String)>> {
         let file = &self.file;
         // Opened without blocking and checked through the handle: a FIFO or a device is
         // refused at once rather than waited on or read forever.
@@ -123,19 +144,35 @@ impl Persisted {
             file.display(),
             state.version
         );
-        Ok(Some(state.ledger))
+        Ok(Some((state.ledger, text)))
     }
 
-    /// Saves the session's ledger (atomically; nothing when it did not change).
+    /// Saves the session's ledger (atomically; nothing when it did not change), then
+    /// lets go of it without freeing it row by row: the process is about to exit.
+    ///
+    /// The default file is not synced: it is a cache of what was shown, and a crash that
+    /// loses the last save (or, on a file system that does not order the rename after the
+    /// data, leaves it empty) only makes the next call start from the previous session
+    /// or a fresh one — edits are refused (`file-not-read`), never misplaced. A file the
+    /// user named with `--session` is synced before the rename, as before.
     pub fn save(&self, session: &Session) -> Result<()> {
-        let ledger = session.ledger().clone();
-        if self.loaded.as_ref() == Some(&ledger) || (self.loaded.is_none() && ledger == Ledger::default()) {
+        let ledger = std::mem::take(&mut *session.ledger());
+        let unchanged = match &self.loaded {
+            None => ledger.paths().next().is_none(),
+            Some(_) => false,
+        };
+        let text = if unchanged { None } else { Some(file_text(&ledger)?) };
+        std::mem::forget(ledger);
+        let Some(text) = text else { return Ok(()) };
+        if self.loaded.as_deref() == Some(text.as_str()) {
             return Ok(());
         }
-        let text = serde_json::to_string(&SessionFile { version: VERSION, ledger })?;
-        hashline::tools::fsio::write_atomic(&self.file, text.as_bytes())
-            .map(drop)
-            .with_context(|| format!("cannot write session file {}", self.file.display()))
+        let written = if self.explicit {
+            hashline::tools::fsio::write_atomic(&self.file, text.as_bytes())
+        } else {
+            hashline::tools::fsio::write_atomic_unsynced(&self.file, text.as_bytes())
+        };
+        written.with_context(|| format!("cannot write session file {}", self.file.display()))
     }
 }
 

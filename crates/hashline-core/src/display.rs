@@ -50,19 +50,46 @@ pub fn is_plain_ascii(bytes: &[u8]) -> bool {
     flags == 0
 }
 
-/// Appends the display form of `bytes` to `out` without intermediate allocation on the
-/// common path (ASCII without control characters).
+/// Whether `bytes` hold a byte of a control character that a row escapes. In UTF-8 these
+/// bytes never occur inside a multi-byte character, so the check needs no decoding.
+fn has_escaped_control(bytes: &[u8]) -> bool {
+    bytes.iter().fold(false, |acc, &b| acc | is_escaped_byte(b))
+}
+
+/// The byte of a control character of [`is_escaped_control`].
+fn is_escaped_byte(b: u8) -> bool {
+    b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')
+}
+
+/// Appends the display form of `bytes` to `out`, written once: plain and valid UTF-8
+/// text is copied as is; only text with a control character is escaped, and only invalid
+/// UTF-8 is decoded lossily first.
 pub fn push_display(out: &mut Vec<u8>, bytes: &[u8]) {
     if is_plain_ascii(bytes) {
         out.extend_from_slice(bytes);
         return;
     }
-    let mut text = String::new();
     match std::str::from_utf8(bytes) {
-        Ok(valid) => push_escaped(&mut text, valid),
-        Err(_) => push_escaped(&mut text, &String::from_utf8_lossy(bytes)),
+        Ok(_) if !has_escaped_control(bytes) => out.extend_from_slice(bytes),
+        Ok(valid) => push_escaped_bytes(out, valid),
+        Err(_) => push_escaped_bytes(out, &String::from_utf8_lossy(bytes)),
     }
-    out.extend_from_slice(text.as_bytes());
+}
+
+/// Appends `text` with its controls escaped, copying the runs between them whole.
+fn push_escaped_bytes(out: &mut Vec<u8>, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 8);
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if is_escaped_byte(b) {
+            out.extend_from_slice(&bytes[run..i]);
+            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+            run = i + 1;
+        }
+    }
+    out.extend_from_slice(&bytes[run..]);
 }
 
 fn push_escaped(out: &mut String, text: &str) {
@@ -94,8 +121,26 @@ mod tests {
     }
 
     #[test]
+    fn escaped_bytes_are_the_escaped_controls() {
+        for b in 0u8..0x80 {
+            assert_eq!(is_escaped_byte(b), is_escaped_control(char::from(b)), "{b:#x}");
+        }
+    }
+
+    #[test]
     fn push_display_matches_display_line() {
-        for input in [&b"plain"[..], b"tab\there", b"bell\x07", b"bad\xffutf", b"\x00\x1f"] {
+        for input in [
+            &b"plain"[..],
+            b"tab\there",
+            b"bell\x07",
+            b"bad\xffutf",
+            b"\x00\x1f",
+            "caf\u{e9} \u{1f600}".as_bytes(),
+            "\u{e9}\x1b[0m\u{e9}\x0b".as_bytes(),
+            b"\xff\x01\xe2\x82",
+            b"\r\n\x7f",
+            b"",
+        ] {
             let mut out = Vec::new();
             push_display(&mut out, input);
             assert_eq!(String::from_utf8(out).expect("utf8"), display_line(input));

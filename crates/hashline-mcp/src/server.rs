@@ -121,7 +121,12 @@ impl HashlineServer {
             Err(err) => return Ok(ToolResult::failure(&name, &err)),
         };
         let cancel = CancelFlag::default();
-        let call = CallContext { call_id: Some(context.id.to_string()), parent_call_id: None, cancel: cancel.clone() };
+        let call = CallContext {
+            call_id: Some(context.id.to_string()),
+            parent_call_id: None,
+            cancel: cancel.clone(),
+            text_only: false,
+        };
         let toolbox = Arc::clone(&self.toolbox);
         // rmcp cancels the request's token on `notifications/cancelled` (before it reads
         // the next message), and for calls still running when the connection is wound up.

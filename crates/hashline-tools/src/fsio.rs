@@ -109,10 +109,24 @@ pub fn fs_details(err: &io::Error) -> serde_json::Value {
 /// Writes a file that is not a tool's target (the CLI's session file) atomically: a
 /// short-named temporary file in the same directory, synced, renamed over the path.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, true)
+}
+
+/// Like [`write_atomic`] but without syncing: readers see the old or the new bytes, never
+/// a mix; after a crash the file may hold the old bytes, or none on a file system that
+/// does not order the rename after the data. For caches that a later call can rebuild
+/// (the CLI's default session file).
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut temp = tempfile::Builder::new().prefix(".hl").suffix(".tmp").tempfile_in(dir)?;
     io::Write::write_all(&mut temp, bytes)?;
-    temp.as_file().sync_data()?;
+    if sync {
+        temp.as_file().sync_data()?;
+    }
     temp.persist(path).map_err(|err| err.error)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! the line numbers it was shown under (a row keeps its names when our own edits move
 //! it, so an anchor from before an edit still finds its line).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use hashline_core::edit::Resolution;
@@ -24,7 +24,32 @@ pub struct ServedRow {
 /// Rows shown to the model for one file, by their current line number.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServedRows {
+    #[serde(deserialize_with = "rows_in_bulk")]
     rows: BTreeMap<u32, ServedRow>,
+}
+
+/// Reads the rows into a list and builds the map from it in one pass (the rows are written
+/// in line order, so this is linear), instead of inserting them one by one: a CLI call
+/// loads every row of its session file before it does anything else.
+fn rows_in_bulk<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<u32, ServedRow>, D::Error> {
+    struct Rows;
+    impl<'de> serde::de::Visitor<'de> for Rows {
+        type Value = BTreeMap<u32, ServedRow>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a map from line numbers to served rows")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut rows = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1 << 16));
+            while let Some(entry) = map.next_entry::<u32, ServedRow>()? {
+                rows.push(entry);
+            }
+            // Like inserting in order: of two entries for one line, the later one stays.
+            Ok(rows.into_iter().collect())
+        }
+    }
+    deserializer.deserialize_map(Rows)
 }
 
 impl ServedRows {
@@ -66,9 +91,10 @@ impl ServedRows {
     /// A newer view supersedes older ones: a row shown as `LINE:HASH` is what that anchor
     /// names from now on, so every other row loses the name `LINE` it had under that hash
     /// (an anchor the model takes from the newest rows must not stay ambiguous).
-    fn supersede(&mut self, shown: &HashSet<(u32, u16)>) {
+    /// `shown` is sorted (a binary search costs less than hashing every name).
+    fn supersede(&mut self, shown: &[(u32, u16)]) {
         for (line, row) in &mut self.rows {
-            row.names.retain(|name| name == line || !shown.contains(&(*name, row.hash)));
+            row.names.retain(|name| name == line || shown.binary_search(&(*name, row.hash)).is_err());
         }
     }
 
@@ -125,12 +151,16 @@ impl Ledger {
         if complete {
             entry.rows.clear();
         }
-        let mut shown = HashSet::new();
+        let mut shown = Vec::new();
         for (line, hash) in rows {
             entry.show(line, hash);
-            shown.insert((line.get(), hash.value()));
+            if !complete {
+                shown.push((line.get(), hash.value()));
+            }
         }
         if !complete {
+            shown.sort_unstable();
+            shown.dedup();
             entry.supersede(&shown);
         }
     }
@@ -239,5 +269,10 @@ mod tests {
         ledger.record(Path::new("/w/a.txt"), [row(7, "seven")], false);
         let json = serde_json::to_string(&ledger).expect("serialize");
         assert_eq!(serde_json::from_str::<Ledger>(&json).expect("parse"), ledger);
+        let out_of_order = r#"{"files":{"/f":{"rows":{"9":{"hash":1,"names":[9]},"2":{"hash":2,"names":[2]},"9":{"hash":3,"names":[9]}}}}}"#;
+        let parsed: Ledger = serde_json::from_str(out_of_order).expect("parse");
+        let rows = parsed.served(Path::new("/f")).expect("rows");
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows.hash_at(LineNo::new(9).expect("line")).map(LineHash::value), Some(3));
     }
 }

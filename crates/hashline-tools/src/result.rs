@@ -27,6 +27,11 @@ pub struct CallContext {
     /// Raised by the caller to cancel the call (an MCP `notifications/cancelled`): a tool
     /// that writes checks it just before committing, and then writes nothing.
     pub cancel: CancelFlag,
+    /// The caller uses only what the model sees ([`execute_content`], the CLI's text
+    /// mode): a tool may leave out of its value and meta what only the structured
+    /// projection shows (per-line values, `diffData`, the patch). Text, ledger and files
+    /// are the same either way.
+    pub text_only: bool,
 }
 
 /// A cancellation flag shared between a call and whoever may cancel it.
@@ -281,6 +286,7 @@ pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Re
 /// Runs `T` on JSON arguments and returns only what the model sees, without building the
 /// structured projection (the CLI's text mode): the content and whether it is an error.
 pub fn execute_content<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> (Vec<ContentBlock>, bool) {
+    let ctx = &CallContext { text_only: true, ..ctx.clone() };
     let (mut content, is_error) = match run_json::<T>(session, raw, ctx) {
         Ok(output) => (output.content, false),
         Err(error) => (vec![ContentBlock::Text { text: error.text() }], true),

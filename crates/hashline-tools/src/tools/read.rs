@@ -301,8 +301,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         ));
     }
 
-    let window = render_window(&doc, start, requested_end);
-    let shown_end = start + window.lines.len() - 1;
+    let window = render_window(&doc, start, requested_end, ctx.text_only);
+    let shown_end = start + window.shown() - 1;
     let mut text = String::with_capacity(window.rows.len() + 256);
     for warning in &warnings {
         text.push_str(&warning.message);
@@ -324,7 +324,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         text.push_str("\n\n## Local support");
         for located in &support {
             let symbol = &located.symbol;
-            let part = render_window(&doc, symbol.start_line as usize, (symbol.end_line as usize).min(total));
+            let part = render_window(&doc, symbol.start_line as usize, (symbol.end_line as usize).min(total), false);
             if used + part.rows.len() > MAX_BYTES {
                 break;
             }
@@ -350,7 +350,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         let output_bytes = window_bytes(&doc, start, shown_end);
         let total_bytes = window_bytes(&doc, start, requested_end);
         Truncation {
-            output_lines: window.lines.len() as u32,
+            output_lines: window.shown() as u32,
             total_lines: (requested_end + 1 - start) as u32,
             output_bytes,
             total_bytes,
@@ -419,45 +419,55 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
 
-/// The rows of a window that fit the budget, as text and as values.
+/// The rows of a window that fit the budget, as text and (unless `text_only`) as values.
 struct Window {
     rows: String,
+    /// Empty when the window was rendered for text only.
     lines: Vec<PtcLine>,
     served: Vec<(LineNo, LineHash)>,
 }
 
-fn render_window(doc: &Document, start: usize, end: usize) -> Window {
+impl Window {
+    /// How many rows the window shows.
+    fn shown(&self) -> usize {
+        self.served.len()
+    }
+}
+
+fn render_window(doc: &Document, start: usize, end: usize, text_only: bool) -> Window {
     let count = (end + 1 - start).min(MAX_LINES);
     let mut rows = Vec::with_capacity(MAX_BYTES.min(doc.as_bytes().len() + count * 12));
-    let mut lines = Vec::with_capacity(count);
-    let mut row = Vec::new();
+    let mut lines = Vec::with_capacity(if text_only { 0 } else { count });
     let mut served = Vec::with_capacity(count);
     for line in doc.lines_in(start - 1..end) {
-        row.clear();
         let hash = line.hash();
-        push_row(&mut row, line.number, hash, line.content);
-        let mut ptc = PtcLine::new(line.number, hash, line.content);
         let separator = usize::from(!rows.is_empty());
-        if lines.is_empty() && row.len() > MAX_BYTES {
+        let before = rows.len();
+        rows.extend(std::iter::repeat_n(b'\n', separator));
+        push_row(&mut rows, line.number, hash, line.content);
+        let row_len = rows.len() - before - separator;
+        if served.is_empty() && row_len > MAX_BYTES {
             // One row alone is over the budget: show its start so the anchor is usable.
             let keep = MAX_BYTES - LONG_LINE_NOTE.len() - 32;
-            let text = into_text(std::mem::take(&mut row));
+            let text = into_text(std::mem::take(&mut rows));
             rows.extend_from_slice(cut_at_char_boundary(&text, keep).as_bytes());
             rows.extend_from_slice(LONG_LINE_NOTE.as_bytes());
-            ptc.raw = cut_at_char_boundary(&ptc.raw, keep).to_owned();
-            ptc.display = cut_at_char_boundary(&ptc.display, keep).to_owned();
-            lines.push(ptc);
+            if !text_only {
+                let mut ptc = PtcLine::new(line.number, hash, line.content);
+                ptc.raw = cut_at_char_boundary(&ptc.raw, keep).to_owned();
+                ptc.display = cut_at_char_boundary(&ptc.display, keep).to_owned();
+                lines.push(ptc);
+            }
             served.push((line.number, hash));
             break;
         }
-        if lines.len() == MAX_LINES || rows.len() + separator + row.len() > MAX_BYTES {
+        if served.len() == MAX_LINES || rows.len() > MAX_BYTES {
+            rows.truncate(before);
             break;
         }
-        if separator == 1 {
-            rows.push(b'\n');
+        if !text_only {
+            lines.push(PtcLine::new(line.number, hash, line.content));
         }
-        rows.extend_from_slice(&row);
-        lines.push(ptc);
         served.push((line.number, hash));
     }
     Window { rows: into_text(rows), lines, served }

@@ -91,7 +91,7 @@ pub(crate) fn run(
     let mut values = Vec::with_capacity(prepared.len());
     let mut texts = Vec::with_capacity(prepared.len());
     for file in &prepared {
-        let (value, text) = finish(session, file)?;
+        let (value, text) = finish(session, file, ctx.text_only)?;
         values.push(value);
         texts.push(text);
     }
@@ -113,6 +113,11 @@ pub(crate) fn run(
     } else {
         EditValue::Files { files: values, warnings: notes }
     };
+    let output = ToolOutput::text(value, text);
+    // The diff cards are for front ends that draw results; a text-only caller never sees them.
+    if ctx.text_only || !ctx.is_top_level() {
+        return Ok(output);
+    }
     let meta = hashline_view::DiffsMeta {
         diffs: prepared
             .iter()
@@ -122,7 +127,7 @@ pub(crate) fn run(
             })
             .collect(),
     };
-    Ok(ToolOutput::text(value, text).with_meta(meta))
+    Ok(output.with_meta(meta))
 }
 
 /// Writes every changed file, all or none (SPEC §7.5): compared before the commit
@@ -185,8 +190,10 @@ fn changed_on_disk(session: &Session, file: &Prepared) -> ToolError {
     .with_path(file.path.absolute_str())
 }
 
-/// After the write: ledger, verification, value and text of one file.
-fn finish(session: &Session, file: &Prepared) -> Result<(FileEditValue, String), ToolError> {
+/// After the write: ledger, verification, value and text of one file. With `text_only`,
+/// the value leaves out what only the structured projection shows (`diffData`, `patch`,
+/// `anchors`).
+fn finish(session: &Session, file: &Prepared, text_only: bool) -> Result<(FileEditValue, String), ToolError> {
     let outcome = &file.outcome;
     let (old, new) = (&file.before, &outcome.document);
     let noop = outcome.is_noop(old);
@@ -214,17 +221,24 @@ fn finish(session: &Session, file: &Prepared) -> Result<(FileEditValue, String),
             text.push_str(&format!("\n[Diff cut at {} rows; read the file for the rest.]", render::MAX_DIFF_ROWS));
         }
     }
-    let anchors =
-        fresh.iter().filter_map(|&n| new.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
+    let anchors = if text_only {
+        Vec::new()
+    } else {
+        fresh.iter().filter_map(|&n| new.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect()
+    };
     let value = FileEditValue {
         path: file.path.absolute_str(),
         summary,
         diff,
-        diff_data: render::diff_data(old, new, &hunks),
+        diff_data: if text_only { render::DiffData::default() } else { render::diff_data(old, new, &hunks) },
         first_changed_line: outcome.first_changed_line.map(|l| l.get().min(new.line_count() as u32)),
         noop_edits: outcome.noop_edits.clone(),
         noop,
-        patch: if noop { String::new() } else { render::patch(&file.path.display, old, new, &outcome.changes) },
+        patch: if noop || text_only {
+            String::new()
+        } else {
+            render::patch(&file.path.display, old, new, &outcome.changes)
+        },
         anchors,
         syntax: file.syntax.clone(),
         warnings: file.warnings.clone(),

@@ -119,7 +119,7 @@ pub fn fresh_lines(hunks: &[Hunk]) -> Vec<LineNo> {
 }
 
 /// `diffData` v1: the logical diff as typed entries.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct DiffData {
     /// Always 1.
     pub version: u32,
