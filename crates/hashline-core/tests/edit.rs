@@ -269,7 +269,6 @@ fn deleting_after_a_bare_cr_line_keeps_the_empty_line_below() {
 }
 
 #[test]
-#[ignore = "known defect, found by edit_properties with a random seed: the bare-CR fix-up does not cascade backwards; a forward-and-back fix broke batch = one by one"]
 fn a_removal_that_moves_a_bare_cr_does_not_join_the_lines_before_it() {
     // Found by the property test: `\r` `\r` `\r\n` `\n`; line 1 set to one empty line and
     // line 3 deleted. Line 2's `\r` goes with the removal (it would join the `\n` below),

@@ -270,17 +270,24 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
     // A bare `\r` followed by an empty `\n` line would read back as one `\r\n`: a new
     // empty line after a bare-CR line takes the bare CR too; when removed lines brought
     // the two together, the removal takes the `\r` (the line before now ends in `\n`, the
-    // bytes removed are still one contiguous run) so no untouched row disappears.
+    // bytes removed are still one contiguous run) so no untouched row disappears. That line,
+    // if empty, is now an empty `\n` line itself: the same goes for the bare CR before it,
+    // and so on backwards.
+    let joins = |out: &[Out<'_>], k: usize| {
+        out[k - 1].terminator == Terminator::Cr && out[k].content.is_empty() && out[k].terminator == Terminator::Lf
+    };
     for k in 1..out.len() {
-        let joins =
-            out[k - 1].terminator == Terminator::Cr && out[k].content.is_empty() && out[k].terminator == Terminator::Lf;
-        if !joins {
+        if !joins(&out, k) {
             continue;
         }
         if out[k].new {
             out[k].terminator = Terminator::Cr;
-        } else {
-            out[k - 1].terminator = Terminator::Lf;
+            continue;
+        }
+        let mut j = k;
+        while j >= 1 && joins(&out, j) {
+            out[j - 1].terminator = Terminator::Lf;
+            j -= 1;
         }
     }
     let mut bytes = Vec::with_capacity(doc.as_bytes().len() + 64);
