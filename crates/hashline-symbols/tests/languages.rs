@@ -63,6 +63,13 @@ fn python() {
     assert_snapshot!(map_of("orders.py"));
 }
 
+/// A realistic file of hundreds of lines: decorators, dataclasses with nested classes,
+/// async methods, a Protocol, a closure inside a decorator, comment-documented constants.
+#[test]
+fn python_realistic() {
+    assert_snapshot!(map_of("scheduler.py"));
+}
+
 #[test]
 fn javascript_jsx() {
     assert_snapshot!(map_of("widgets.jsx"));
