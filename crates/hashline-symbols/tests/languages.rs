@@ -80,6 +80,13 @@ fn typescript() {
     assert_snapshot!(map_of("service.ts"));
 }
 
+/// A realistic file of hundreds of lines: overloads, abstract classes, decorated classes and
+/// methods, accessors, private `#` members, nested namespaces, `declare global`.
+#[test]
+fn typescript_realistic() {
+    assert_snapshot!(map_of("cart.ts"));
+}
+
 #[test]
 fn java() {
     assert_snapshot!(map_of("Library.java"));
@@ -124,4 +131,18 @@ fn an_import_is_listed_once() {
     let mut seen = std::collections::HashSet::new();
     let repeated: Vec<&String> = map.imports.iter().filter(|i| !seen.insert(*i)).collect();
     assert!(repeated.is_empty(), "{repeated:?} in {:?}", map.imports);
+}
+
+/// A TypeScript namespace's constants, variables and arrow functions are mapped as the
+/// file's own are, exported or not; a function's locals are not.
+#[test]
+fn a_namespace_maps_its_constants_and_arrow_functions() {
+    let source = "namespace Outer {\n  export const VERSION = 2;\n  let count = 0;\n  const twice = (n: number) => n * 2;\n  export namespace Inner {\n    export const LIMIT = 9;\n  }\n  export function f() {\n    const local = 1;\n  }\n}\n";
+    let map = map_document("ns.ts", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(
+        out,
+        "namespace Outer 1-11\n  constant VERSION in Outer 2-2\n  variable count in Outer 3-3\n  function twice in Outer 4-4 sig `twice = (n: number)`\n  namespace Inner in Outer 5-7\n    constant LIMIT in Inner 6-6\n  function f in Outer 8-10 sig `f()`\n"
+    );
 }
