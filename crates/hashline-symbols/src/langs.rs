@@ -68,7 +68,7 @@ pub(crate) fn rules(lang: LanguageId) -> &'static LangRules {
         LanguageId::Go => &LangRules {
             source: include_str!("../queries/go.scm"),
             leading: &["comment"],
-            wrappers: &["const_declaration", "var_declaration"],
+            wrappers: &["const_declaration", "var_declaration", "var_spec_list", "type_declaration"],
             comments: &["comment"],
         },
     }

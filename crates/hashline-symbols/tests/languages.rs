@@ -97,6 +97,13 @@ fn go() {
     assert_snapshot!(map_of("server.go"));
 }
 
+/// A realistic file of hundreds of lines: generic types and methods, grouped `const`, `var`
+/// and `type` declarations with doc comments, value and pointer receivers.
+#[test]
+fn go_realistic() {
+    assert_snapshot!(map_of("cache.go"));
+}
+
 #[test]
 fn markdown() {
     assert_snapshot!(map_of("guide.md"));
@@ -144,5 +151,20 @@ fn a_namespace_maps_its_constants_and_arrow_functions() {
     assert_eq!(
         out,
         "namespace Outer 1-11\n  constant VERSION in Outer 2-2\n  variable count in Outer 3-3\n  function twice in Outer 4-4 sig `twice = (n: number)`\n  namespace Inner in Outer 5-7\n    constant LIMIT in Inner 6-6\n  function f in Outer 8-10 sig `f()`\n"
+    );
+}
+
+/// Go groups: each spec of a `type (...)` or `var (...)` group is its own symbol with its own
+/// range and doc, a lone spec spans its whole declaration, and a generic receiver's methods
+/// belong to the bare type name.
+#[test]
+fn go_groups_and_generic_receivers() {
+    let source = "package p\n\ntype (\n\t// A is a.\n\tA int\n\tB struct{ x int }\n)\n\nvar (\n\t// X is x.\n\tX = 1\n\tY = 2\n)\n\nvar Z = 3\n\n// S is a stack.\ntype S[T any] struct{ items []T }\n\nfunc (s *S[T]) Push(v T) {}\n\ntype (\n\tD int\n\tE = D\n)\n";
+    let map = map_document("p.go", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(
+        out,
+        "type A 4-5 (decl 5)\nstruct B 6-6\nvariable X 10-11 (decl 11)\nvariable Y 12-12\nvariable Z 15-15\nstruct S 17-18 (decl 18)\nmethod Push in S 20-20 sig `Push(v T)`\ntype D 23-23\ntype E 24-24\n"
     );
 }
