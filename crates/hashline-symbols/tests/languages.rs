@@ -92,6 +92,14 @@ fn java() {
     assert_snapshot!(map_of("Library.java"));
 }
 
+/// A realistic file of hundreds of lines: a generic class holding an annotation type, an enum
+/// with a constructor, records (one with a compact constructor), a sealed interface, Javadoc
+/// and annotations throughout.
+#[test]
+fn java_realistic() {
+    assert_snapshot!(map_of("EventBus.java"));
+}
+
 #[test]
 fn go() {
     assert_snapshot!(map_of("server.go"));
@@ -166,5 +174,20 @@ fn go_groups_and_generic_receivers() {
     assert_eq!(
         out,
         "type A 4-5 (decl 5)\nstruct B 6-6\nvariable X 10-11 (decl 11)\nvariable Y 12-12\nvariable Z 15-15\nstruct S 17-18 (decl 18)\nmethod Push in S 20-20 sig `Push(v T)`\ntype D 23-23\ntype E 24-24\n"
+    );
+}
+
+/// A Java record's compact constructor and an annotation type's elements are mapped as
+/// methods, with their Javadoc and annotations.
+#[test]
+fn java_compact_constructors_and_annotation_elements() {
+    let source = "record Range(int lo, int hi) {\n    /** Checks the bounds. */\n    @Deprecated\n    public Range {\n        if (lo > hi) throw new IllegalArgumentException();\n    }\n}\n\n@interface Tag {\n    /** The tag's name. */\n    String value() default \"\";\n    int weight();\n}\n";
+    let map =
+        map_document("Range.java", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(
+        out,
+        "class Range 1-7\n  method Range in Range 2-6 (decl 4) sig `Range`\ninterface Tag 9-13\n  method value in Tag 10-11 (decl 11) sig `value() default \"\"`\n  method weight in Tag 12-12 sig `weight()`\n"
     );
 }
