@@ -38,7 +38,7 @@ pub(crate) fn rules(lang: LanguageId) -> &'static LangRules {
         LanguageId::Cpp => &LangRules {
             source: include_str!("../queries/cpp.scm"),
             leading: C_COMMENTS,
-            wrappers: &["template_declaration"],
+            wrappers: &["template_declaration", "friend_declaration", "field_declaration"],
             comments: C_COMMENTS,
         },
         LanguageId::Python => &LangRules {

@@ -58,6 +58,14 @@ fn cpp_header() {
     assert_snapshot!(map_of("shapes.h"));
 }
 
+/// A realistic header of hundreds of lines: a class template with a nested class, friend
+/// operators, out-of-class member definitions, `enum class`, attributes, macros, a nested
+/// namespace, `///` docs throughout.
+#[test]
+fn cpp_realistic() {
+    assert_snapshot!(map_of("matrix.hpp"));
+}
+
 #[test]
 fn python() {
     assert_snapshot!(map_of("orders.py"));
@@ -189,5 +197,19 @@ fn java_compact_constructors_and_annotation_elements() {
     assert_eq!(
         out,
         "class Range 1-7\n  method Range in Range 2-6 (decl 4) sig `Range`\ninterface Tag 9-13\n  method value in Tag 10-11 (decl 11) sig `value() default \"\"`\n  method weight in Tag 12-12 sig `weight()`\n"
+    );
+}
+
+/// C++ functions returning a reference or pointer are mapped whatever their name (an operator,
+/// a qualified member), and a class nested in a class or a friend function keeps its doc.
+#[test]
+fn cpp_reference_returns_nested_classes_and_friends() {
+    let source = "class V {\npublic:\n    /// An inner type.\n    class In {};\n\n    /// Adds.\n    V& operator+=(const V& o) { return *this; }\n\n    /// Equal.\n    friend bool operator==(V a, V b) { return true; }\n\n    int& get();\n};\n\nint& V::get() { static int x; return x; }\n\nint* V::ptr() { return nullptr; }\n\n/// Prints.\nstd::ostream& operator<<(std::ostream& os, const V& v) { return os; }\n";
+    let map = map_document("v.hpp", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(
+        out,
+        "class V 1-13\n  class In in V 3-4 (decl 4)\n  method operator+= in V 6-7 (decl 7) sig `operator+=(const V& o)`\n  method operator== in V 9-10 (decl 10) sig `operator==(V a, V b)`\nmethod get in V 15-15 sig `get()`\nmethod ptr in V 17-17 sig `ptr()`\nfunction operator<< 19-20 (decl 20) sig `operator<<(std::ostream& os, const V& v)`\n"
     );
 }
