@@ -32,7 +32,7 @@ pub(crate) fn rules(lang: LanguageId) -> &'static LangRules {
         LanguageId::C => &LangRules {
             source: include_str!("../queries/c.scm"),
             leading: C_COMMENTS,
-            wrappers: &[],
+            wrappers: &["field_declaration"],
             comments: C_COMMENTS,
         },
         LanguageId::Cpp => &LangRules {

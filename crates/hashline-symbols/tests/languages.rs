@@ -53,6 +53,13 @@ fn c() {
     assert_snapshot!(map_of("ring.c"));
 }
 
+/// A realistic file of hundreds of lines: a struct nested in a struct, anonymous-struct and
+/// function-pointer typedefs, static globals and arrays, conditional macros, Doxygen docs.
+#[test]
+fn c_realistic() {
+    assert_snapshot!(map_of("arena.c"));
+}
+
 #[test]
 fn cpp_header() {
     assert_snapshot!(map_of("shapes.h"));
@@ -211,5 +218,20 @@ fn cpp_reference_returns_nested_classes_and_friends() {
     assert_eq!(
         out,
         "class V 1-13\n  class In in V 3-4 (decl 4)\n  method operator+= in V 6-7 (decl 7) sig `operator+=(const V& o)`\n  method operator== in V 9-10 (decl 10) sig `operator==(V a, V b)`\nmethod get in V 15-15 sig `get()`\nmethod ptr in V 17-17 sig `ptr()`\nfunction operator<< 19-20 (decl 20) sig `operator<<(std::ostream& os, const V& v)`\n"
+    );
+}
+
+/// C file-level variables are mapped with or without an initializer, through pointers and
+/// arrays (a prototype is not); a function-pointer or pointer typedef is a type; a struct
+/// nested in a struct keeps its doc comment.
+#[test]
+fn c_variables_typedefs_and_nested_structs() {
+    let source = "static int plain;\nstatic char *name;\nstatic const char *const names[] = {\"a\"};\nint table[4];\nint ready = 1;\nint f(void);\n\n/** A hook. */\ntypedef void (*hook)(int);\ntypedef int *intp;\n\nstruct outer {\n    /** Inner. */\n    struct inner {\n        int x;\n    } in;\n};\n";
+    let map = map_document("v.c", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(
+        out,
+        "variable plain 1-1\nvariable name 2-2\nvariable names 3-3\nvariable table 4-4\nvariable ready 5-5\ntype hook 8-9 (decl 9)\ntype intp 10-10\nstruct outer 12-17\n  struct inner in outer 13-16 (decl 14)\n"
     );
 }
