@@ -235,3 +235,16 @@ fn c_variables_typedefs_and_nested_structs() {
         "variable plain 1-1\nvariable name 2-2\nvariable names 3-3\nvariable table 4-4\nvariable ready 5-5\ntype hook 8-9 (decl 9)\ntype intp 10-10\nstruct outer 12-17\n  struct inner in outer 13-16 (decl 14)\n"
     );
 }
+
+/// C++ (and so `.h`) maps file- and namespace-level variables and pointer typedefs as C does.
+#[test]
+fn cpp_variables_and_pointer_typedefs() {
+    let source = "/** A hook. */\ntypedef void (*hook)(int);\n\nstatic int plain;\nconstexpr int kMax = 4;\n\nnamespace n {\n/** The names. */\nconst char *const names[] = {\"a\"};\nint f();\nvoid g() { int local = 0; }\n}\n";
+    let map = map_document("v.h", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(
+        out,
+        "type hook 1-2 (decl 2)\nvariable plain 4-4\nvariable kMax 5-5\nnamespace n 7-12\n  variable names in n 8-9 (decl 9)\n  function g in n 11-11 sig `g()`\n"
+    );
+}
