@@ -90,6 +90,13 @@ fn javascript_jsx() {
     assert_snapshot!(map_of("widgets.jsx"));
 }
 
+/// A realistic file of hundreds of lines: function and arrow components with JSX, hooks, a
+/// decorated class with static, private and accessor members, a generator, JSDoc throughout.
+#[test]
+fn javascript_realistic() {
+    assert_snapshot!(map_of("board.jsx"));
+}
+
 #[test]
 fn typescript() {
     assert_snapshot!(map_of("service.ts"));
