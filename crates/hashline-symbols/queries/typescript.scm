@@ -20,6 +20,8 @@
 (program (export_statement (lexical_declaration kind: "const" (variable_declarator name: (identifier) @name)) @definition.constant))
 (program (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable)
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name)) @definition.variable)
+(program (export_statement (variable_declaration (variable_declarator name: (identifier) @name)) @definition.variable))
 ;; A namespace's own declarations, as the file's (a function's locals are not mapped).
 (internal_module body: (statement_block (lexical_declaration
   (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function))
@@ -29,5 +31,7 @@
 (internal_module body: (statement_block (export_statement (lexical_declaration kind: "const" (variable_declarator name: (identifier) @name)) @definition.constant)))
 (internal_module body: (statement_block (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable))
 (internal_module body: (statement_block (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable)))
+(internal_module body: (statement_block (variable_declaration (variable_declarator name: (identifier) @name)) @definition.variable))
+(internal_module body: (statement_block (export_statement (variable_declaration (variable_declarator name: (identifier) @name)) @definition.variable)))
 
 (import_statement source: (string (string_fragment) @import))

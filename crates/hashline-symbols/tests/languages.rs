@@ -255,3 +255,21 @@ fn cpp_variables_and_pointer_typedefs() {
         "type hook 1-2 (decl 2)\nvariable plain 4-4\nvariable kMax 5-5\nnamespace n 7-12\n  variable names in n 8-9 (decl 9)\n  function g in n 11-11 sig `g()`\n"
     );
 }
+
+/// A `var` is mapped as `let` is, exported or not: in TypeScript at file level and in a
+/// namespace, in JavaScript at file level.
+#[test]
+fn a_var_is_mapped() {
+    let source = "var legacy = 1;\nexport var shared = 2;\nnamespace N {\n  var inner = 3;\n}\n";
+    let map = map_document("v.ts", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(out, "variable legacy 1-1\nvariable shared 2-2\nnamespace N 3-5\n  variable inner in N 4-4\n");
+    let map =
+        map_document("v.js", &Document::parse(source.lines().take(2).collect::<Vec<_>>().join("\n").into_bytes()))
+            .expect("mapped")
+            .expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(out, "variable legacy 1-1\nvariable shared 2-2\n");
+}
