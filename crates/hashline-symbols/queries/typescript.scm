@@ -8,6 +8,7 @@
 (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (abstract_method_signature name: (property_identifier) @name) @definition.method
 (interface_declaration name: (type_identifier) @name) @definition.interface
+(interface_declaration body: (_ (method_signature name: (property_identifier) @name) @definition.method))
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (internal_module name: (_) @name) @definition.namespace

@@ -273,3 +273,17 @@ fn a_var_is_mapped() {
     outline(&map.symbols, 0, &mut out);
     assert_eq!(out, "variable legacy 1-1\nvariable shared 2-2\n");
 }
+
+/// A TypeScript interface's method signatures are mapped as methods, as a Java interface's
+/// and a Rust trait's are; its properties are not (no language maps fields).
+#[test]
+fn typescript_interface_methods_are_mapped() {
+    let source = "interface Gateway {\n  /** Charges. */\n  charge(amount: number): Promise<string>;\n  readonly name: string;\n}\n";
+    let map = map_document("g.ts", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let mut out = String::new();
+    outline(&map.symbols, 0, &mut out);
+    assert_eq!(
+        out,
+        "interface Gateway 1-5\n  method charge in Gateway 2-3 (decl 3) sig `charge(amount: number): Promise<string>`\n"
+    );
+}
