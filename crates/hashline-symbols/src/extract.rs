@@ -248,6 +248,8 @@ fn signature(node: Node<'_>, name: Node<'_>, kind: SymbolKind, text: &[u8]) -> O
         return None;
     }
     let raw = String::from_utf8_lossy(&text[start..end]);
+    // A C macro's `\` line continuations mean nothing on one line.
+    let raw = raw.replace("\\\r\n", " ").replace("\\\n", " ");
     let mut one_line = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     while one_line.ends_with(['{', ':', ';', '=']) || one_line.ends_with("=>") {
         one_line.pop();

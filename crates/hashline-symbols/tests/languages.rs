@@ -287,3 +287,12 @@ fn typescript_interface_methods_are_mapped() {
         "interface Gateway 1-5\n  method charge in Gateway 2-3 (decl 3) sig `charge(amount: number): Promise<string>`\n"
     );
 }
+
+/// A multi-line C macro's signature is one line without its `\` line continuations.
+#[test]
+fn a_macro_signature_drops_line_continuations() {
+    let source = "#define SWAP(a, b) \\\n    do {            \\\n        int t = a;  \\\n    } while (0)\n";
+    let map = map_document("m.c", &Document::parse(source.as_bytes().to_vec())).expect("mapped").expect("parsed");
+    let sig = map.symbols[0].signature.as_deref();
+    assert_eq!(sig, Some("SWAP(a, b) do { int t = a; } while (0)"));
+}
