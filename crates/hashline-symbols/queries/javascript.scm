@@ -13,5 +13,6 @@
 (program (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable)
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.variable))
 (program (variable_declaration (variable_declarator name: (identifier) @name)) @definition.variable)
+(program (export_statement (variable_declaration (variable_declarator name: (identifier) @name)) @definition.variable))
 
 (import_statement source: (string (string_fragment) @import))

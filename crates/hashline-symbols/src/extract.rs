@@ -221,10 +221,13 @@ fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
     start
 }
 
-/// Whether `parent` holds another child of `child`'s kind (a `const (...)` group).
+/// Whether `parent` holds another child of `child`'s kind (a `const (...)` group; in a Go
+/// `type (...)` group a spec and an alias count as one kind).
 fn has_sibling_like(parent: Node<'_>, child: Node<'_>) -> bool {
+    const GO_TYPES: [&str; 2] = ["type_spec", "type_alias"];
+    let like = |kind: &str| kind == child.kind() || (GO_TYPES.contains(&kind) && GO_TYPES.contains(&child.kind()));
     let mut cursor = parent.walk();
-    parent.named_children(&mut cursor).any(|c| c.id() != child.id() && c.kind() == child.kind())
+    parent.named_children(&mut cursor).any(|c| c.id() != child.id() && like(c.kind()))
 }
 
 /// Whether code precedes `node` on its first line.
@@ -245,6 +248,8 @@ fn signature(node: Node<'_>, name: Node<'_>, kind: SymbolKind, text: &[u8]) -> O
         return None;
     }
     let raw = String::from_utf8_lossy(&text[start..end]);
+    // A C macro's `\` line continuations mean nothing on one line.
+    let raw = raw.replace("\\\r\n", " ").replace("\\\n", " ");
     let mut one_line = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     while one_line.ends_with(['{', ':', ';', '=']) || one_line.ends_with("=>") {
         one_line.pop();

@@ -32,13 +32,13 @@ pub(crate) fn rules(lang: LanguageId) -> &'static LangRules {
         LanguageId::C => &LangRules {
             source: include_str!("../queries/c.scm"),
             leading: C_COMMENTS,
-            wrappers: &[],
+            wrappers: &["field_declaration"],
             comments: C_COMMENTS,
         },
         LanguageId::Cpp => &LangRules {
             source: include_str!("../queries/cpp.scm"),
             leading: C_COMMENTS,
-            wrappers: &["template_declaration"],
+            wrappers: &["template_declaration", "friend_declaration", "field_declaration"],
             comments: C_COMMENTS,
         },
         LanguageId::Python => &LangRules {
@@ -68,7 +68,7 @@ pub(crate) fn rules(lang: LanguageId) -> &'static LangRules {
         LanguageId::Go => &LangRules {
             source: include_str!("../queries/go.scm"),
             leading: &["comment"],
-            wrappers: &["const_declaration", "var_declaration"],
+            wrappers: &["const_declaration", "var_declaration", "var_spec_list", "type_declaration"],
             comments: &["comment"],
         },
     }
