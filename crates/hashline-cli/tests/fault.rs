@@ -74,6 +74,19 @@ fn strays(root: &Path, expected: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// What each of `files` in `root` holds now: `Some(false)` the old text, `Some(true)` the
+/// new one, `None` anything else (a torn or missing file).
+fn states_of(root: &Path, files: &[&str], old: &str, new: &str) -> Vec<Option<bool>> {
+    files
+        .iter()
+        .map(|f| match std::fs::read_to_string(root.join(f)) {
+            Ok(text) if text == old => Some(false),
+            Ok(text) if text == new => Some(true),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Content of `lines` lines, the first one being `first`.
 fn content(first: &str, lines: usize) -> String {
     let mut text = format!("{first}\n");
@@ -126,14 +139,7 @@ fn kill_rounds(name: &str, files: &[&str], link: bool, rng: &mut Rng) -> usize {
         let _ = child.kill();
         let _ = child.wait();
         recover(&root);
-        let states: Vec<Option<bool>> = files
-            .iter()
-            .map(|f| match std::fs::read_to_string(root.join(f)) {
-                Ok(text) if text == old => Some(false),
-                Ok(text) if text == new => Some(true),
-                _ => None,
-            })
-            .collect();
+        let states = states_of(&root, files, &old, &new);
         let whole = states.iter().all(Option::is_some) && states.windows(2).all(|w| w[0] == w[1]);
         let linked = !link || std::fs::read(root.join("link.txt")).ok() == std::fs::read(root.join(files[0])).ok();
         let stray = strays(&root, &expected);
@@ -318,14 +324,7 @@ fn edits_and_writes_on_a_full_disk_leave_every_file_old_or_new_and_no_temp_file(
         refused += usize::from(!ok);
         let _ = std::fs::remove_file(root.join("filler"));
         recover(&root);
-        let states: Vec<Option<bool>> = changed
-            .iter()
-            .map(|f| match std::fs::read_to_string(root.join(f)) {
-                Ok(text) if text == old => Some(false),
-                Ok(text) if text == new => Some(true),
-                _ => None,
-            })
-            .collect();
+        let states = states_of(&root, changed, &old, &new);
         let consistent = states.iter().all(|s| *s == Some(ok));
         let linked = std::fs::read(root.join("h2.txt")).ok() == std::fs::read(root.join("h.txt")).ok();
         let others_kept = ["a.txt", "b.txt", "h.txt", "p.txt"]
