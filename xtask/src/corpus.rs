@@ -91,22 +91,7 @@ fn registry_sources(root: &Path) -> Result<Vec<(String, PathBuf)>> {
 
 /// Copies regular files and directories (not symlinks); returns (files, bytes).
 fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64)> {
-    fs::create_dir_all(to)?;
-    let (mut files, mut bytes) = (0, 0);
-    for entry in fs::read_dir(from).with_context(|| format!("cannot list {}", from.display()))? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            let (f, b) = copy_tree(&entry.path(), &target)?;
-            files += f;
-            bytes += b;
-        } else if kind.is_file() {
-            bytes += fs::copy(entry.path(), &target)?;
-            files += 1;
-        }
-    }
-    Ok((files, bytes))
+    mirror_tree(from, to, &|from, to| fs::copy(from, to).map(drop))
 }
 
 /// The bounded sub-corpus of the structural-search comparison: every `stride`-th crate of
@@ -173,6 +158,12 @@ fn rust_size(dir: &Path) -> Result<u64> {
 /// Hard-links (or, across devices, copies) regular files and directories; returns (files,
 /// bytes).
 fn link_tree(from: &Path, to: &Path) -> Result<(u64, u64)> {
+    mirror_tree(from, to, &|from, to| fs::hard_link(from, to).or_else(|_| fs::copy(from, to).map(drop)))
+}
+
+/// Recreates the directories below `from` under `to` and puts each regular file there with
+/// `place` (symlinks are left out); returns (files, bytes).
+fn mirror_tree(from: &Path, to: &Path, place: &dyn Fn(&Path, &Path) -> std::io::Result<()>) -> Result<(u64, u64)> {
     fs::create_dir_all(to)?;
     let (mut files, mut bytes) = (0, 0);
     for entry in fs::read_dir(from).with_context(|| format!("cannot list {}", from.display()))? {
@@ -180,16 +171,35 @@ fn link_tree(from: &Path, to: &Path) -> Result<(u64, u64)> {
         let kind = entry.file_type()?;
         let target = to.join(entry.file_name());
         if kind.is_dir() {
-            let (f, b) = link_tree(&entry.path(), &target)?;
+            let (f, b) = mirror_tree(&entry.path(), &target, place)?;
             files += f;
             bytes += b;
         } else if kind.is_file() {
-            if fs::hard_link(entry.path(), &target).is_err() {
-                fs::copy(entry.path(), &target)?;
-            }
+            place(&entry.path(), &target)?;
             bytes += entry.metadata()?.len();
             files += 1;
         }
     }
     Ok((files, bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_and_links_mirror_files_and_directories_but_not_symlinks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let from = dir.path().join("from");
+        fs::create_dir_all(from.join("sub")).expect("mkdir");
+        fs::write(from.join("a.rs"), "abc").expect("write");
+        fs::write(from.join("sub/b.txt"), "hello").expect("write");
+        std::os::unix::fs::symlink(from.join("a.rs"), from.join("link.rs")).expect("symlink");
+        for (name, mirror) in [("copy", copy_tree as fn(&Path, &Path) -> Result<(u64, u64)>), ("link", link_tree)] {
+            let to = dir.path().join(name);
+            assert_eq!(mirror(&from, &to).expect("mirror"), (2, 8), "{name}");
+            assert_eq!(fs::read_to_string(to.join("sub/b.txt")).expect("read"), "hello");
+            assert!(!to.join("link.rs").exists(), "{name}: symlinks are left out");
+        }
+    }
 }
