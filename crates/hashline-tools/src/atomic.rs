@@ -217,7 +217,7 @@ impl Drop for Temp<'_> {
 }
 
 /// Creates a new, uniquely named temporary file `.hl<8 hex>.tmp` in `dir`.
-pub(crate) fn create_named(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<(File, String)> {
+fn create_named(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<(File, String)> {
     for _ in 0..16 {
         let name = temp_name("");
         let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
