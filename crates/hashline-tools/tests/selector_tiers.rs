@@ -42,6 +42,26 @@ const TABLE: &[(&str, &str, &[Row])] = &[
         ],
     ),
     (
+        "arena.c",
+        include_str!("../../hashline-symbols/tests/data/arena.c"),
+        &[
+            // A struct declared inside another nests under it, and a path finds it.
+            ("arena.mark", "mark", 49, "path"),
+            ("arena_close@170", "arena_close", 164, "line"),
+            ("names", "error_names", 73, "camelCase"),
+        ],
+    ),
+    (
+        "matrix.hpp",
+        include_str!("../../hashline-symbols/tests/data/matrix.hpp"),
+        &[
+            ("linalg.Matrix.RowView.begin", "begin", 74, "path"),
+            ("detail::max_abs", "max_abs", 213, "path"),
+            ("error", "ShapeError", 37, "camelCase"),
+            ("ranspos", "transposed", 161, "substring"),
+        ],
+    ),
+    (
         "shapes.h",
         include_str!("../../hashline-symbols/tests/data/shapes.h"),
         &[
