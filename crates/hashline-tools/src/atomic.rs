@@ -10,59 +10,14 @@ use std::io::{self, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::path::Path;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
 use crate::fsio::{Target, WriteState};
 use crate::journal::{self, Journal};
-
-/// Where a commit stands, for fault-injection hooks (tests and the fault suite).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
-    /// The new bytes are complete and synced; nothing is committed yet.
-    BeforeCommit,
-    /// The file holds the new bytes (in a group: before the next file is replaced).
-    AfterCommit,
-}
-
-/// A hook called at each [`Stage`] with the file's real path; an error aborts the commit
-/// (at `BeforeCommit`, nothing is written).
-pub type Hook = dyn Fn(Stage, &Path) -> io::Result<()> + Send + Sync;
-
-/// Why a commit did not happen.
-#[derive(Debug)]
-pub enum CommitError {
-    /// The file changed since it was read (compare before commit); nothing was written.
-    Changed,
-    /// The operating system refused.
-    Io(io::Error),
-}
-
-impl From<io::Error> for CommitError {
-    fn from(err: io::Error) -> Self {
-        Self::Io(err)
-    }
-}
-
-impl From<Errno> for CommitError {
-    fn from(err: Errno) -> Self {
-        Self::Io(err.into())
-    }
-}
-
-/// One file of a commit.
-pub struct Member<'a> {
-    /// The opened, locked target.
-    pub target: &'a Target,
-    /// The bytes it had when read (compared before commit when `check` is set).
-    pub old: &'a [u8],
-    /// The bytes to write.
-    pub new: &'a [u8],
-    /// Compare before commit (edits); a whole-file `write` does not depend on the old bytes.
-    pub check: bool,
-}
+use crate::staging::temp_name;
+pub use crate::staging::{CommitError, Hook, Member, Stage};
 
 /// Commits every member, all or none: a single one-link file by rename, anything else
 /// through the journal. On failure, the index of the member that failed.
@@ -236,21 +191,6 @@ fn create_named(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<(File, String)> {
 pub(crate) fn link_name(target: &OsStr) -> String {
     use std::os::unix::ffi::OsStrExt;
     format!(".hl{:08x}.tmp", xxhash_rust::xxh32::xxh32(target.as_bytes(), 0))
-}
-
-/// A short temporary name, `.hl<8 hex><tag>.tmp`: 15 bytes plus the tag, far under the
-/// 255-byte name limit whatever the target's name.
-pub(crate) fn temp_name(tag: &str) -> String {
-    format!(".hl{}{tag}.tmp", random_hex())
-}
-
-/// Eight random hex digits.
-pub(crate) fn random_hex() -> String {
-    use std::hash::BuildHasher;
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let seed = (std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed), nanos);
-    format!("{:08x}", std::collections::hash_map::RandomState::new().hash_one(seed) as u32)
 }
 
 /// Whether `/proc/self/fd` can link an unnamed temporary file into place.

@@ -19,8 +19,8 @@ use rustix::fs::{AtFlags, FallocateFlags, FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::{CommitError, Hook, Member, Stage, random_hex};
 use crate::confine::RootDir;
+use crate::staging::{CommitError, Hook, Member, Stage, random_hex};
 
 /// The journal directory's name, in the session's first root.
 pub const JOURNAL_DIR: &str = ".hashline-journal";
@@ -99,7 +99,7 @@ impl<'r> Journal<'r> {
                 Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
                 Err(err) => return Err(err),
             };
-            let name = crate::atomic::temp_name("");
+            let name = crate::staging::temp_name("");
             match rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), &jdir, name.as_str(), AtFlags::SYMLINK_FOLLOW) {
                 Ok(()) => return Ok((jdir, name)),
                 Err(err @ (Errno::NOENT | Errno::EXIST)) => last = err,

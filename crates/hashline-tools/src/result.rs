@@ -6,15 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use hashline_view::ContentBlock;
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::args::{Prepared, prepare};
 use crate::error::{ErrorCode, ToolError};
-use crate::schema::ToolFailure;
-pub use crate::schema::{input_schema, output_schema, schema_of};
-use crate::session::Session;
 use crate::warning::Warning;
 
 /// Who made a call: a top-level (model-visible) call or a nested one (`parentCallId`).
@@ -163,28 +158,6 @@ impl<V> ToolOutput<V> {
     }
 }
 
-/// One tool: a name, typed arguments and value, and the function that runs it.
-pub trait Tool {
-    /// The tool's name, e.g. `read`.
-    const NAME: &'static str;
-    /// The typed arguments.
-    type Args: DeserializeOwned + JsonSchema + 'static;
-    /// The typed value.
-    type Value: ToolValue;
-
-    /// Runs the tool.
-    fn run(session: &Session, args: Self::Args, ctx: &CallContext) -> Result<ToolOutput<Self::Value>, ToolError>;
-
-    /// The code for a malformed integer parameter `name`.
-    fn integer_error_code(name: &str) -> ErrorCode {
-        match name {
-            "offset" => ErrorCode::InvalidOffset,
-            "limit" => ErrorCode::InvalidLimit,
-            _ => ErrorCode::InvalidType,
-        }
-    }
-}
-
 /// `details` of a result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -261,62 +234,26 @@ impl ToolResult {
     }
 }
 
-/// Prepares JSON arguments for `T` (SPEC §4.3).
-pub fn prepare_args<T: Tool>(raw: Value) -> Result<Prepared<T::Args>, ToolError> {
-    prepare(T::NAME, input_schema::<T>(), raw, T::integer_error_code)
+/// The error envelope every tool returns on failure, as MCP `structuredContent` and as
+/// `details.ptcValue`: `{tool, ok: false, path?, error: {code, message, hint?, details?}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(title = "ToolFailure")]
+pub struct ToolFailure<'a> {
+    /// The tool that failed.
+    pub tool: &'a str,
+    /// Always `false`.
+    #[schemars(extend("const" = false))]
+    pub ok: bool,
+    /// The absolute path the call was about, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<&'a str>,
+    /// The error.
+    pub error: &'a ToolError,
 }
 
-/// Runs `T` on JSON arguments and returns the typed outcome; argument adjustments
-/// become a `params-adjusted` warning.
-pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Result<ToolOutput<T::Value>, ToolError> {
-    let Prepared { args, adjustments } = prepare_args::<T>(raw)?;
-    let mut output = T::run(session, args, ctx)?;
-    if !adjustments.is_empty() {
-        let warning = Warning::params_adjusted("Params", &adjustments);
-        let notice = format!("{}\n\n", warning.message);
-        output.value.warnings_mut().insert(0, warning);
-        match output.content.first_mut() {
-            Some(ContentBlock::Text { text }) => text.insert_str(0, &notice),
-            _ => output.content.insert(0, ContentBlock::Text { text: notice.trim_end().to_owned() }),
-        }
-    }
-    Ok(output)
-}
-
-/// Runs `T` on JSON arguments and returns only what the model sees, without building the
-/// structured projection (the CLI's text mode): the content and whether it is an error.
-pub fn execute_content<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> (Vec<ContentBlock>, bool) {
-    let ctx = &CallContext { text_only: true, ..ctx.clone() };
-    let (mut content, is_error) = match run_json::<T>(session, raw, ctx) {
-        Ok(output) => (output.content, false),
-        Err(error) => (vec![ContentBlock::Text { text: error.text() }], true),
-    };
-    add_stale_notices(session, ctx, &mut content);
-    (content, is_error)
-}
-
-/// Runs `T` on JSON arguments and projects the outcome (SPEC §4.1).
-pub fn execute<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> ToolResult {
-    let mut result = match run_json::<T>(session, raw, ctx) {
-        Ok(output) => ToolResult::success(T::NAME, output, ctx),
-        Err(error) => ToolResult::failure(T::NAME, &error),
-    };
-    add_stale_notices(session, ctx, &mut result.content);
-    result
-}
-
-/// A top-level result carries the pending stale-context notices (SPEC §7.2), once.
-fn add_stale_notices(session: &Session, ctx: &CallContext, content: &mut Vec<ContentBlock>) {
-    if !ctx.is_top_level() {
-        return;
-    }
-    let notices = session.take_stale_notices();
-    if notices.is_empty() {
-        return;
-    }
-    let notice = notices.join("\n");
-    match content.first_mut() {
-        Some(ContentBlock::Text { text }) => text.insert_str(0, &format!("{notice}\n\n")),
-        _ => content.insert(0, ContentBlock::Text { text: notice }),
+impl<'a> ToolFailure<'a> {
+    /// The envelope of `error`, returned by `tool`.
+    pub fn new(tool: &'a str, error: &'a ToolError) -> Self {
+        Self { tool, ok: false, path: error.path.as_deref(), error }
     }
 }

@@ -23,11 +23,10 @@ use std::sync::OnceLock;
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::transform::{RecursiveTransform, RestrictFormats, Transform};
 use schemars::{JsonSchema, Schema};
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::error::ToolError;
-use crate::result::Tool;
+pub use crate::result::ToolFailure;
+use crate::tool::Tool;
 
 /// Replaces schemars' integer formats (`uint32`, `uint64`, `uint`, `int32`, ...), which
 /// standard validators do not know, with the range they stand for (`minimum` /
@@ -125,30 +124,6 @@ fn generate<T: JsonSchema>(contract: Contract) -> Value {
 /// The input JSON Schema of a tool (cached).
 pub fn input_schema<T: Tool>() -> &'static Value {
     cached::<T::Args>(Contract::Deserialize)
-}
-
-/// The error envelope every tool returns on failure, as MCP `structuredContent` and as
-/// `details.ptcValue`: `{tool, ok: false, path?, error: {code, message, hint?, details?}}`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
-#[schemars(title = "ToolFailure")]
-pub struct ToolFailure<'a> {
-    /// The tool that failed.
-    pub tool: &'a str,
-    /// Always `false`.
-    #[schemars(extend("const" = false))]
-    pub ok: bool,
-    /// The absolute path the call was about, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<&'a str>,
-    /// The error.
-    pub error: &'a ToolError,
-}
-
-impl<'a> ToolFailure<'a> {
-    /// The envelope of `error`, returned by `tool`.
-    pub fn new(tool: &'a str, error: &'a ToolError) -> Self {
-        Self { tool, ok: false, path: error.path.as_deref(), error }
-    }
 }
 
 /// The error envelope's schema: one for all tools.

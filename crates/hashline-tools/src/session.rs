@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use hashline_core::{LineHash, LineNo};
 use typed_builder::TypedBuilder;
 
-use crate::atomic::{CommitError, Hook, Member};
 use crate::confine::RootDir;
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::{FileId, Target, WriteState};
@@ -17,6 +16,7 @@ use crate::ledger::Ledger;
 use crate::log::{LOG_VERSION, LogEvent, LogWriter, LoggedResult};
 use crate::paths::{self, ResolvedPath};
 use crate::result::{CallContext, ToolResult};
+use crate::staging::{CommitError, Hook, Member, Stage};
 use crate::tree_cache::TreeCache;
 
 /// How a session is set up.
@@ -44,7 +44,7 @@ pub struct SessionConfig {
     pub stateful: bool,
     /// A hook called at each stage of every commit (tests and the fault suite inject
     /// failures and races with it); none by default.
-    #[builder(default = Arc::new(|_, _| Ok(())), setter(transform = |hook: impl Fn(crate::atomic::Stage, &Path) -> std::io::Result<()> + Send + Sync + 'static| Arc::new(hook) as Arc<Hook>))]
+    #[builder(default = Arc::new(|_, _| Ok(())), setter(transform = |hook: impl Fn(Stage, &Path) -> std::io::Result<()> + Send + Sync + 'static| Arc::new(hook) as Arc<Hook>))]
     pub hook: Arc<Hook>,
     /// Where to log calls and results (SPEC §9.1); no log when absent.
     #[builder(default, setter(strip_option))]

@@ -18,8 +18,9 @@ use super::ls::{effective_path, quoted, root_error};
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
 use crate::error::{ErrorCode, ToolError};
 use crate::ptc::{PtcLine, PtcRange};
-use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tool::Tool;
 use crate::warning::Warning;
 
 /// How many raw matches `ast_search` admits when `limit` is not given.

@@ -23,8 +23,9 @@ use super::ls::{
     shown_path, with_warnings,
 };
 use crate::error::{ErrorCode, ToolError};
-use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tool::Tool;
 use crate::tools::pattern::{NameGlob, name_glob, name_regex};
 use crate::warning::Warning;
 

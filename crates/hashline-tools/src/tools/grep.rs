@@ -18,8 +18,9 @@ use typed_builder::TypedBuilder;
 
 use super::ls::{effective_path, quoted, root_error};
 use crate::error::{ErrorCode, ToolError};
-use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tool::Tool;
 use crate::warning::Warning;
 
 pub use admit::{PER_FILE_CAP, PER_FILE_CAP_ABOVE};

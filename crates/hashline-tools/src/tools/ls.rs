@@ -17,8 +17,9 @@ use typed_builder::TypedBuilder;
 use crate::budget::MAX_BYTES;
 use crate::error::{ErrorCode, ToolError};
 use crate::paths::ResolvedPath;
-use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tool::Tool;
 use crate::tools::pattern::name_glob;
 use crate::warning::Warning;
 

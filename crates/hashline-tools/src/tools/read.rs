@@ -11,8 +11,9 @@ use typed_builder::TypedBuilder;
 use crate::budget::{MAX_BYTES, MAX_LINES, cut_at_char_boundary, format_size};
 use crate::error::{ErrorCode, ToolError};
 use crate::ptc::{PtcLine, PtcRange};
-use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tool::Tool;
 use crate::tools::symbol_read::{self, Ambiguity, SymbolInfo, SymbolOutcome};
 use crate::warning::{Warning, WarningCode};
 

@@ -7,14 +7,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
-use crate::atomic::{CommitError, Member};
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
 use crate::diff::{changes_between, file_diffs, unified};
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::{WriteState, fs_details, write_error};
 use crate::ptc::PtcLine;
-use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::staging::{CommitError, Member};
+use crate::tool::Tool;
 use crate::validate::{SyntaxMode, SyntaxOutcome, Trees, check, judge, line_map_of};
 use crate::warning::{Warning, WarningCode};
 

@@ -10,13 +10,13 @@ use serde_json::{Value, json};
 use super::prepare::{Held, Options, Prepared, carry_served, prepare, record_rows};
 use super::render::{self, FRESH_CONTEXT};
 use super::{EditValue, FileEditValue, Request};
-use crate::atomic::{CommitError, Member};
 use crate::diff::DIFF_CONTEXT;
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::write_error;
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, ToolOutput};
 use crate::session::Session;
+use crate::staging::{CommitError, Member};
 use crate::warning::Warning;
 
 /// Validates every file, then writes them all or none.

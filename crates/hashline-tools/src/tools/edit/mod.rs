@@ -16,8 +16,9 @@ use typed_builder::TypedBuilder;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::ptc::PtcLine;
-use crate::result::{CallContext, Tool, ToolOutput, ToolValue};
+use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
+use crate::tool::Tool;
 use crate::warning::{Warning, WarningCode};
 
 pub use crate::validate::{SyntaxMode, SyntaxOutcome};
