@@ -375,3 +375,79 @@ fn finding_4_a_full_disk_leaves_files_byte_identical() {
     let _ = std::process::Command::new("umount").arg(&root).status();
     assert_eq!(names, ["filler", "h.txt", "h2.txt", "p.txt"]);
 }
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("ls")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A subdirectory of the root on another file system (a tmpfs mounted there) than the
+/// root's journal (`docs/protocol.md` §4.9): a one-file edit links its temporary file beside
+/// the target instead of into the journal, a hard-linked file and a group spanning both
+/// file systems commit through the journal's records — every edit lands whole and leaves no
+/// temporary file on either side. Needs root for the mount; elsewhere it says SKIPPED.
+#[test]
+fn commits_into_a_directory_on_another_file_system_land_whole_and_leave_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let sub = root.join("sub");
+    std::fs::create_dir(&sub).expect("mkdir");
+    let mounted =
+        std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"]).arg(&sub).status();
+    if !mounted.is_ok_and(|s| s.success()) {
+        eprintln!(
+            "SKIPPED commits_into_a_directory_on_another_file_system_land_whole_and_leave_nothing: cannot mount a tmpfs (needs root)"
+        );
+        return;
+    }
+    let unmount = scopeguard(&sub);
+    std::fs::write(root.join("a.txt"), "a1\n").expect("write");
+    std::fs::write(sub.join("b.txt"), "b1\n").expect("write");
+    std::fs::write(sub.join("c.txt"), "c1\n").expect("write");
+    std::fs::write(sub.join("h.txt"), "h1\n").expect("write");
+    std::fs::hard_link(sub.join("h.txt"), sub.join("h2.txt")).expect("link");
+    let session = Session::open(&root).expect("session");
+    let call = |args: Value| execute::<EditTool>(&session, args, &CallContext::top_level());
+    for file in ["a.txt", "sub/b.txt", "sub/c.txt", "sub/h.txt"] {
+        execute::<ReadTool>(&session, json!({"path": file}), &CallContext::top_level());
+    }
+    // One file, one link, across the mount from the journal.
+    let one = call(json!({"path": "sub/b.txt", "edits": [set_line(1, "b1", "b2")]}));
+    assert!(!one.is_error, "{}", one.text());
+    // A hard-linked file there (written in place through a journal record).
+    let linked = call(json!({"path": "sub/h.txt", "edits": [set_line(1, "h1", "h2")]}));
+    assert!(!linked.is_error, "{}", linked.text());
+    // A group with a member on each file system.
+    let group = call(json!({"files": [
+        {"path": "a.txt", "edits": [set_line(1, "a1", "a2")]},
+        {"path": "sub/c.txt", "edits": [set_line(1, "c1", "c2")]},
+    ]}));
+    assert!(!group.is_error, "{}", group.text());
+    let contents: Vec<String> = ["a.txt", "sub/b.txt", "sub/c.txt", "sub/h.txt", "sub/h2.txt"]
+        .iter()
+        .map(|f| std::fs::read_to_string(root.join(f)).expect("read"))
+        .collect();
+    assert_eq!(contents, ["a2\n", "b2\n", "c2\n", "h2\n", "h2\n"]);
+    let (top, below) = (names_in(&root), names_in(&sub));
+    drop(session);
+    drop(unmount);
+    assert_eq!(top, ["a.txt", "sub"], "no journal or temporary file left at the root");
+    assert_eq!(below, ["b.txt", "c.txt", "h.txt", "h2.txt"], "no temporary file left beside the targets");
+}
+
+/// Unmounts `path` when dropped (also when an assertion fails).
+fn scopeguard(path: &Path) -> impl Drop + '_ {
+    struct Unmount<'p>(&'p Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0).status();
+        }
+    }
+    Unmount(path)
+}
