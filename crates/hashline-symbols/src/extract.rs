@@ -40,27 +40,62 @@ fn map_with(parsed: &Parsed, doc: &Document, roots: Option<&[bool]>) -> SymbolMa
     let mut hits = Hits::default();
     let mut cursor = QueryCursor::new();
     let root = parsed.tree.root_node();
+    let ctx = Ctx { text, rules, lang };
     match roots {
         // The query runs only where one of its patterns can start: a query cursor over the
-        // whole tree costs several times a plain walk of it.
+        // whole tree costs several times a plain walk of it. The walk keeps the path to the
+        // node it is at (each ancestor with the children met so far), so each declaration is
+        // placed — wrappers, leading docs — when the walk meets it, with no second walk.
         Some(roots) => {
             cursor.set_max_start_depth(Some(0));
+            let mut path = Path::default();
+            // Declarations the query captured below the node it ran at, met later: (start
+            // byte, node id, hit), sorted by start.
+            let mut pending: Vec<(usize, usize, usize)> = Vec::new();
             let mut walk = root.walk();
             'nodes: loop {
                 let node = walk.node();
+                path.meet(node);
+                // Entries before this node were never met (none should be): the family
+                // walk after this one places them.
+                let here = node.start_byte();
+                let stale = pending.partition_point(|&(start, _, _)| start < here);
+                pending.drain(..stale);
+                let mut at = 0;
+                while pending.get(at).is_some_and(|&(start, _, _)| start == here) {
+                    if pending[at].1 == node.id() {
+                        let (_, _, hit) = pending.remove(at);
+                        hits.hits[hit].around = Some(surroundings(node, &path, &ctx));
+                    } else {
+                        at += 1;
+                    }
+                }
                 if roots.get(usize::from(node.kind_id())).copied().unwrap_or(false) {
+                    let before = hits.hits.len();
                     let mut matches = cursor.matches(query, node, text);
                     while let Some(m) = matches.next() {
                         hits.take(m, names, text);
                     }
+                    for at in before..hits.hits.len() {
+                        let found = hits.hits[at].node;
+                        if found.id() == node.id() {
+                            hits.hits[at].around = Some(surroundings(node, &path, &ctx));
+                        } else {
+                            let entry = (found.start_byte(), found.id(), at);
+                            let slot = pending.partition_point(|&(s, _, _)| s <= entry.0);
+                            pending.insert(slot, entry);
+                        }
+                    }
                 }
                 if walk.goto_first_child() {
+                    path.descend();
                     continue;
                 }
                 while !walk.goto_next_sibling() {
                     if !walk.goto_parent() {
                         break 'nodes;
                     }
+                    path.ascend();
                 }
             }
         }
@@ -71,11 +106,21 @@ fn map_with(parsed: &Parsed, doc: &Document, roots: Option<&[bool]>) -> SymbolMa
             }
         }
     }
-    let Hits { hits, imports, .. } = hits;
-    let mut starts: Vec<usize> = hits.iter().map(|h| h.node.start_byte()).collect();
-    starts.sort_unstable();
-    let family = Family::of(parsed.tree.root_node(), &starts);
-    let found = hits.iter().map(|h| describe(h, &family, text, rules, lang));
+    let Hits { mut hits, imports, .. } = hits;
+    // Whatever the walk did not place (the whole-tree query) is placed from one family walk.
+    let mut starts: Vec<usize> = hits.iter().filter(|h| h.around.is_none()).map(|h| h.node.start_byte()).collect();
+    #[cfg(test)]
+    if roots.is_some() {
+        tests::UNPLACED.with(|n| n.set(n.get() + starts.len()));
+    }
+    if !starts.is_empty() {
+        starts.sort_unstable();
+        let family = Family::of(parsed.tree.root_node(), &starts);
+        for hit in hits.iter_mut().filter(|h| h.around.is_none()) {
+            hit.around = Some(surroundings(hit.node, &family, &ctx));
+        }
+    }
+    let found = hits.iter().map(|h| describe(h, text));
     let mut found: Vec<Found> = found.collect();
     found.sort_by_key(|f| (f.start_byte, std::cmp::Reverse(f.end_byte)));
     let symbols = nest(found, &lines, parsed.text_start);
@@ -116,9 +161,12 @@ impl<'t> Hits<'t> {
             }
         }
         let (Some((node, kind)), Some(name)) = (def, name) else { return };
-        let hit = Hit { pattern: m.pattern_index, node, kind, name, receiver };
+        let hit = Hit { pattern: m.pattern_index, node, kind, name, receiver, around: None };
         match self.seen.get(&(node.id(), name.id())) {
-            Some(&at) if self.hits[at].pattern > m.pattern_index => self.hits[at] = hit,
+            Some(&at) if self.hits[at].pattern > m.pattern_index => {
+                let around = self.hits[at].around.take();
+                self.hits[at] = Hit { around, ..hit };
+            }
             Some(_) => {}
             None => {
                 self.seen.insert((node.id(), name.id()), self.hits.len());
@@ -135,6 +183,93 @@ struct Hit<'t> {
     kind: SymbolKind,
     name: Node<'t>,
     receiver: Option<Node<'t>>,
+    /// Where it sits, once placed.
+    around: Option<Surroundings>,
+}
+
+/// A declaration's extent with its wrappers and leading docs, and its doc line.
+struct Surroundings {
+    start_byte: usize,
+    decl_byte: usize,
+    end_byte: usize,
+    doc: Option<String>,
+}
+
+/// What placing a declaration needs to know of the language and the text.
+struct Ctx<'a> {
+    text: &'a [u8],
+    rules: &'a LangRules,
+    lang: LanguageId,
+}
+
+/// Parents and previous siblings of nodes: the walk's [`Path`], or a [`Family`].
+trait Place<'t> {
+    fn parent(&self, node: Node<'t>) -> Option<Node<'t>>;
+    fn prev_sibling(&self, node: Node<'t>) -> Option<Node<'t>>;
+}
+
+impl<'t> Place<'t> for Family<'t> {
+    fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        Family::parent(self, node)
+    }
+
+    fn prev_sibling(&self, node: Node<'t>) -> Option<Node<'t>> {
+        Family::prev_sibling(self, node)
+    }
+}
+
+/// The walk's path from the root to the node it is at: every node met, in order, with the
+/// index where each open ancestor's children begin. The children an ancestor has met so
+/// far are contiguous: a finished subtree is dropped when the walk leaves it.
+#[derive(Default)]
+struct Path<'t> {
+    met: Vec<Node<'t>>,
+    /// For each open ancestor (root first): its index in `met`, where its children begin.
+    open: Vec<(usize, usize)>,
+}
+
+impl<'t> Path<'t> {
+    /// The walk is at `node` (the next child of the innermost open ancestor).
+    fn meet(&mut self, node: Node<'t>) {
+        self.met.push(node);
+    }
+
+    /// The walk went down into the node it met last.
+    fn descend(&mut self) {
+        self.open.push((self.met.len() - 1, self.met.len()));
+    }
+
+    /// The walk went back up to the innermost open ancestor.
+    fn ascend(&mut self) {
+        if let Some((_, children)) = self.open.pop() {
+            self.met.truncate(children);
+        }
+    }
+
+    /// The level (`open` index of the parent) and `met` index of a node on the path or
+    /// among the children met so far of a node on it.
+    fn find(&self, node: Node<'t>) -> Option<(usize, usize)> {
+        for level in (0..self.open.len()).rev() {
+            let from = self.open[level].1;
+            let to = self.open.get(level + 1).map_or(self.met.len(), |&(at, _)| at + 1);
+            if let Some(offset) = self.met[from..to].iter().rposition(|n| n.id() == node.id()) {
+                return Some((level, from + offset));
+            }
+        }
+        None
+    }
+}
+
+impl<'t> Place<'t> for Path<'t> {
+    fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let (level, _) = self.find(node)?;
+        Some(self.met[self.open[level].0])
+    }
+
+    fn prev_sibling(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let (level, at) = self.find(node)?;
+        (at > self.open[level].1).then(|| self.met[at - 1])
+    }
 }
 
 /// A declaration as found, before nesting (byte offsets relative to the parsed text).
@@ -149,10 +284,12 @@ struct Found {
     doc: Option<String>,
 }
 
-fn describe<'t>(hit: &Hit<'t>, family: &Family<'t>, text: &[u8], rules: &LangRules, lang: LanguageId) -> Found {
-    let Hit { node, kind, name, receiver, .. } = *hit;
+/// Where `node` sits: widened to its wrappers, then back over its leading docs, attributes
+/// and decorators.
+fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Surroundings {
+    let Ctx { text, rules, lang } = *ctx;
     let mut outer = node;
-    while let Some(parent) = family.parent(outer) {
+    while let Some(parent) = place.parent(outer) {
         if !rules.wrappers.contains(&parent.kind()) || has_sibling_like(parent, outer) {
             break;
         }
@@ -160,7 +297,7 @@ fn describe<'t>(hit: &Hit<'t>, family: &Family<'t>, text: &[u8], rules: &LangRul
     }
     let mut start = outer;
     let mut doc_nodes = Vec::new();
-    while let Some(previous) = family.prev_sibling(start) {
+    while let Some(previous) = place.prev_sibling(start) {
         let adjacent = previous.end_position().row + 1 >= start.start_position().row;
         if !adjacent || !rules.leading.contains(&previous.kind()) {
             break;
@@ -175,23 +312,34 @@ fn describe<'t>(hit: &Hit<'t>, family: &Family<'t>, text: &[u8], rules: &LangRul
         start = previous;
     }
     doc_nodes.reverse();
-    let mut display_name = node_text(name, text).to_owned();
-    if kind == SymbolKind::Impl {
-        display_name = strip_generics(&display_name).to_owned();
-    }
     let doc = doc_nodes
         .first()
         .and_then(|first| comment_line(node_text(*first, text)))
         .or_else(|| (lang == LanguageId::Python).then(|| python_docstring(node, text)).flatten());
+    Surroundings {
+        start_byte: start.start_byte(),
+        decl_byte: declaration_start(node, outer),
+        end_byte: outer.end_byte(),
+        doc,
+    }
+}
+
+fn describe(hit: &Hit<'_>, text: &[u8]) -> Found {
+    let Hit { node, kind, name, receiver, .. } = *hit;
+    let around = hit.around.as_ref();
+    let mut display_name = node_text(name, text).to_owned();
+    if kind == SymbolKind::Impl {
+        display_name = strip_generics(&display_name).to_owned();
+    }
     Found {
         name: display_name,
         kind,
         receiver: receiver.map(|r| strip_generics(node_text(r, text).trim_start_matches('*')).to_owned()),
-        start_byte: start.start_byte(),
-        decl_byte: declaration_start(node, outer),
-        end_byte: outer.end_byte(),
+        start_byte: around.map_or(node.start_byte(), |a| a.start_byte),
+        decl_byte: around.map_or(node.start_byte(), |a| a.decl_byte),
+        end_byte: around.map_or(node.end_byte(), |a| a.end_byte),
         signature: signature(node, name, kind, text),
-        doc,
+        doc: around.and_then(|a| a.doc.clone()),
     }
 }
 
@@ -357,6 +505,11 @@ fn nest(found: Vec<Found>, lines: &LineIndex, text_start: usize) -> Vec<Symbol> 
 mod tests {
     use super::*;
 
+    thread_local! {
+        /// Declarations the walk left for the family walk to place.
+        pub(super) static UNPLACED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
     /// Running the query only where a pattern can start finds what running it over the
     /// whole tree finds, on every test file.
     #[test]
@@ -370,7 +523,9 @@ mod tests {
             let parsed = parse_document(lang, &doc, ParseLimits::DEFAULT).expect("it parses");
             let roots = pattern_roots(lang);
             assert!(roots.is_some(), "{lang}");
+            UNPLACED.with(|n| n.set(0));
             assert_eq!(map_with(&parsed, &doc, roots), map_with(&parsed, &doc, None), "{}", path.display());
+            assert_eq!(UNPLACED.with(|n| n.get()), 0, "the walk placed every declaration of {}", path.display());
             checked += 1;
         }
         assert!(checked >= 8, "{checked} files");
