@@ -146,6 +146,13 @@ pub enum Command {
         /// Per-file match counts only.
         #[arg(long)]
         summary: bool,
+        /// `symbol`: group matches by their smallest enclosing symbol (function, class, ...)
+        /// and show each symbol whole.
+        #[arg(long, value_parser = ["symbol"])]
+        scope: Option<String>,
+        /// With --scope symbol: only this many lines around each match, inside its symbol.
+        #[arg(long, requires = "scope")]
+        scope_context: Option<u32>,
     },
     /// Search code by structure (ast_search): an ast-grep pattern such as '$X.unwrap()'.
     Search {
@@ -277,7 +284,18 @@ impl Command {
                 put("regex", regex.then_some(json!(true)));
                 "find"
             }
-            Command::Grep { pattern, path, glob, ignore_case, literal, context, limit, summary } => {
+            Command::Grep {
+                pattern,
+                path,
+                glob,
+                ignore_case,
+                literal,
+                context,
+                limit,
+                summary,
+                scope,
+                scope_context,
+            } => {
                 put("pattern", Some(json!(pattern)));
                 put("path", path.as_ref().map(|p| json!(p)));
                 put("glob", glob.as_ref().map(|g| json!(g)));
@@ -286,6 +304,8 @@ impl Command {
                 put("context", context.map(Value::from));
                 put("limit", limit.map(Value::from));
                 put("summary", summary.then_some(json!(true)));
+                put("scope", scope.as_ref().map(|s| json!(s)));
+                put("scopeContext", scope_context.map(Value::from));
                 "grep"
             }
             Command::Search { pattern, path, lang, glob, limit } => {

@@ -174,6 +174,25 @@ fn grep_prints_sections_of_anchored_rows() {
 }
 
 #[test]
+fn grep_scope_symbol_shows_the_enclosing_symbol() {
+    let dir = Dir::new();
+    std::fs::write(dir.0.path().join("m.rs"), "fn one() -> u32 {\n    let x = 1;\n    x\n}\n\nfn two() {}\n")
+        .expect("write");
+    let out = dir.run(&["grep", "let x", "m.rs", "--scope", "symbol"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = stdout(&out);
+    assert!(text.contains("1:") && text.contains("fn one() -> u32 {") && text.contains("4:"), "{text}");
+    assert!(!text.contains("fn two"), "{text}");
+    let out = dir.run(&["--json", "grep", "let x", "m.rs", "--scope", "symbol", "--scope-context", "0"], None);
+    let result: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let group = &result["details"]["ptcValue"]["scopes"]["groups"][0];
+    assert_eq!(group["symbol"]["name"], "one", "{result}");
+    // --scope-context needs --scope; --scope takes only `symbol`.
+    assert_eq!(dir.run(&["grep", "x", "--scope-context", "1"], None).status.code(), Some(2));
+    assert_eq!(dir.run(&["grep", "x", "--scope", "file"], None).status.code(), Some(2));
+}
+
+#[test]
 fn search_prints_structural_matches() {
     let dir = Dir::new();
     std::fs::write(dir.0.path().join("m.rs"), "fn main() {\n    x.unwrap();\n}\n").expect("write");
