@@ -115,7 +115,11 @@ impl<'d> Temp<'d> {
         if self.name.is_none() {
             // Where the journal cannot be made (a read-only first root), link beside the
             // target.
-            if let Ok((jdir, linked)) = journal.link_temp(&self.file) {
+            let linked = journal.link_temp(&self.file);
+            if linked.is_err() {
+                journal.tidy();
+            }
+            if let Ok((jdir, linked)) = linked {
                 let renamed = rustix::fs::renameat(&jdir, linked.as_str(), self.dir, name);
                 if renamed.is_err() {
                     let _ = rustix::fs::unlinkat(&jdir, linked.as_str(), AtFlags::empty());

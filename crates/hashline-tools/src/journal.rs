@@ -85,33 +85,54 @@ impl<'r> Journal<'r> {
         Ok(rustix::fs::openat(self.root.fd(), JOURNAL_DIR, flags, Mode::empty())?)
     }
 
+    /// Opens the journal directory, made if missing, and holds it: a shared `flock` on it
+    /// that [`Journal::tidy`] respects, so the directory stays while the caller puts a file
+    /// in it. A directory that another commit's tidy removed between opening and locking
+    /// (no links left) is made again.
+    fn hold(&self) -> io::Result<OwnedFd> {
+        let mut last = io::Error::from(Errno::NOENT);
+        for _ in 0..64 {
+            let jdir = match self.open(true) {
+                Ok(jdir) => jdir,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                    last = err;
+                    continue;
+                }
+                Err(err) => return Err(err),
+            };
+            rustix::fs::flock(&jdir, FlockOperation::LockShared)?;
+            if rustix::fs::fstat(&jdir)?.st_nlink > 0 {
+                return Ok(jdir);
+            }
+        }
+        Err(last)
+    }
+
     /// Links the unnamed temporary file `file` into the journal directory (made if
-    /// missing) under a fresh `.hl<8 hex>.tmp`: the directory and the name. Another commit
-    /// may remove the directory (`tidy`) between making it and the link; then it is made
-    /// again.
+    /// missing, and held while linking) under a fresh `.hl<8 hex>.tmp`: the directory and
+    /// the name.
     pub(crate) fn link_temp(&self, file: &File) -> io::Result<(OwnedFd, String)> {
         use std::os::fd::AsRawFd;
         let proc = format!("/proc/self/fd/{}", file.as_raw_fd());
-        let mut last = Errno::NOENT;
-        for _ in 0..8 {
-            let jdir = match self.open(true) {
-                Ok(jdir) => jdir,
-                Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
-                Err(err) => return Err(err),
-            };
+        let jdir = self.hold()?;
+        loop {
             let name = crate::staging::temp_name("");
             match rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), &jdir, name.as_str(), AtFlags::SYMLINK_FOLLOW) {
                 Ok(()) => return Ok((jdir, name)),
-                Err(err @ (Errno::NOENT | Errno::EXIST)) => last = err,
+                Err(Errno::EXIST) => continue,
                 Err(err) => return Err(err.into()),
             }
         }
-        Err(last.into())
     }
 
-    /// Removes the journal directory if it is empty.
-    pub(crate) fn tidy(&self) {
-        let _ = rustix::fs::unlinkat(self.root.fd(), JOURNAL_DIR, AtFlags::REMOVEDIR);
+    /// Removes the journal directory if it is empty and no commit holds it (a commit
+    /// working in it holds a shared `flock`; this takes the exclusive one without waiting,
+    /// and leaves the directory when it cannot). The caller must not hold it itself.
+    pub fn tidy(&self) {
+        let Ok(jdir) = self.open(false) else { return };
+        if rustix::fs::flock(&jdir, FlockOperation::NonBlockingLockExclusive).is_ok() {
+            let _ = rustix::fs::unlinkat(self.root.fd(), JOURNAL_DIR, AtFlags::REMOVEDIR);
+        }
     }
 }
 
@@ -136,19 +157,14 @@ pub(crate) fn commit_group(
         })
         .collect();
     let record = Record { pid: std::process::id(), entries };
-    // Another commit may remove the empty directory (`tidy`) between making it and
-    // writing the record; then it is made again.
-    let mut attempt = 0;
-    let (jdir, (record_file, prep)) = loop {
-        attempt += 1;
-        let written = journal.open(true).and_then(|jdir| Ok((write_record(jdir.as_fd(), &id, &record)?, jdir)));
-        match written {
-            Ok((written, jdir)) => break (jdir, written),
-            Err(err) if err.kind() == io::ErrorKind::NotFound && attempt < 8 => continue,
-            Err(err) => {
-                journal.tidy();
-                return Err((0, err.into()));
-            }
+    // The directory is held (another commit's tidy leaves it) until the record is in it.
+    let jdir = journal.hold().map_err(|err| (0, err.into()))?;
+    let (record_file, prep) = match write_record(jdir.as_fd(), &id, &record) {
+        Ok(written) => written,
+        Err(err) => {
+            drop(jdir);
+            journal.tidy();
+            return Err((0, err.into()));
         }
     };
     let group = Group { jdir: jdir.as_fd(), members, record: &record };
@@ -158,6 +174,7 @@ pub(crate) fn commit_group(
         let _ = rustix::fs::unlinkat(jdir.as_fd(), format!("{id}.intent").as_str(), AtFlags::empty());
     }
     drop(record_file);
+    drop(jdir);
     journal.tidy();
     result
 }
