@@ -10,7 +10,7 @@ use hashline_syntax::{LanguageId, LineIndex, ParseLimits, Parsed, SyntaxError, p
 use crate::family::Family;
 use crate::kind::SymbolKind;
 use crate::langs::{LangRules, pattern_roots, query, rules};
-use crate::symbol::{Symbol, SymbolMap};
+use crate::symbol::{MAX_NESTING, Symbol, SymbolMap};
 
 /// Signatures longer than this are cut (with `…`).
 const MAX_SIGNATURE: usize = 160;
@@ -493,7 +493,12 @@ fn nest(found: Vec<Found>, lines: &LineIndex, text_start: usize) -> Vec<Symbol> 
             doc: f.doc,
             children: Vec::new(),
         };
-        stack.push(Open { symbol, end_byte: f.end_byte });
+        let too_deep = stack.len() > MAX_NESTING;
+        match stack.last_mut() {
+            // Deeper than maps nest: a child of the deepest open symbol, with none of its own.
+            Some(deepest) if too_deep => deepest.symbol.children.push(symbol),
+            _ => stack.push(Open { symbol, end_byte: f.end_byte }),
+        }
     }
     while !stack.is_empty() {
         close(&mut stack, &mut roots);

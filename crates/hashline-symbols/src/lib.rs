@@ -45,7 +45,7 @@ pub use formats::{Format, map_format};
 pub use kind::SymbolKind;
 pub use render::{MapDetail, RenderedMap, render_map};
 pub use select::{Located, MAX_AVAILABLE, MAX_CANDIDATES, MAX_OTHERS, Selection, Tier, locate, select};
-pub use symbol::{Symbol, SymbolMap};
+pub use symbol::{MAX_NESTING, Symbol, SymbolMap};
 
 /// Whether files like `path` have maps (a tree-sitter language or a scanned format).
 pub fn has_map(path: &str) -> bool {

@@ -4,6 +4,11 @@ use serde::Serialize;
 
 use crate::kind::SymbolKind;
 
+/// How deeply a map nests symbols: a symbol declared deeper (a generated or hostile file
+/// nesting thousands of modules or functions) is listed as a child of its enclosing symbol
+/// at this depth, so that every walk of a map stays shallow.
+pub const MAX_NESTING: usize = 32;
+
 /// One symbol: a declaration with its lines (1-based, inclusive).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -296,3 +296,37 @@ fn a_macro_signature_drops_line_continuations() {
     let sig = map.symbols[0].signature.as_deref();
     assert_eq!(sig, Some("SWAP(a, b) do { int t = a; } while (0)"));
 }
+
+/// The depth of the deepest symbol (1 for top-level symbols only).
+fn depth(symbols: &[Symbol]) -> usize {
+    symbols.iter().map(|s| 1 + depth(&s.children)).max().unwrap_or(0)
+}
+
+/// A file nesting 20,000 declarations (generated or hostile) maps with its nesting capped at
+/// `MAX_NESTING`, the deeper ones listed under the deepest kept one; mapping, rendering,
+/// selecting and dropping it stay within a small thread stack (they overflowed it, and
+/// aborted the process, when the map nested as deep as the file). Every language nests
+/// through the same code; Rust and Python stand for the brace and indentation grammars.
+#[test]
+fn a_file_nested_thousands_deep_maps_within_a_small_stack() {
+    use hashline_symbols::{MAX_NESTING, Selection, select};
+    const LEVELS: usize = 20_000;
+    let rust: String =
+        (0..LEVELS).map(|i| format!("mod m{i} {{\n")).collect::<String>() + "fn x() {}\n" + &"}\n".repeat(LEVELS);
+    // Python's grammar nests by indentation, and its scanner keeps at most about 500 levels.
+    let python: String = (0..400).map(|i| format!("{}class C{i}:\n", " ".repeat(i))).collect::<String>()
+        + &" ".repeat(400)
+        + "def x(): pass\n";
+    let worker = std::thread::Builder::new().stack_size(1 << 20).spawn(move || {
+        for (name, source, total) in [("deep.rs", rust, LEVELS + 1), ("deep.py", python, 401)] {
+            let doc = Document::parse(source.into_bytes());
+            let map = map_document(name, &doc).expect("mapped").expect("parsed");
+            assert_eq!(depth(&map.symbols), MAX_NESTING + 2, "{name}");
+            assert_eq!(map.count(), total, "{name}: every declaration is kept");
+            let Selection::Found { found, .. } = select(&map, "x") else { panic!("{name}: x is found") };
+            assert_eq!(found.symbol.start_line as usize, total, "{name}");
+            assert!(render_map(name, &map).text.contains("File Map"), "{name}");
+        }
+    });
+    worker.expect("a thread").join().expect("no overflow, no panic");
+}
