@@ -92,27 +92,30 @@ pub fn census(tree: &Tree, doc: &Document, text_start: usize) -> Census {
     Census { issues }
 }
 
-fn collect(node: Node<'_>, lines: &LineIndex, text_start: usize, issues: &mut Vec<SyntaxIssue>) {
-    if node.is_error() || node.is_missing() {
-        let start = node.start_byte() + text_start;
-        let end = node.end_byte() + text_start;
-        let first = lines.line_of(start);
-        // An ERROR that ends right after a newline does not cover the next line.
-        let last = if end > start { lines.line_of(end - 1) } else { first };
-        let kind = if node.is_missing() { IssueKind::Missing } else { IssueKind::Error };
-        issues.push(SyntaxIssue {
-            kind,
-            lines: LineSpan { start: first, end: last.max(first) },
-            bytes: start..end,
-            missing: node.is_missing().then(|| node.kind().to_owned()),
-        });
-        return;
-    }
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        if child.has_error() {
-            collect(child, lines, text_start, issues);
+/// The outermost ERROR and MISSING nodes under `root`, in document order. Iterative: a
+/// file nesting thousands deep must not overflow the stack.
+fn collect(root: Node<'_>, lines: &LineIndex, text_start: usize, issues: &mut Vec<SyntaxIssue>) {
+    let mut cursor = root.walk();
+    let mut open = vec![root];
+    while let Some(node) = open.pop() {
+        if node.is_error() || node.is_missing() {
+            let start = node.start_byte() + text_start;
+            let end = node.end_byte() + text_start;
+            let first = lines.line_of(start);
+            // An ERROR that ends right after a newline does not cover the next line.
+            let last = if end > start { lines.line_of(end - 1) } else { first };
+            let kind = if node.is_missing() { IssueKind::Missing } else { IssueKind::Error };
+            issues.push(SyntaxIssue {
+                kind,
+                lines: LineSpan { start: first, end: last.max(first) },
+                bytes: start..end,
+                missing: node.is_missing().then(|| node.kind().to_owned()),
+            });
+            continue;
         }
+        let before = open.len();
+        open.extend(node.children(&mut cursor).filter(|child| child.has_error()));
+        open[before..].reverse();
     }
 }
 
@@ -168,6 +171,19 @@ mod tests {
         ] {
             assert!(census_of(lang, text.as_bytes()).is_clean(), "{lang}: {text}");
         }
+    }
+
+    #[test]
+    fn an_error_nested_thousands_deep_is_found_within_a_small_stack() {
+        const LEVELS: usize = 20_000;
+        let text =
+            (0..LEVELS).map(|i| format!("mod m{i} {{\n")).collect::<String>() + "fn x( {}\n" + &"}\n".repeat(LEVELS);
+        let worker = std::thread::Builder::new().stack_size(1 << 20).spawn(move || {
+            let census = census_of(LanguageId::Rust, text.as_bytes());
+            assert!(!census.is_clean());
+            assert!(census.issues.iter().any(|i| i.lines.start.get() as usize == LEVELS + 1), "{:?}", census.issues);
+        });
+        worker.expect("a thread").join().expect("no overflow");
     }
 
     #[test]
