@@ -21,11 +21,21 @@ fn hashline(dir: &Path, args: &[&str]) -> Command {
 /// Waits for `child` at most [`PATIENCE`]; kills it and fails the test if it blocks.
 fn finish(mut child: Child, what: &str) -> (ExitStatus, String, String) {
     let started = Instant::now();
+    // Drained while the child runs, so that output larger than a pipe cannot stall it.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
     loop {
         if let Some(status) = child.try_wait().expect("wait") {
-            let output = child.wait_with_output().expect("output");
-            let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-            return (status, text(&output.stdout), text(&output.stderr));
+            return (status, stdout.join().expect("stdout"), stderr.join().expect("stderr"));
         }
         if started.elapsed() > PATIENCE {
             let _ = child.kill();
@@ -163,4 +173,47 @@ fn call_and_tools_end_quietly_when_the_reader_goes_away() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert_eq!(status.code(), Some(0), "{args:?}: {stderr}");
     }
+}
+
+/// A source file nesting 100,000 modules (generated or hostile): every tool that maps or
+/// checks it answers, and none overflows the stack (read by symbol and an edit adding a
+/// syntax error used to abort the process).
+#[test]
+fn a_file_nested_100k_deep_gets_answers_not_a_crash() {
+    const LEVELS: usize = 100_000;
+    let dir = workspace();
+    let source =
+        (0..LEVELS).map(|i| format!("mod m{i} {{\n")).collect::<String>() + "fn x() {}\n" + &"}\n".repeat(LEVELS);
+    std::fs::write(dir.path().join("deep.rs"), &source).expect("write");
+    let x = LEVELS + 1;
+    let calls = [
+        ("read", json!({"path": "deep.rs", "symbol": "x"})),
+        ("read", json!({"path": "deep.rs", "map": true})),
+        ("read", json!({"path": "deep.rs", "symbol": "m5", "bundle": "local"})),
+        ("grep", json!({"pattern": "fn x", "path": "deep.rs", "scope": "symbol"})),
+        ("ast_search", json!({"pattern": "fn $X() {}", "path": "deep.rs"})),
+        (
+            "edit",
+            json!({"path": "deep.rs", "syntaxValidate": "block", "edits": [{"set_line": {"anchor": format!("{x}:79a"), "new_text": "fn x( {}"}}]}),
+        ),
+        (
+            "edit",
+            json!({"path": "deep.rs", "edits": [{"replace_symbol": {"symbol": "x", "new_body": "fn x() { 1 }"}}]}),
+        ),
+    ];
+    for (tool, args) in calls {
+        let (status, stdout, stderr) =
+            run(dir.path(), &["--stateless", "call", tool, "-"], args.to_string().as_bytes());
+        assert!(status.code().is_some(), "{tool} {args}: killed by {status:?}: {stderr}");
+        let result: Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{tool} {args}: {stdout} {stderr}"));
+        assert!(result["content"][0]["text"].is_string(), "{tool}: {result}");
+        if tool == "edit" && args["syntaxValidate"] == "block" {
+            assert_eq!(code(&result), "syntax-regression", "{result}");
+        } else {
+            assert_eq!(result["isError"], false, "{tool} {args}: {stdout}");
+        }
+    }
+    let after = std::fs::read_to_string(dir.path().join("deep.rs")).expect("read");
+    assert_eq!(after, source.replace("fn x() {}", "fn x() { 1 }"));
 }

@@ -86,7 +86,7 @@ pub fn insert_beside_symbol(
 /// The symbols at the same level as `target`.
 fn siblings<'a>(map: &'a SymbolMap, target: &Located) -> &'a [Symbol] {
     let mut level: &[Symbol] = &map.symbols;
-    for name in &target.path {
+    for name in target.path.iter() {
         let contains = |s: &&Symbol| {
             &s.name == name && s.start_line <= target.symbol.start_line && s.end_line >= target.symbol.end_line
         };

@@ -56,10 +56,10 @@ impl Tier {
 /// A symbol with its place in the map.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Located {
-    /// The symbol (with its children).
+    /// The symbol, without its children (they are in the map).
     pub symbol: Symbol,
-    /// Its ancestors' names, outermost first.
-    pub path: Vec<String>,
+    /// Its ancestors' names, outermost first (shared by the symbols of one level).
+    pub path: std::sync::Arc<[String]>,
 }
 
 /// What a selector found.
@@ -152,23 +152,36 @@ pub fn select(map: &SymbolMap, query: &str) -> Selection {
 
 /// Every symbol with its ancestors' names, depth first.
 pub fn locate(map: &SymbolMap) -> Vec<Located> {
-    fn walk(symbols: &[Symbol], path: &mut Vec<String>, out: &mut Vec<Located>) {
+    use std::sync::Arc;
+    fn walk(symbols: &[Symbol], path: &Arc<[String]>, out: &mut Vec<Located>) {
         for symbol in symbols {
-            let mut full = path.clone();
-            if path.is_empty()
-                && let Some(parent) = &symbol.parent
-            {
+            let full = match &symbol.parent {
                 // A Go method's receiver is its parent without nesting.
-                full.push(parent.clone());
+                Some(parent) if path.is_empty() => Arc::from([parent.clone()]),
+                _ => Arc::clone(path),
+            };
+            // Without its children: the map has them, and a clone of every subtree for every
+            // ancestor would grow with the square of a deeply nested file.
+            let shallow = Symbol {
+                name: symbol.name.clone(),
+                kind: symbol.kind,
+                parent: symbol.parent.clone(),
+                start_line: symbol.start_line,
+                decl_line: symbol.decl_line,
+                end_line: symbol.end_line,
+                signature: symbol.signature.clone(),
+                doc: symbol.doc.clone(),
+                children: Vec::new(),
+            };
+            out.push(Located { symbol: shallow, path: full });
+            if !symbol.children.is_empty() {
+                let inner: Arc<[String]> = path.iter().cloned().chain([symbol.name.clone()]).collect();
+                walk(&symbol.children, &inner, out);
             }
-            out.push(Located { symbol: symbol.clone(), path: full });
-            path.push(symbol.name.clone());
-            walk(&symbol.children, path, out);
-            path.pop();
         }
     }
     let mut out = Vec::new();
-    walk(&map.symbols, &mut Vec::new(), &mut out);
+    walk(&map.symbols, &Arc::from([]), &mut out);
     out
 }
 
