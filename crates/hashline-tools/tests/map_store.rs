@@ -62,8 +62,11 @@ fn a_stored_map_renders_as_the_fresh_one_and_other_bytes_are_mapped_again() {
     let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
     let file = project.path().join("fresh.rs");
     std::fs::write(&file, SOURCE).unwrap();
-    let without_store = Session::open(project.path()).unwrap();
-    let fresh = map_read(&without_store, "fresh.rs");
+    // The reference: the same name and bytes in another project, read without a store (the
+    // process's own cache is keyed by real path, so neither read serves the other).
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("fresh.rs"), SOURCE).unwrap();
+    let fresh = map_read(&Session::open(elsewhere.path()).unwrap(), "fresh.rs");
     assert!(fresh.contains("alpha") && fresh.contains("Beta"), "{fresh}");
 
     let first = map_read(&session(project.path(), &store), "fresh.rs");
@@ -87,6 +90,7 @@ fn a_stored_map_renders_as_the_fresh_one_and_other_bytes_are_mapped_again() {
     std::fs::File::options().write(true).open(&file).unwrap().set_modified(mtime).unwrap();
     let again = map_read(&session(project.path(), &store), "fresh.rs");
     assert!(again.contains("gamma") && !again.contains("alpha"), "{again}");
-    assert_eq!(again, map_read(&Session::open(project.path()).unwrap(), "fresh.rs"));
+    std::fs::write(elsewhere.path().join("fresh.rs"), &changed).unwrap();
+    assert_eq!(again, map_read(&Session::open(elsewhere.path()).unwrap(), "fresh.rs"));
     assert!(store.load(&key, "fresh.rs", ContentKey::of(changed.as_bytes())).is_some(), "the new map was stored");
 }
