@@ -105,8 +105,9 @@ impl SymbolMap {
     /// an error, never a panic; reading allocates at most in proportion to `bytes`.
     pub fn from_bytes(bytes: &[u8]) -> Result<SymbolMap, DecodeError> {
         let Some((&FORMAT_VERSION, body)) = bytes.split_first() else { return Err(DecodeError::Version) };
-        let stored: StoredMap = bincode::Options::deserialize(bincode::Options::with_limit(options(), body.len() as u64), body)
-            .map_err(|err| DecodeError::Damaged(err.to_string()))?;
+        let stored: StoredMap =
+            bincode::Options::deserialize(bincode::Options::with_limit(options(), body.len() as u64), body)
+                .map_err(|err| DecodeError::Damaged(err.to_string()))?;
         // The open ancestors of the next symbol, outermost first.
         let mut open: Vec<Symbol> = Vec::new();
         let mut top = Vec::new();
@@ -235,8 +236,13 @@ mod tests {
         for _ in 0..MAX_STORED_DEPTH {
             nested = Symbol { children: vec![nested], ..module() };
         }
-        let too_deep =
-            SymbolMap { language: "Rust".into(), line_count: 1, byte_count: 0, imports: Vec::new(), symbols: vec![nested] };
+        let too_deep = SymbolMap {
+            language: "Rust".into(),
+            line_count: 1,
+            byte_count: 0,
+            imports: Vec::new(),
+            symbols: vec![nested],
+        };
         assert_eq!(too_deep.to_bytes(), None);
     }
 }

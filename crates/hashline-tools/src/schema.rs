@@ -265,9 +265,17 @@ mod tests {
             let (_, text) = COMMITTED_INPUT_SCHEMAS.iter().find(|(name, _)| *name == T::NAME).expect("committed");
             let generated = serde_json::to_string_pretty(generated_input_schema::<T>()).unwrap() + "\n";
             // The text, not only the value: the key order is what clients see.
-            assert_eq!(*text, generated, "fixtures/schemas/{}.input.json is stale: run `cargo xtask fixtures`", T::NAME);
+            assert_eq!(
+                *text,
+                generated,
+                "fixtures/schemas/{}.input.json is stale: run `cargo xtask fixtures`",
+                T::NAME
+            );
             assert_eq!(input_schema::<T>(), generated_input_schema::<T>());
-            assert!(std::ptr::eq(input_schema::<T>(), committed_input_schema::<T>().unwrap()), "the committed one is used");
+            assert!(
+                std::ptr::eq(input_schema::<T>(), committed_input_schema::<T>().unwrap()),
+                "the committed one is used"
+            );
             T::NAME
         }
         let names = [

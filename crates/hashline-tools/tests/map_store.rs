@@ -14,7 +14,8 @@ use hashline_tools::read::{ReadArgs, read};
 use hashline_tools::{Session, SessionConfig};
 use hashline_view::ContentBlock;
 
-const SOURCE: &str = "/// The first.\npub fn alpha(x: u32) -> u32 {\n    x + 1\n}\n\npub struct Beta {\n    y: i8,\n}\n";
+const SOURCE: &str =
+    "/// The first.\npub fn alpha(x: u32) -> u32 {\n    x + 1\n}\n\npub struct Beta {\n    y: i8,\n}\n";
 
 fn session(root: &Path, store: &Arc<MapStore>) -> Session {
     let mut config = SessionConfig::builder().root(root).build();
@@ -42,12 +43,10 @@ fn a_read_uses_the_stored_map_of_the_same_bytes() {
     std::fs::write(&file, SOURCE).unwrap();
     // A map of other bytes under this file's key and content: only a read that takes the
     // stored map shows `planted_symbol`.
-    let mut planted = hashline_symbols::map_document(
-        "planted.rs",
-        &Document::parse(b"pub fn planted_symbol() {}\n".to_vec()),
-    )
-    .unwrap()
-    .unwrap();
+    let mut planted =
+        hashline_symbols::map_document("planted.rs", &Document::parse(b"pub fn planted_symbol() {}\n".to_vec()))
+            .unwrap()
+            .unwrap();
     planted.byte_count = SOURCE.len() as u64;
     let key = std::fs::canonicalize(&file).unwrap();
     store.store(&key, "planted.rs", ContentKey::of(SOURCE.as_bytes()), &planted).unwrap();
