@@ -10,7 +10,7 @@ mod session_file;
 mod show;
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use std::sync::Arc;
@@ -18,6 +18,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::Parser;
 use hashline::tools::log::LogWriter;
+use hashline::tools::map_store::MapStore;
 use hashline::view::ContentBlock;
 use hashline::{CallContext, Session, SessionConfig, ToolResult, Toolbox};
 use serde_json::{Value, json};
@@ -148,14 +149,39 @@ fn open_session(cli: &Cli, roots: Vec<PathBuf>, stateful: bool) -> Result<Sessio
         .extra_roots(roots[1..].to_vec())
         .unconfined(cli.unconfined)
         .stateful(stateful);
-    let config = match &cli.log {
+    let mut config = match &cli.log {
         Some(file) => {
             let log = LogWriter::to_file(file).with_context(|| format!("cannot open the log {}", file.display()))?;
             builder.log(Arc::new(log)).build()
         }
         None => builder.build(),
     };
+    config.map_store = map_store(cli, &config.root);
     Session::new(config).map_err(|err| anyhow::anyhow!(err.text()))
+}
+
+/// The root's symbol-map cache (docs/protocol.md, "The CLI's map cache"): beside the
+/// default session file, for every call but `--stateless` ones; none when there is no
+/// state directory or the program cannot tell its own build.
+fn map_store(cli: &Cli, root: &Path) -> Option<Arc<MapStore>> {
+    if cli.stateless {
+        return None;
+    }
+    let dir = session_file::default_map_dir(root)?;
+    Some(Arc::new(MapStore::new(dir, build_identity()?)))
+}
+
+/// This build of the program, as its executable's identity: any rebuild or reinstall
+/// changes it, so maps another build made (with other queries or extraction) are not used.
+fn build_identity() -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    for field in [meta.dev(), meta.ino(), meta.size(), meta.mtime() as u64, meta.mtime_nsec() as u64] {
+        hasher.update(&field.to_le_bytes());
+    }
+    Some(hasher.digest())
 }
 
 /// `call`'s argument: inline JSON, or `-` for standard input.

@@ -8,6 +8,9 @@
 //! take turns instead of losing each other's rows. A damaged default file is replaced by
 //! a fresh session with a note on standard error; a damaged `--session` file (which may
 //! be the user's own) is an error.
+//!
+//! Beside the sessions, `$XDG_STATE_HOME/hashline/maps/<root name>-<hash>/` holds the root's
+//! symbol-map cache ([`default_map_dir`]; docs/protocol.md, "The CLI's map cache").
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -64,17 +67,33 @@ pub struct Persisted {
 /// The default session file for a working root, or `None` when the system names no
 /// state directory (no `XDG_STATE_HOME`, no `HOME`).
 pub fn default_file(root: &Path) -> Option<PathBuf> {
+    Some(state_dir()?.join("sessions").join(format!("{}.json", root_name(root))))
+}
+
+/// The default directory of a working root's symbol-map cache (beside its session file),
+/// or `None` when the system names no state directory.
+pub fn default_map_dir(root: &Path) -> Option<PathBuf> {
+    Some(state_dir()?.join("maps").join(root_name(root)))
+}
+
+/// `$XDG_STATE_HOME/hashline`, else `~/.local/state/hashline` (absolute paths only).
+fn state_dir() -> Option<PathBuf> {
     let state = std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".local/state")))
         .filter(|p| p.is_absolute())?;
-    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    Some(state.join("hashline/sessions").join(file_name(&canonical)))
+    Some(state.join("hashline"))
 }
 
-/// `<root name>-<16 hex digits of xxh3 over the canonical path>.json`: readable, and
-/// one file per root however long its path.
+/// The root's name in the state directory (see [`file_name`]).
+fn root_name(root: &Path) -> String {
+    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    file_name(&canonical)
+}
+
+/// `<root name>-<16 hex digits of xxh3 over the canonical path>`: readable, and one name
+/// per root however long its path.
 fn file_name(canonical: &Path) -> String {
     let name: String = canonical
         .file_name()
@@ -87,7 +106,7 @@ fn file_name(canonical: &Path) -> String {
         .collect();
     let hash = xxhash_rust::xxh3::xxh3_64(canonical.as_os_str().as_encoded_bytes());
     let name = if name.is_empty() { "root".to_owned() } else { name };
-    format!("{name}-{hash:016x}.json")
+    format!("{name}-{hash:016x}")
 }
 
 impl Persisted {
@@ -183,7 +202,7 @@ mod tests {
     #[test]
     fn one_file_per_canonical_root_named_for_people() {
         let a = file_name(Path::new("/home/u/my project"));
-        assert!(a.starts_with("myproject-") && a.ends_with(".json"), "{a}");
+        assert!(a.starts_with("myproject-") && a.len() == "myproject-".len() + 16, "{a}");
         assert_ne!(a, file_name(Path::new("/home/v/my project")));
         assert_eq!(a, file_name(Path::new("/home/u/my project")));
         assert!(file_name(Path::new("/")).starts_with("root-"));

@@ -17,7 +17,7 @@ pub fn schema_files() -> BTreeMap<String, String> {
         files.insert(name, text);
     };
     for tool in Toolbox::new().tools() {
-        put(format!("{}.input.json", tool.name), tool.input_schema());
+        put(format!("{}.input.json", tool.name), tool.generated_input_schema());
         put(format!("{}.output.json", tool.name), tool.output_schema());
     }
     let view = |schema: schemars::Schema| schema.to_value();

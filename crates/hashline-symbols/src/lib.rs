@@ -32,6 +32,7 @@ mod kind;
 mod langs;
 mod render;
 mod select;
+mod stored;
 mod symbol;
 
 use hashline_core::Document;
@@ -45,6 +46,7 @@ pub use formats::{Format, map_format};
 pub use kind::SymbolKind;
 pub use render::{MapDetail, RenderedMap, render_map};
 pub use select::{Located, MAX_AVAILABLE, MAX_CANDIDATES, MAX_OTHERS, Selection, Tier, locate, select};
+pub use stored::{DecodeError, MAX_STORED_DEPTH};
 pub use symbol::{MAX_NESTING, Symbol, SymbolMap};
 
 /// Whether files like `path` have maps (a tree-sitter language or a scanned format).

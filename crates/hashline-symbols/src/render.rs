@@ -65,7 +65,8 @@ pub fn render_map(file_name: &str, map: &SymbolMap) -> RenderedMap {
         (MapDetail::Outline, 50 * KB, Some("[Map ≤50.0 KB | outline]")),
         (MapDetail::Outline, 100 * KB, Some("[Map ≤100.0 KB | outline]")),
     ] {
-        let body = body(map, detail);
+        // A body over the limit cannot fit once framed: it is not finished.
+        let Some(body) = body(map, detail, limit) else { continue };
         let text = frame(file_name, map, label, &body, None);
         if text.len() <= limit {
             let shown = if matches!(detail, MapDetail::Outline) { map.symbols.len() } else { total };
@@ -138,7 +139,8 @@ fn frame(file_name: &str, map: &SymbolMap, label: Option<&str>, body: &str, foot
     text
 }
 
-fn body(map: &SymbolMap, detail: MapDetail) -> String {
+/// The map's lines at `detail`; `None` as soon as they are longer than `limit` bytes.
+fn body(map: &SymbolMap, detail: MapDetail, limit: usize) -> Option<String> {
     let mut body = String::new();
     if detail != MapDetail::Outline && !map.imports.is_empty() {
         let shown: Vec<&str> = map.imports.iter().take(MAX_IMPORTS).map(String::as_str).collect();
@@ -154,8 +156,11 @@ fn body(map: &SymbolMap, detail: MapDetail) -> String {
     }
     for symbol in &map.symbols {
         line(&mut body, symbol, 0, detail);
+        if body.len() > limit {
+            return None;
+        }
     }
-    body
+    Some(body)
 }
 
 fn line(out: &mut String, symbol: &Symbol, depth: usize, detail: MapDetail) {
@@ -163,7 +168,7 @@ fn line(out: &mut String, symbol: &Symbol, depth: usize, detail: MapDetail) {
     for _ in 0..depth {
         out.push_str("  ");
     }
-    out.push_str(&head(symbol, full));
+    push_head(out, symbol, full);
     if full && let Some(doc) = &symbol.doc {
         out.push_str(" — ");
         out.push_str(doc);
@@ -176,48 +181,64 @@ fn line(out: &mut String, symbol: &Symbol, depth: usize, detail: MapDetail) {
             }
         }
         MapDetail::Minimal if !symbol.children.is_empty() => {
-            let mut names = Vec::new();
-            flatten(&symbol.children, &mut names);
             out.push_str("  ");
-            out.push_str(&names.join(", "));
+            let mut first = true;
+            flatten(&symbol.children, out, &mut first);
             out.push('\n');
         }
         _ => {}
     }
 }
 
-fn flatten(symbols: &[Symbol], names: &mut Vec<String>) {
+/// The names of `symbols` and all their children, depth first, `, `-separated.
+fn flatten(symbols: &[Symbol], out: &mut String, first: &mut bool) {
     for symbol in symbols {
-        names.push(symbol.name.clone());
-        flatten(&symbol.children, names);
+        if !*first {
+            out.push_str(", ");
+        }
+        *first = false;
+        out.push_str(&symbol.name);
+        flatten(&symbol.children, out, first);
     }
 }
 
 /// One symbol's entry: `KIND NAME: [S-E]`, `NAME(sig): [S-E]`, `NAME = ... [S-E]`.
-fn head(symbol: &Symbol, full: bool) -> String {
-    let range = range(symbol);
+fn push_head(out: &mut String, symbol: &Symbol, full: bool) {
     match symbol.kind {
-        SymbolKind::Constant | SymbolKind::Variable => format!("{} = ... {range}", symbol.name),
+        SymbolKind::Constant | SymbolKind::Variable => {
+            out.push_str(&symbol.name);
+            out.push_str(" = ... ");
+        }
         SymbolKind::Function | SymbolKind::Method => {
-            let name = symbol.signature.as_deref().filter(|_| full).unwrap_or(&symbol.name);
-            format!("{name}: {range}")
+            out.push_str(symbol.signature.as_deref().filter(|_| full).unwrap_or(&symbol.name));
+            out.push_str(": ");
         }
         SymbolKind::Heading => {
-            format!("{} {}: {range}", symbol.signature.as_deref().unwrap_or("#"), symbol.name)
+            out.push_str(symbol.signature.as_deref().unwrap_or("#"));
+            out.push(' ');
+            out.push_str(&symbol.name);
+            out.push_str(": ");
         }
         SymbolKind::Impl if full && symbol.signature.is_some() => {
-            format!("{}: {range}", symbol.signature.as_deref().unwrap_or_default())
+            out.push_str(symbol.signature.as_deref().unwrap_or_default());
+            out.push_str(": ");
         }
-        kind => format!("{kind} {}: {range}", symbol.name),
+        kind => {
+            out.push_str(kind.as_str());
+            out.push(' ');
+            out.push_str(&symbol.name);
+            out.push_str(": ");
+        }
     }
-}
-
-fn range(symbol: &Symbol) -> String {
-    if symbol.start_line == symbol.end_line {
-        format!("[{}]", symbol.start_line)
-    } else {
-        format!("[{}-{}]", symbol.start_line, symbol.end_line)
+    // `[S]` or `[S-E]`.
+    let mut digits = itoa::Buffer::new();
+    out.push('[');
+    out.push_str(digits.format(symbol.start_line));
+    if symbol.start_line != symbol.end_line {
+        out.push('-');
+        out.push_str(digits.format(symbol.end_line));
     }
+    out.push(']');
 }
 
 fn thousands(n: u64) -> String {

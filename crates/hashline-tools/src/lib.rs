@@ -27,6 +27,7 @@ pub mod fsio;
 pub mod journal;
 pub mod ledger;
 pub mod log;
+pub mod map_store;
 pub mod nonblocking;
 pub mod paths;
 pub mod ptc;

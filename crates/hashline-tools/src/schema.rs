@@ -121,9 +121,42 @@ fn generate<T: JsonSchema>(contract: Contract) -> Value {
     serde_json::to_value(schema).unwrap_or(Value::Null)
 }
 
-/// The input JSON Schema of a tool (cached).
+/// The input JSON Schema of a tool: the committed `fixtures/schemas/<tool>.input.json`,
+/// parsed once (generating it costs a CLI call more than the rest of an `edit`), else
+/// generated. A test holds every committed file equal to the generated schema, and
+/// `cargo xtask fixtures` writes the files from [`generated_input_schema`].
 pub fn input_schema<T: Tool>() -> &'static Value {
+    committed_input_schema::<T>().unwrap_or_else(generated_input_schema::<T>)
+}
+
+/// The input JSON Schema of a tool as generated from its argument type (cached).
+pub fn generated_input_schema<T: Tool>() -> &'static Value {
     cached::<T::Args>(Contract::Deserialize)
+}
+
+/// The committed input schemas, by tool name (the fixtures' pretty JSON text).
+const COMMITTED_INPUT_SCHEMAS: &[(&str, &str)] = &[
+    ("read", include_str!("../../../fixtures/schemas/read.input.json")),
+    ("edit", include_str!("../../../fixtures/schemas/edit.input.json")),
+    ("write", include_str!("../../../fixtures/schemas/write.input.json")),
+    ("ls", include_str!("../../../fixtures/schemas/ls.input.json")),
+    ("find", include_str!("../../../fixtures/schemas/find.input.json")),
+    ("grep", include_str!("../../../fixtures/schemas/grep.input.json")),
+    ("ast_search", include_str!("../../../fixtures/schemas/ast_search.input.json")),
+];
+
+/// The committed input schema of `T`, parsed once; `None` for a tool without one.
+pub fn committed_input_schema<T: Tool>() -> Option<&'static Value> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static PARSED: OnceLock<Mutex<HashMap<&'static str, Option<&'static Value>>>> = OnceLock::new();
+    let parsed = PARSED.get_or_init(Default::default);
+    let mut map = parsed.lock().unwrap_or_else(|p| p.into_inner());
+    *map.entry(T::NAME).or_insert_with(|| {
+        let (_, text) = COMMITTED_INPUT_SCHEMAS.iter().find(|(name, _)| *name == T::NAME)?;
+        let value: Value = serde_json::from_str(text).ok()?;
+        Some(Box::leak(Box::new(value)))
+    })
 }
 
 /// The error envelope's schema: one for all tools.
@@ -199,6 +232,38 @@ fn cached<T: JsonSchema + 'static>(contract: Contract) -> &'static Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_committed_input_schema_is_the_generated_one() {
+        use crate::tools::{ast_search, edit, find, grep, ls, read, write};
+        fn check<T: Tool>() -> &'static str {
+            let (_, text) = COMMITTED_INPUT_SCHEMAS.iter().find(|(name, _)| *name == T::NAME).expect("committed");
+            let generated = serde_json::to_string_pretty(generated_input_schema::<T>()).unwrap() + "\n";
+            // The text, not only the value: the key order is what clients see.
+            assert_eq!(
+                *text,
+                generated,
+                "fixtures/schemas/{}.input.json is stale: run `cargo xtask fixtures`",
+                T::NAME
+            );
+            assert_eq!(input_schema::<T>(), generated_input_schema::<T>());
+            assert!(
+                std::ptr::eq(input_schema::<T>(), committed_input_schema::<T>().unwrap()),
+                "the committed one is used"
+            );
+            T::NAME
+        }
+        let names = [
+            check::<read::ReadTool>(),
+            check::<edit::EditTool>(),
+            check::<write::WriteTool>(),
+            check::<ls::LsTool>(),
+            check::<find::FindTool>(),
+            check::<grep::GrepTool>(),
+            check::<ast_search::AstSearchTool>(),
+        ];
+        assert_eq!(names.len(), COMMITTED_INPUT_SCHEMAS.len());
+    }
 
     #[derive(JsonSchema)]
     #[allow(dead_code)]

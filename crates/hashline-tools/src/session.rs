@@ -14,6 +14,7 @@ use crate::fsio::{FileId, Target, WriteState};
 use crate::journal::Journal;
 use crate::ledger::Ledger;
 use crate::log::{LOG_VERSION, LogEvent, LogWriter, LoggedResult};
+use crate::map_store::MapStore;
 use crate::paths::{self, ResolvedPath};
 use crate::result::{CallContext, ToolResult};
 use crate::staging::{CommitError, Hook, Member, Stage};
@@ -49,6 +50,10 @@ pub struct SessionConfig {
     /// Where to log calls and results (SPEC §9.1); no log when absent.
     #[builder(default, setter(strip_option))]
     pub log: Option<Arc<LogWriter>>,
+    /// Where symbol maps are kept between processes (the CLI's per-root map cache); none
+    /// by default: maps are then cached for the process only.
+    #[builder(default, setter(strip_option))]
+    pub map_store: Option<Arc<MapStore>>,
 }
 
 impl std::fmt::Debug for SessionConfig {
@@ -58,6 +63,7 @@ impl std::fmt::Debug for SessionConfig {
             .field("extra_roots", &self.extra_roots)
             .field("unconfined", &self.unconfined)
             .field("stateful", &self.stateful)
+            .field("map_store", &self.map_store)
             .finish_non_exhaustive()
     }
 }
@@ -81,6 +87,7 @@ pub struct Session {
     ledger: Mutex<Ledger>,
     locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
     trees: TreeCache,
+    map_store: Option<Arc<MapStore>>,
 }
 
 impl Session {
@@ -129,6 +136,7 @@ impl Session {
             ledger: Mutex::new(Ledger::default()),
             locks: Mutex::new(HashMap::new()),
             trees: TreeCache::default(),
+            map_store: config.map_store,
         };
         let root = session.cwd().to_string_lossy().into_owned();
         session.log_event(&LogEvent::Session { version: LOG_VERSION, root });
@@ -222,6 +230,11 @@ impl Session {
     /// next syntax check of the same bytes).
     pub fn syntax_trees(&self) -> &TreeCache {
         &self.trees
+    }
+
+    /// The on-disk store of symbol maps, when the session has one.
+    pub fn map_store(&self) -> Option<&MapStore> {
+        self.map_store.as_deref()
     }
 
     /// Replaces the ledger (used to resume a persisted session).

@@ -8,7 +8,7 @@ use hashline_tools::grep::GrepTool;
 use hashline_tools::ls::LsTool;
 use hashline_tools::read::ReadTool;
 use hashline_tools::run::execute_content;
-use hashline_tools::schema::{input_schema, output_schema};
+use hashline_tools::schema::{generated_input_schema, input_schema, output_schema};
 use hashline_tools::write::WriteTool;
 use hashline_tools::{CallContext, ErrorCode, Session, Tool, ToolError, ToolResult, execute};
 use hashline_view::{ContentBlock, ToolCallView, ToolResultRecord, ToolResultView};
@@ -43,6 +43,7 @@ pub struct ToolSpec {
     /// Client hints.
     pub annotations: Annotations,
     input_schema: fn() -> Value,
+    generated_input_schema: fn() -> Value,
     output_schema: fn() -> Value,
     execute: fn(&Session, Value, &CallContext) -> ToolResult,
     execute_content: fn(&Session, Value, &CallContext) -> (Vec<ContentBlock>, bool),
@@ -61,15 +62,23 @@ impl ToolSpec {
             description,
             annotations,
             input_schema: || input_schema::<T>().clone(),
+            generated_input_schema: || generated_input_schema::<T>().clone(),
             output_schema: output_schema::<T>,
             execute: execute::<T>,
             execute_content: execute_content::<T>,
         }
     }
 
-    /// The JSON Schema of the arguments.
+    /// The JSON Schema of the arguments (the committed one, `fixtures/schemas/`).
     pub fn input_schema(&self) -> Value {
         (self.input_schema)()
+    }
+
+    /// The JSON Schema of the arguments as generated from their type: what
+    /// `cargo xtask fixtures` commits (equal to [`ToolSpec::input_schema`] while the
+    /// fixtures are current).
+    pub fn generated_input_schema(&self) -> Value {
+        (self.generated_input_schema)()
     }
 
     /// The JSON Schema of `details.ptcValue` on success.

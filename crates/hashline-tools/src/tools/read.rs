@@ -262,7 +262,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     let mut start = start;
     let mut selected = None;
     if let Some(query) = symbol {
-        match symbol_read::resolve(&path, &doc, query) {
+        match symbol_read::resolve(session, &path, &doc, query) {
             SymbolOutcome::Found { info, located, banner, map } => {
                 warnings.extend(banner);
                 start = info.start_line as usize;
@@ -379,7 +379,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     let full_read = offset.is_none() && limit.is_none() && symbol.is_none();
     let mut map_appended = false;
     if map_requested || (full_read && truncation.is_some()) {
-        match symbol_read::map_text(&path, &doc) {
+        match symbol_read::map_text(session, &path, &doc) {
             Ok(map) => {
                 text.push_str("\n\n");
                 text.push_str(&map);

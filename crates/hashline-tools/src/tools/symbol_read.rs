@@ -1,7 +1,9 @@
 //! `read`'s symbol, map and bundle paths (SPEC §5.1, §6.3–§6.5): the adapter between the
 //! read tool and `hashline-symbols`.
 
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
+use std::time::SystemTime;
 
 use hashline_core::Document;
 use hashline_symbols::{
@@ -10,7 +12,9 @@ use hashline_symbols::{
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::map_store::ContentKey;
 use crate::paths::ResolvedPath;
+use crate::session::Session;
 use crate::warning::{Warning, WarningCode};
 
 /// The symbol a read selected.
@@ -89,16 +93,47 @@ pub(crate) fn cache() -> &'static MapCache {
 
 /// The file's map: `Ok(None)` when files of its type have none, `Err(reason)` when it could
 /// not be built.
-pub(crate) fn file_map(path: &ResolvedPath, doc: &Document) -> Result<Option<Arc<SymbolMap>>, String> {
-    if !hashline_symbols::has_map(&path.display) {
+pub(crate) fn file_map(
+    session: &Session,
+    path: &ResolvedPath,
+    doc: &Document,
+) -> Result<Option<Arc<SymbolMap>>, String> {
+    let mtime = std::fs::metadata(&path.absolute).ok().and_then(|m| m.modified().ok());
+    cached_map(session, &path.key, &path.display, doc, mtime)
+}
+
+/// The map of `doc`, the file `key` (its real path) named `name`, last modified at `mtime`:
+/// from the process's cache, else from the session's map store, else built (and kept in
+/// both). `Ok(None)` when files of its type have no map.
+pub(crate) fn cached_map(
+    session: &Session,
+    key: &Path,
+    name: &str,
+    doc: &Document,
+    mtime: Option<SystemTime>,
+) -> Result<Option<Arc<SymbolMap>>, String> {
+    if !hashline_symbols::has_map(name) {
         return Ok(None);
     }
-    let mtime = std::fs::metadata(&path.absolute).ok().and_then(|m| m.modified().ok());
     let stamp = FileStamp::of(doc.as_bytes(), mtime);
     cache()
-        .get_or_build(&path.key, stamp, || match map_document(&path.display, doc) {
-            Some(result) => result.map_err(|err| err.to_string()),
-            None => Err("no map for this file type".to_owned()),
+        .get_or_build(key, stamp, || {
+            let store = session.map_store().map(|store| (store, ContentKey::of(doc.as_bytes())));
+            let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+            if let Some((store, content)) = store
+                && let Some(map) = store.load(key, base, content)
+            {
+                return Ok(map);
+            }
+            let map = match map_document(name, doc) {
+                Some(result) => result.map_err(|err| err.to_string())?,
+                None => return Err("no map for this file type".to_owned()),
+            };
+            if let Some((store, content)) = store {
+                // A map that cannot be stored is built again next time.
+                let _ = store.store(key, base, content, &map);
+            }
+            Ok(map)
         })
         .map(Some)
 }
@@ -113,8 +148,8 @@ fn extension_label(display: &str) -> String {
 }
 
 /// Resolves `query` in the file.
-pub(crate) fn resolve(path: &ResolvedPath, doc: &Document, query: &str) -> SymbolOutcome {
-    let map = match file_map(path, doc) {
+pub(crate) fn resolve(session: &Session, path: &ResolvedPath, doc: &Document, query: &str) -> SymbolOutcome {
+    let map = match file_map(session, path, doc) {
         Ok(Some(map)) => map,
         Ok(None) => {
             return SymbolOutcome::Fallback(Warning::new(
@@ -240,9 +275,9 @@ pub(crate) fn header(info: &SymbolInfo, total: usize) -> String {
 }
 
 /// The map text to append, or the warning that says why there is none.
-pub(crate) fn map_text(path: &ResolvedPath, doc: &Document) -> Result<String, Warning> {
+pub(crate) fn map_text(session: &Session, path: &ResolvedPath, doc: &Document) -> Result<String, Warning> {
     let name = path.display.rsplit(['/', '\\']).next().unwrap_or(&path.display);
-    match file_map(path, doc) {
+    match file_map(session, path, doc) {
         Ok(Some(map)) => Ok(render_map(name, &map).text),
         Ok(None) => Err(Warning::new(
             WarningCode::MapUnavailable,

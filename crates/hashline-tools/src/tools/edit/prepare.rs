@@ -110,7 +110,7 @@ pub(crate) fn prepare(
     };
     let Parsed { items, from_paths, notes } = items::parse_edits(&request.edits, &loader)?;
     let mut symbol_warnings = Vec::new();
-    let ops = symbols::resolve(&path, &before, items, &mut symbol_warnings)?;
+    let ops = symbols::resolve(session, &path, &before, items, &mut symbol_warnings)?;
     if ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
         gate(session, &path)?;
     }

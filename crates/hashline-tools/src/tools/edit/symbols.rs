@@ -10,12 +10,14 @@ use hashline_syntax::LanguageId;
 use super::items::{Item, SymbolAction, SymbolRequest, variant};
 use crate::error::{ErrorCode, ToolError};
 use crate::paths::ResolvedPath;
+use crate::session::Session;
 use crate::tools::symbol_read::file_map;
 use crate::warning::{Warning, WarningCode};
 
 /// The engine ops of a batch: symbol ops become `replace_lines` / `insert_after` on the
 /// lines they name now.
 pub(crate) fn resolve(
+    session: &Session,
     path: &ResolvedPath,
     doc: &Document,
     items: Vec<Item>,
@@ -32,7 +34,7 @@ pub(crate) fn resolve(
             Item::Symbol(request) => request,
         };
         if map.is_none() {
-            map = Some(load_map(path, doc, &request)?);
+            map = Some(load_map(session, path, doc, &request)?);
         }
         let Some(map) = map.as_ref() else { continue };
         ops.push(symbol_op(doc, map, &request, warnings)?);
@@ -41,6 +43,7 @@ pub(crate) fn resolve(
 }
 
 fn load_map(
+    session: &Session,
     path: &ResolvedPath,
     doc: &Document,
     request: &SymbolRequest,
@@ -60,7 +63,7 @@ fn load_map(
             path.display
         )));
     }
-    match file_map(path, doc) {
+    match file_map(session, path, doc) {
         Ok(Some(map)) => Ok(map),
         Ok(None) => Err(unsupported(format!("found no symbol map for {}.", path.display))),
         Err(reason) => Err(unsupported(format!("could not map {}: {reason}.", path.display))),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use hashline_core::Document;
 use hashline_search::{HitKind, HitLine, ScopeGroup, ScopeSection, scope_matches};
-use hashline_symbols::{FileStamp, SymbolMap, has_map, map_document};
+use hashline_symbols::{SymbolMap, has_map};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -284,10 +284,7 @@ fn mapped(session: &Session, file: &AdmittedFile<'_>) -> Option<(Document, Arc<S
         return None;
     }
     let mtime = std::fs::metadata(path).ok().and_then(|m| m.modified().ok());
-    let stamp = FileStamp::of(doc.as_bytes(), mtime);
     let key = session.key_of(path);
-    let map = super::super::symbol_read::cache()
-        .get_or_build(&key, stamp, || map_document(&name, &doc).ok_or(())?.map_err(|_| ()))
-        .ok()?;
+    let map = super::super::symbol_read::cached_map(session, &key, &name, &doc, mtime).ok()??;
     Some((doc, map))
 }

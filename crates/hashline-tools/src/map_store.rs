@@ -1,0 +1,323 @@
+//! Symbol maps kept on disk between processes: the CLI's per-root map cache, so that a
+//! lone `hashline read` of an unchanged code file does not parse it again (docs/protocol.md,
+//! "The CLI's map cache").
+//!
+//! One file per path in the store's directory, `<16 hex digits of xxh3 over the path>.map`,
+//! holding a header and the map's bytes ([`SymbolMap::to_bytes`]). The header names what the
+//! map was built from: this store format, the build of the program that wrote it, the path,
+//! the file's base name (it picks the language), the file's size and the xxh3-128 of its
+//! bytes — the modification time plays no part, so a file rewritten with other bytes of the
+//! same size at the same time is parsed again. A checksum of the map's bytes closes the
+//! header. A file that is missing, damaged, truncated, of another format or build, or about
+//! other bytes is not used (never an error: the map is built as without a store) and is
+//! replaced by the next store of that path.
+//!
+//! Files are written atomically (a temporary file renamed over the entry), so concurrent
+//! processes see an old entry or a new one. The store keeps at most [`MAX_ENTRIES`] files
+//! and [`MAX_TOTAL_BYTES`]: when an entry is added beyond either, the least recently used
+//! go (a hit refreshes an entry's modification time, at most once an hour).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use hashline_symbols::SymbolMap;
+
+/// The most entries a store keeps.
+pub const MAX_ENTRIES: usize = 1000;
+/// The most bytes a store's entries take together (checked when an entry is added).
+pub const MAX_TOTAL_BYTES: u64 = 64 * 1024 * 1024;
+/// A map whose entry would be larger than this is not stored.
+pub const MAX_ENTRY_BYTES: usize = 4 * 1024 * 1024;
+
+const MAGIC: &[u8; 8] = b"HLSYMAP\0";
+/// 1: the first layout.
+const STORE_VERSION: u32 = 1;
+/// An entry used more recently than this is not touched again on a hit.
+const TOUCH_AFTER: Duration = Duration::from_secs(3600);
+/// Temporary files left by a stopped writer are removed once older than this.
+const STALE_TEMP: Duration = Duration::from_secs(3600);
+
+/// What a map was built from: the file's size and the xxh3-128 of its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContentKey {
+    /// Size in bytes.
+    pub size: u64,
+    /// xxh3-128 of the bytes.
+    pub hash: u128,
+}
+
+impl ContentKey {
+    /// The key of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
+        ContentKey { size: bytes.len() as u64, hash: xxhash_rust::xxh3::xxh3_128(bytes) }
+    }
+}
+
+/// A directory of stored maps, written by one build of the program.
+#[derive(Clone, Debug)]
+pub struct MapStore {
+    dir: PathBuf,
+    build: u64,
+}
+
+impl MapStore {
+    /// A store in `dir` (created when the first map is stored) for maps of build `build`:
+    /// entries another build wrote are not used. A build identity must change whenever the
+    /// maps the program builds may change (the CLI uses its executable's size and time).
+    pub fn new(dir: impl Into<PathBuf>, build: u64) -> Self {
+        MapStore { dir: dir.into(), build }
+    }
+
+    /// The store's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn entry_path(&self, key: &Path) -> PathBuf {
+        let hash = xxhash_rust::xxh3::xxh3_64(key.as_os_str().as_encoded_bytes());
+        self.dir.join(format!("{hash:016x}.map"))
+    }
+
+    /// The stored map of the file `key` (a real path), named `name` (its base name picks the
+    /// language), when it was built by this build from bytes with `content`'s key.
+    pub fn load(&self, key: &Path, name: &str, content: ContentKey) -> Option<SymbolMap> {
+        let path = self.entry_path(key);
+        let file = crate::nonblocking::open_read(&path).ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() > (MAX_ENTRY_BYTES as u64) {
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        std::io::Read::read_to_end(&mut std::io::Read::take(&file, MAX_ENTRY_BYTES as u64 + 1), &mut bytes).ok()?;
+        if bytes.len() > MAX_ENTRY_BYTES {
+            return None;
+        }
+        let map = self.decode(&bytes, key, name, content)?;
+        // A sanity check beside the checksum: the map is of a file of this size.
+        if map.byte_count != content.size {
+            return None;
+        }
+        if meta.modified().ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > TOUCH_AFTER) {
+            let _ = file.set_modified(SystemTime::now());
+        }
+        Some(map)
+    }
+
+    /// Stores `map`, built from the file `key` named `name` with `content`'s bytes. Failures
+    /// (no space, no permission) are returned for tests; callers ignore them: the map is
+    /// built again next time.
+    pub fn store(&self, key: &Path, name: &str, content: ContentKey, map: &SymbolMap) -> std::io::Result<()> {
+        let Some(body) = map.to_bytes() else { return Ok(()) };
+        let bytes = self.encode(key, name, content, &body);
+        if bytes.len() > MAX_ENTRY_BYTES {
+            return Ok(());
+        }
+        let path = self.entry_path(key);
+        let new = !path.exists();
+        if new {
+            std::fs::create_dir_all(&self.dir)?;
+        }
+        crate::fsio::write_atomic_unsynced(&path, &bytes)?;
+        if new {
+            self.evict();
+        }
+        Ok(())
+    }
+
+    fn encode(&self, key: &Path, name: &str, content: ContentKey, body: &[u8]) -> Vec<u8> {
+        let key = key.as_os_str().as_encoded_bytes();
+        let mut out = Vec::with_capacity(64 + key.len() + name.len() + body.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&STORE_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.build.to_le_bytes());
+        out.extend_from_slice(&content.size.to_le_bytes());
+        out.extend_from_slice(&content.hash.to_le_bytes());
+        for field in [key, name.as_bytes()] {
+            out.extend_from_slice(&(field.len() as u32).to_le_bytes());
+            out.extend_from_slice(field);
+        }
+        out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+        out.extend_from_slice(body);
+        out
+    }
+
+    fn decode(&self, bytes: &[u8], key: &Path, name: &str, content: ContentKey) -> Option<SymbolMap> {
+        let mut r = Reader(bytes);
+        let fits = r.take(MAGIC.len())? == MAGIC
+            && r.u32()? == STORE_VERSION
+            && r.u64()? == self.build
+            && r.u64()? == content.size
+            && r.u128()? == content.hash;
+        if !fits {
+            return None;
+        }
+        for field in [key.as_os_str().as_encoded_bytes(), name.as_bytes()] {
+            let len = r.u32()? as usize;
+            if r.take(len)? != field {
+                return None;
+            }
+        }
+        let checksum = r.u64()?;
+        if xxhash_rust::xxh3::xxh3_64(r.0) != checksum {
+            return None;
+        }
+        SymbolMap::from_bytes(r.0).ok()
+    }
+
+    /// Removes the least recently used entries beyond the bounds, and stale temporary files.
+    fn evict(&self) {
+        let Ok(dir) = std::fs::read_dir(&self.dir) else { return };
+        let mut entries = Vec::new();
+        for entry in dir.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Ok(meta) = entry.metadata() else { continue };
+            let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            if name.ends_with(".map") && meta.is_file() {
+                entries.push((modified, meta.len(), entry.path()));
+            } else if name.starts_with(".hl")
+                && name.ends_with(".tmp")
+                && modified.elapsed().is_ok_and(|age| age > STALE_TEMP)
+            {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        let mut total: u64 = entries.iter().map(|(_, len, _)| len).sum();
+        if entries.len() <= MAX_ENTRIES && total <= MAX_TOTAL_BYTES {
+            return;
+        }
+        entries.sort_by_key(|(modified, _, _)| *modified);
+        let mut count = entries.len();
+        for (_, len, path) in entries {
+            if count <= MAX_ENTRIES && total <= MAX_TOTAL_BYTES {
+                break;
+            }
+            // Another process may have removed it first.
+            let _ = std::fs::remove_file(path);
+            count -= 1;
+            total -= len;
+        }
+    }
+}
+
+/// Reads a header field by field; `None` past the end.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn u128(&mut self) -> Option<u128> {
+        Some(u128::from_le_bytes(self.take(16)?.try_into().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashline_core::Document;
+
+    const SOURCE: &[u8] = b"/// Doc.\npub fn alpha(x: u32) -> u32 {\n    x\n}\n\nstruct Beta {\n    y: i8,\n}\n\nimpl Beta {\n    fn gamma(&self) {}\n}\n";
+
+    fn map_of(bytes: &[u8]) -> SymbolMap {
+        hashline_symbols::map_document("lib.rs", &Document::parse(bytes.to_vec())).unwrap().unwrap()
+    }
+
+    fn store_in(dir: &Path) -> MapStore {
+        MapStore::new(dir.join("maps"), 7)
+    }
+
+    #[test]
+    fn a_stored_map_comes_back_equal_for_the_same_bytes_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        let key = Path::new("/p/lib.rs");
+        let content = ContentKey::of(SOURCE);
+        assert!(store.load(key, "lib.rs", content).is_none(), "empty store");
+        store.store(key, "lib.rs", content, &map_of(SOURCE)).unwrap();
+        assert_eq!(store.load(key, "lib.rs", content), Some(map_of(SOURCE)));
+
+        // Same size, different bytes: another key.
+        let mut other = SOURCE.to_vec();
+        let at = other.iter().position(|&b| b == b'x').unwrap();
+        other[at] = b'z';
+        assert_eq!(other.len(), SOURCE.len());
+        assert!(store.load(key, "lib.rs", ContentKey::of(&other)).is_none());
+        // Another path, another name (language), another build: not this entry.
+        assert!(store.load(Path::new("/p/other.rs"), "lib.rs", content).is_none());
+        assert!(store.load(key, "lib.py", content).is_none());
+        assert!(MapStore::new(dir.path().join("maps"), 8).load(key, "lib.rs", content).is_none());
+    }
+
+    #[test]
+    fn damaged_truncated_and_foreign_entries_are_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        let key = Path::new("/p/lib.rs");
+        let content = ContentKey::of(SOURCE);
+        store.store(key, "lib.rs", content, &map_of(SOURCE)).unwrap();
+        let entry = store.entry_path(key);
+        let good = std::fs::read(&entry).unwrap();
+        for len in 0..good.len() {
+            std::fs::write(&entry, &good[..len]).unwrap();
+            assert!(store.load(key, "lib.rs", content).is_none(), "truncated to {len}");
+        }
+        for i in 0..good.len() {
+            let mut damaged = good.clone();
+            damaged[i] ^= 0x01;
+            std::fs::write(&entry, &damaged).unwrap();
+            assert!(store.load(key, "lib.rs", content).is_none(), "byte {i} flipped");
+        }
+        std::fs::remove_file(&entry).unwrap();
+        std::fs::create_dir(&entry).unwrap();
+        assert!(store.load(key, "lib.rs", content).is_none(), "a directory");
+        std::fs::remove_dir(&entry).unwrap();
+        // A rewrite replaces whatever was there.
+        std::fs::write(&entry, b"junk").unwrap();
+        store.store(key, "lib.rs", content, &map_of(SOURCE)).unwrap();
+        assert_eq!(store.load(key, "lib.rs", content), Some(map_of(SOURCE)));
+    }
+
+    #[test]
+    fn the_least_recently_used_entries_go_beyond_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        let map = map_of(SOURCE);
+        let content = ContentKey::of(SOURCE);
+        let old = SystemTime::now() - Duration::from_secs(10 * 3600);
+        for i in 0..MAX_ENTRIES {
+            let key = PathBuf::from(format!("/p/f{i}.rs"));
+            store.store(&key, "f.rs", content, &map).unwrap();
+            // Older first: f0 is the least recently used, then f1, ...
+            let when = old + Duration::from_secs(i as u64);
+            std::fs::File::options().write(true).open(store.entry_path(&key)).unwrap().set_modified(when).unwrap();
+        }
+        // A hit on f0 makes it recent; a stale temporary file goes at the next eviction.
+        assert!(store.load(Path::new("/p/f0.rs"), "f.rs", content).is_some());
+        let temp = store.dir().join(".hlabc.tmp");
+        std::fs::write(&temp, b"left over").unwrap();
+        std::fs::File::options().write(true).open(&temp).unwrap().set_modified(old).unwrap();
+        store.store(Path::new("/p/new.rs"), "f.rs", content, &map).unwrap();
+        let count = std::fs::read_dir(store.dir()).unwrap().count();
+        assert_eq!(count, MAX_ENTRIES);
+        assert!(!temp.exists());
+        assert!(store.load(Path::new("/p/f0.rs"), "f.rs", content).is_some(), "touched by its hit");
+        assert!(store.load(Path::new("/p/f1.rs"), "f.rs", content).is_none(), "the oldest went");
+        assert!(store.load(Path::new("/p/f2.rs"), "f.rs", content).is_some());
+        assert!(store.load(Path::new("/p/new.rs"), "f.rs", content).is_some());
+    }
+}
