@@ -121,8 +121,8 @@ fn generate<T: JsonSchema>(contract: Contract) -> Value {
     serde_json::to_value(schema).unwrap_or(Value::Null)
 }
 
-/// The input JSON Schema of a tool: the committed `fixtures/schemas/<tool>.input.json`,
-/// parsed once (generating it costs a CLI call more than the rest of an `edit`), else
+/// The input JSON Schema of a tool: the committed `schemas/<tool>.input.json` of this
+/// crate (which `fixtures/schemas/` links to), parsed once (generating it costs a CLI call more than the rest of an `edit`), else
 /// generated. A test holds every committed file equal to the generated schema, and
 /// `cargo xtask fixtures` writes the files from [`generated_input_schema`].
 pub fn input_schema<T: Tool>() -> &'static Value {
@@ -136,13 +136,13 @@ pub fn generated_input_schema<T: Tool>() -> &'static Value {
 
 /// The committed input schemas, by tool name (the fixtures' pretty JSON text).
 const COMMITTED_INPUT_SCHEMAS: &[(&str, &str)] = &[
-    ("read", include_str!("../../../fixtures/schemas/read.input.json")),
-    ("edit", include_str!("../../../fixtures/schemas/edit.input.json")),
-    ("write", include_str!("../../../fixtures/schemas/write.input.json")),
-    ("ls", include_str!("../../../fixtures/schemas/ls.input.json")),
-    ("find", include_str!("../../../fixtures/schemas/find.input.json")),
-    ("grep", include_str!("../../../fixtures/schemas/grep.input.json")),
-    ("ast_search", include_str!("../../../fixtures/schemas/ast_search.input.json")),
+    ("read", include_str!("../schemas/read.input.json")),
+    ("edit", include_str!("../schemas/edit.input.json")),
+    ("write", include_str!("../schemas/write.input.json")),
+    ("ls", include_str!("../schemas/ls.input.json")),
+    ("find", include_str!("../schemas/find.input.json")),
+    ("grep", include_str!("../schemas/grep.input.json")),
+    ("ast_search", include_str!("../schemas/ast_search.input.json")),
 ];
 
 /// The committed input schema of `T`, parsed once; `None` for a tool without one.
@@ -243,7 +243,7 @@ mod tests {
             assert_eq!(
                 *text,
                 generated,
-                "fixtures/schemas/{}.input.json is stale: run `cargo xtask fixtures`",
+                "crates/hashline-tools/schemas/{}.input.json is stale: run `cargo xtask fixtures`",
                 T::NAME
             );
             assert_eq!(input_schema::<T>(), generated_input_schema::<T>());
