@@ -56,6 +56,15 @@ pub enum Command {
         /// At most this many lines.
         #[arg(long)]
         limit: Option<u32>,
+        /// Read one symbol by name: `name`, `Parent.name`, `name@LINE`, or part of a name.
+        #[arg(long)]
+        symbol: Option<String>,
+        /// Append the file's structural map (its symbols with their line ranges).
+        #[arg(long)]
+        map: bool,
+        /// `local`: with --symbol, also show the file's other symbols that it uses.
+        #[arg(long, value_parser = ["local"], requires = "symbol")]
+        bundle: Option<String>,
     },
     /// Edit a file by anchors (edits as JSON, or `-` for standard input).
     Edit {
@@ -68,6 +77,10 @@ pub enum Command {
         /// Re-read the file after writing and confirm its bytes.
         #[arg(long)]
         verify: bool,
+        /// Syntax check of a code file: warn (default), block (refuse a change that adds
+        /// syntax errors) or off.
+        #[arg(long, value_parser = ["warn", "block", "off"])]
+        syntax_validate: Option<String>,
     },
     /// Create or replace a file (content from --content or standard input).
     Write {
@@ -76,6 +89,9 @@ pub enum Command {
         /// The new content; read from standard input when absent.
         #[arg(long)]
         content: Option<String>,
+        /// Syntax check of a code file: warn (default), block or off.
+        #[arg(long, value_parser = ["warn", "block", "off"])]
+        syntax_validate: Option<String>,
     },
     /// List a directory.
     Ls {
@@ -225,13 +241,17 @@ impl Command {
             }
         };
         let tool = match self {
-            Command::Read { path, offset, limit } => {
+            Command::Read { path, offset, limit, symbol, map, bundle } => {
                 put("path", Some(json!(path)));
                 put("offset", offset.map(Value::from));
                 put("limit", limit.map(Value::from));
+                put("symbol", symbol.as_ref().map(|s| json!(s)));
+                put("map", map.then_some(json!(true)));
+                put("bundle", bundle.as_ref().map(|b| json!(b)));
                 "read"
             }
-            Command::Edit { path, edits, verify } => {
+            Command::Edit { path, edits, verify, syntax_validate } => {
+                put("syntaxValidate", syntax_validate.as_ref().map(|m| json!(m)));
                 let text = if edits == "-" {
                     crate::read_stdin().context("cannot read edits from standard input")?
                 } else {
@@ -243,7 +263,8 @@ impl Command {
                 put("postEditVerify", verify.then_some(json!(true)));
                 "edit"
             }
-            Command::Write { path, content } => {
+            Command::Write { path, content, syntax_validate } => {
+                put("syntaxValidate", syntax_validate.as_ref().map(|m| json!(m)));
                 let content = match content {
                     Some(content) => content.clone(),
                     None => crate::read_stdin().context("cannot read content from standard input")?,

@@ -193,6 +193,36 @@ fn grep_scope_symbol_shows_the_enclosing_symbol() {
 }
 
 #[test]
+fn read_by_symbol_with_map_and_bundle_and_syntax_validate_flags() {
+    let dir = Dir::new();
+    let source = "const LIMIT: u32 = 3;\n\nfn helper() -> u32 {\n    LIMIT\n}\n\nfn main() {\n    helper();\n}\n";
+    std::fs::write(dir.0.path().join("m.rs"), source).expect("write");
+    let out = dir.run(&["read", "m.rs", "--symbol", "main"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        stdout(&out),
+        "[Symbol: main (function), lines 7-9 of 9]\n\n7:f9b|fn main() {\n8:75a|    helper();\n9:b18|}\n"
+    );
+    let out = dir.run(&["read", "m.rs", "--symbol", "main", "--bundle", "local"], None);
+    let text = stdout(&out);
+    assert!(text.contains("## Local support") && text.contains("fn helper() -> u32 {"), "{text}");
+    let out = dir.run(&["read", "m.rs", "--map"], None);
+    assert!(stdout(&out).contains("File Map: m.rs"), "{}", stdout(&out));
+    assert_eq!(dir.run(&["read", "m.rs", "--bundle", "local"], None).status.code(), Some(2), "--bundle needs --symbol");
+    // --syntax-validate block refuses an edit and a write that add syntax errors.
+    let edits = r#"[{"set_line":{"anchor":"7:f9b","new_text":"fn main( {"}}]"#;
+    let out = dir.run(&["edit", "m.rs", "--edits", edits, "--syntax-validate", "block"], None);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("syntax-regression: lines 7"), "{said}");
+    let out = dir.run(&["write", "m.rs", "--content", "fn (", "--syntax-validate", "block"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(std::fs::read_to_string(dir.0.path().join("m.rs")).expect("read"), source, "nothing written");
+    let out = dir.run(&["edit", "m.rs", "--edits", edits, "--syntax-validate", "off"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
 fn search_prints_structural_matches() {
     let dir = Dir::new();
     std::fs::write(dir.0.path().join("m.rs"), "fn main() {\n    x.unwrap();\n}\n").expect("write");
