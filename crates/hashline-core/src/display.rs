@@ -43,11 +43,31 @@ pub fn display_line(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 /// Whether `bytes` are ASCII without any control character that needs escaping (the
-/// common case, checked in one branch-free pass that the compiler vectorizes). Such bytes
-/// display as themselves.
+/// common case, checked 32 bytes at a time in a branch-free pass that the compiler turns
+/// into vector compares). Such bytes display as themselves.
 pub fn is_plain_ascii(bytes: &[u8]) -> bool {
-    let flags = bytes.iter().fold(0u8, |acc, &b| acc | u8::from(b >= 0x80) | u8::from(b < 0x20 && b != b'\t'));
-    flags == 0
+    is_plain(bytes, |b| b != b'\t')
+}
+
+/// Whether `bytes` (lines with their terminators) are ASCII without a control byte
+/// that a row escapes: `\t`, `\n` and `\r` are allowed.
+pub(crate) fn is_plain_with_terminators(bytes: &[u8]) -> bool {
+    is_plain(bytes, |b| (b != b'\t') & (b != b'\n') & (b != b'\r'))
+}
+
+/// Whether no byte of `bytes` is non-ASCII or a control byte for which `refused` holds.
+/// As a signed byte, every non-ASCII byte and every control byte is below 0x20, so one
+/// compare catches both.
+#[inline(always)]
+fn is_plain(bytes: &[u8], refused: impl Fn(u8) -> bool + Copy) -> bool {
+    let bad = move |b: u8| u8::from(((b as i8) < 0x20) & refused(b));
+    let mut chunks = bytes.chunks_exact(32);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(0u8, |acc, &b| acc | bad(b)) != 0 {
+            return false;
+        }
+    }
+    chunks.remainder().iter().fold(0u8, |acc, &b| acc | bad(b)) == 0
 }
 
 /// Whether `bytes` hold a byte of a control character that a row escapes. In UTF-8 these
@@ -118,6 +138,21 @@ mod tests {
         }
         assert_eq!(escape_controls("\u{1b}[0m"), "\\u001b[0m");
         assert_eq!(escape_controls("\u{7f}"), "\u{7f}");
+    }
+
+    #[test]
+    fn plain_checks_refuse_exactly_non_ascii_and_escaped_controls() {
+        for b in 0..=255u8 {
+            let plain = b < 0x80 && !(b < 0x20 && b != b'\t');
+            // Alone (the remainder path) and inside a 64-byte run (the 32-byte chunks).
+            let mut run = [b'a'; 64];
+            run[37] = b;
+            assert_eq!(is_plain_ascii(&[b]), plain, "{b:#x}");
+            assert_eq!(is_plain_ascii(&run), plain, "{b:#x}");
+            let with_terminators = plain || b == b'\n' || b == b'\r';
+            assert_eq!(is_plain_with_terminators(&[b]), with_terminators, "{b:#x}");
+            assert_eq!(is_plain_with_terminators(&run), with_terminators, "{b:#x}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use crate::display::{is_plain_ascii, push_display};
+use crate::display::{is_plain_ascii, is_plain_with_terminators, push_display};
 use crate::{Document, LineHash, LineNo};
 
 /// Bytes of the file checked at once for bytes that need escaping or decoding.
@@ -163,14 +163,9 @@ fn prefix_of(number: u32) -> ([u8; 16], usize) {
 }
 
 /// Whether a block of file bytes (line terminators included) is ASCII with no control
-/// byte a row escapes: then every line in it displays as its own bytes. One branch-free
-/// pass that the compiler vectorizes.
+/// byte a row escapes: then every line in it displays as its own bytes.
 fn is_plain_block(bytes: &[u8]) -> bool {
-    let flags = bytes.iter().fold(0u8, |acc, &b| {
-        let control = (b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r');
-        acc | u8::from(b >= 0x80) | u8::from(control)
-    });
-    flags == 0
+    is_plain_with_terminators(bytes)
 }
 
 /// Appends `bytes[range]`: a short line in 16-byte chunks (reading on into the file and
