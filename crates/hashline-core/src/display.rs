@@ -49,10 +49,28 @@ pub fn is_plain_ascii(bytes: &[u8]) -> bool {
     is_plain(bytes, |b| b != b'\t')
 }
 
+/// Where the first 32-byte chunk of `bytes` (lines with their terminators) that is not
+/// plain starts: one holding a non-ASCII byte or a control byte that a row escapes
+/// (`\t`, `\n` and `\r` are allowed). `None` when every byte is plain; the bytes before
+/// the offset returned are all plain.
+pub(crate) fn first_unplain_chunk(bytes: &[u8]) -> Option<usize> {
+    let refused = |b: u8| (b != b'\t') & (b != b'\n') & (b != b'\r');
+    let bad = move |b: u8| u8::from(((b as i8) < 0x20) & refused(b));
+    let mut chunks = bytes.chunks_exact(32);
+    for (i, chunk) in (&mut chunks).enumerate() {
+        if chunk.iter().fold(0u8, |acc, &b| acc | bad(b)) != 0 {
+            return Some(i * 32);
+        }
+    }
+    let tail = chunks.remainder();
+    (tail.iter().fold(0u8, |acc, &b| acc | bad(b)) != 0).then(|| bytes.len() - tail.len())
+}
+
 /// Whether `bytes` (lines with their terminators) are ASCII without a control byte
-/// that a row escapes: `\t`, `\n` and `\r` are allowed.
-pub(crate) fn is_plain_with_terminators(bytes: &[u8]) -> bool {
-    is_plain(bytes, |b| (b != b'\t') & (b != b'\n') & (b != b'\r'))
+/// that a row escapes.
+#[cfg(test)]
+fn is_plain_with_terminators(bytes: &[u8]) -> bool {
+    first_unplain_chunk(bytes).is_none()
 }
 
 /// Whether no byte of `bytes` is non-ASCII or a control byte for which `refused` holds.
@@ -152,6 +170,8 @@ mod tests {
             let with_terminators = plain || b == b'\n' || b == b'\r';
             assert_eq!(is_plain_with_terminators(&[b]), with_terminators, "{b:#x}");
             assert_eq!(is_plain_with_terminators(&run), with_terminators, "{b:#x}");
+            assert_eq!(first_unplain_chunk(&run), (!with_terminators).then_some(32), "{b:#x}");
+            assert_eq!(first_unplain_chunk(&run[..40]), (!with_terminators).then_some(32), "{b:#x}");
         }
     }
 

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use crate::display::{is_plain_ascii, is_plain_with_terminators, push_display};
+use crate::display::{first_unplain_chunk, is_plain_ascii, push_display};
 use crate::{Document, LineHash, LineNo};
 
 /// Bytes of the file checked at once for bytes that need escaping or decoding.
@@ -121,14 +121,16 @@ impl<'d> Rows<'d> {
             return false;
         }
         let block_end = range.end.max(range.start.saturating_add(CHECK_BLOCK)).min(self.bytes_end).max(range.end);
-        let block = range.start..block_end;
-        if is_plain_block(&self.doc.as_bytes()[block.clone()]) {
-            self.plain_end = block.end;
-            true
-        } else {
-            self.mixed_end = block.end;
-            false
+        match first_unplain_chunk(&self.doc.as_bytes()[range.start..block_end]) {
+            None => self.plain_end = block_end,
+            Some(offset) => {
+                // Plain up to the chunk with the byte that is not; the lines that end in
+                // that chunk are checked alone.
+                self.plain_end = range.start + offset;
+                self.mixed_end = (self.plain_end + 32).min(block_end);
+            }
         }
+        range.end <= self.plain_end
     }
 
     /// Moves the prefix's digits to the next line number (saturating at `u32::MAX`, as
@@ -160,12 +162,6 @@ fn prefix_of(number: u32) -> ([u8; 16], usize) {
     prefix[width] = b':';
     prefix[width + 4] = b'|';
     (prefix, width)
-}
-
-/// Whether a block of file bytes (line terminators included) is ASCII with no control
-/// byte a row escapes: then every line in it displays as its own bytes.
-fn is_plain_block(bytes: &[u8]) -> bool {
-    is_plain_with_terminators(bytes)
 }
 
 /// Appends `bytes[range]`: a short line in 16-byte chunks (reading on into the file and
@@ -243,14 +239,6 @@ mod tests {
             let mut out = Vec::new();
             push_rows(&mut out, &doc, range.clone());
             assert_eq!(out, simple(&doc, range));
-        }
-    }
-
-    #[test]
-    fn plain_block_check() {
-        assert!(is_plain_block(b"a\tb\r\nc\n~"));
-        for bad in [&b"\x00"[..], b"\x1f", b"\x0b", b"\x80", b"\xff", b"\x1b[0m"] {
-            assert!(!is_plain_block(bad), "{bad:?}");
         }
     }
 }

@@ -16,8 +16,8 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use hashline_core::{Anchor, Document, LineNo};
 use hashline_syntax::{LanguageId, ParseLimits, census, parse_document};
 use hashline_tools::edit::EditTool;
-use hashline_tools::tree_cache::CachedTree;
 use hashline_tools::result::execute_content;
+use hashline_tools::tree_cache::CachedTree;
 use hashline_tools::{CallContext, Session, SessionConfig, execute};
 use serde_json::{Value, json};
 
