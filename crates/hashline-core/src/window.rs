@@ -8,6 +8,7 @@
 use std::ops::Range;
 
 use crate::display::{first_unplain_chunk, is_plain_ascii, push_display};
+use crate::document::Span;
 use crate::{Document, LineHash, LineNo};
 
 /// Bytes of the file checked at once for bytes that need escaping or decoding.
@@ -34,10 +35,9 @@ const CHUNKED_MAX: usize = 64;
 /// assert_eq!(out, b"2:589|beta\n3:56d|gamma");
 /// ```
 pub struct Rows<'d> {
-    doc: &'d Document,
-    /// 0-based index of the next line, and one past the last.
-    next: usize,
-    end: usize,
+    bytes: &'d [u8],
+    /// The lines still to render.
+    spans: std::slice::Iter<'d, Span>,
     /// The next row's prefix: the line number's digits, `:`, room for the hash, `|`.
     prefix: [u8; 16],
     /// How many digits the line number has.
@@ -55,39 +55,43 @@ pub struct Rows<'d> {
 impl<'d> Rows<'d> {
     /// The rows of the lines with 0-based indices in `range`, clamped to the document.
     pub fn new(doc: &'d Document, range: Range<usize>) -> Self {
-        let end = range.end.min(doc.line_count());
-        let next = range.start.min(end);
-        let start = doc.content_range(LineNo::from_index(next)).map_or(0, |r| r.start);
-        let bytes_end = match end.checked_sub(1) {
-            Some(last) if last >= next => doc.content_range(LineNo::from_index(last)).map_or(start, |r| r.end),
-            _ => start,
-        };
-        let number = LineNo::from_index(next).get();
+        let first = range.start.min(doc.line_count());
+        let spans = doc.spans_in(range);
+        let start = spans.first().map_or(0, |s| s.start);
+        let bytes_end = spans.last().map_or(start, |s| s.end);
+        let number = LineNo::from_index(first).get();
         let (prefix, width) = prefix_of(number);
-        Self { doc, next, end, prefix, width, number, plain_end: start, mixed_end: start, bytes_end }
+        Self {
+            bytes: doc.as_bytes(),
+            spans: spans.iter(),
+            prefix,
+            width,
+            number,
+            plain_end: start,
+            mixed_end: start,
+            bytes_end,
+        }
     }
 
     /// How many rows are left.
     pub fn remaining(&self) -> usize {
-        self.end - self.next
+        self.spans.len()
     }
 
     /// Bytes of content the remaining rows hold (their display form may be longer).
     pub fn remaining_bytes(&self) -> usize {
-        let start = self.doc.content_range(LineNo::from_index(self.next)).map_or(self.bytes_end, |r| r.start);
+        let start = self.spans.as_slice().first().map_or(self.bytes_end, |s| s.start);
         self.bytes_end.saturating_sub(start)
     }
 
     /// Appends the next line's row to `out` and returns its number and hash; `None` when
     /// the range is done.
     pub fn push_next(&mut self, out: &mut Vec<u8>) -> Option<(LineNo, LineHash)> {
-        if self.next >= self.end {
-            return None;
-        }
-        let number = LineNo::from_index(self.next);
-        let range = self.doc.content_range(number)?;
-        let bytes = self.doc.as_bytes();
-        let content = &bytes[range.clone()];
+        let span = self.spans.next()?;
+        let number = LineNo::new(self.number).unwrap_or(LineNo::FIRST);
+        let range = span.start..span.end;
+        let bytes = self.bytes;
+        let content = bytes.get(range.clone()).unwrap_or_default();
         let hash = LineHash::of(content);
         let width = self.width;
         let at = out.len();
@@ -105,7 +109,6 @@ impl<'d> Rows<'d> {
         } else {
             push_display(out, content);
         }
-        self.next += 1;
         self.increment();
         Some((number, hash))
     }
@@ -121,7 +124,7 @@ impl<'d> Rows<'d> {
             return false;
         }
         let block_end = range.end.max(range.start.saturating_add(CHECK_BLOCK)).min(self.bytes_end).max(range.end);
-        match first_unplain_chunk(&self.doc.as_bytes()[range.start..block_end]) {
+        match first_unplain_chunk(self.bytes.get(range.start..block_end).unwrap_or_default()) {
             None => self.plain_end = block_end,
             Some(offset) => {
                 // Plain up to the chunk with the byte that is not; the lines that end in
