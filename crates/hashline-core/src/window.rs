@@ -238,7 +238,9 @@ mod tests {
     fn equals_row_by_row_rendering() {
         let text = b"a\n\tb\x01c\r\n\xff\xfe\rcaf\xc3\xa9\n\n".repeat(40);
         let doc = Document::parse([&b"x".repeat(5000)[..], b"\n", &text, b"end"].concat());
-        for range in [0..doc.line_count(), 3..9, 0..0, 7..3, 200..100_000] {
+        // Whole, inside, empty, reversed (start past end) and past the last line.
+        for (start, end) in [(0, doc.line_count()), (3, 9), (0, 0), (7, 3), (200, 100_000)] {
+            let range = start..end;
             let mut out = Vec::new();
             push_rows(&mut out, &doc, range.clone());
             assert_eq!(out, simple(&doc, range));
