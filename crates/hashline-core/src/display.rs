@@ -43,11 +43,49 @@ pub fn display_line(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 /// Whether `bytes` are ASCII without any control character that needs escaping (the
-/// common case, checked in one branch-free pass that the compiler vectorizes). Such bytes
-/// display as themselves.
+/// common case, checked 32 bytes at a time in a branch-free pass that the compiler turns
+/// into vector compares). Such bytes display as themselves.
 pub fn is_plain_ascii(bytes: &[u8]) -> bool {
-    let flags = bytes.iter().fold(0u8, |acc, &b| acc | u8::from(b >= 0x80) | u8::from(b < 0x20 && b != b'\t'));
-    flags == 0
+    is_plain(bytes, |b| b != b'\t')
+}
+
+/// Where the first 32-byte chunk of `bytes` (lines with their terminators) that is not
+/// plain starts: one holding a non-ASCII byte or a control byte that a row escapes
+/// (`\t`, `\n` and `\r` are allowed). `None` when every byte is plain; the bytes before
+/// the offset returned are all plain.
+pub(crate) fn first_unplain_chunk(bytes: &[u8]) -> Option<usize> {
+    let refused = |b: u8| (b != b'\t') & (b != b'\n') & (b != b'\r');
+    let bad = move |b: u8| u8::from(((b as i8) < 0x20) & refused(b));
+    let mut chunks = bytes.chunks_exact(32);
+    for (i, chunk) in (&mut chunks).enumerate() {
+        if chunk.iter().fold(0u8, |acc, &b| acc | bad(b)) != 0 {
+            return Some(i * 32);
+        }
+    }
+    let tail = chunks.remainder();
+    (tail.iter().fold(0u8, |acc, &b| acc | bad(b)) != 0).then(|| bytes.len() - tail.len())
+}
+
+/// Whether `bytes` (lines with their terminators) are ASCII without a control byte
+/// that a row escapes.
+#[cfg(test)]
+fn is_plain_with_terminators(bytes: &[u8]) -> bool {
+    first_unplain_chunk(bytes).is_none()
+}
+
+/// Whether no byte of `bytes` is non-ASCII or a control byte for which `refused` holds.
+/// As a signed byte, every non-ASCII byte and every control byte is below 0x20, so one
+/// compare catches both.
+#[inline(always)]
+fn is_plain(bytes: &[u8], refused: impl Fn(u8) -> bool + Copy) -> bool {
+    let bad = move |b: u8| u8::from(((b as i8) < 0x20) & refused(b));
+    let mut chunks = bytes.chunks_exact(32);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(0u8, |acc, &b| acc | bad(b)) != 0 {
+            return false;
+        }
+    }
+    chunks.remainder().iter().fold(0u8, |acc, &b| acc | bad(b)) == 0
 }
 
 /// Whether `bytes` hold a byte of a control character that a row escapes. In UTF-8 these
@@ -118,6 +156,23 @@ mod tests {
         }
         assert_eq!(escape_controls("\u{1b}[0m"), "\\u001b[0m");
         assert_eq!(escape_controls("\u{7f}"), "\u{7f}");
+    }
+
+    #[test]
+    fn plain_checks_refuse_exactly_non_ascii_and_escaped_controls() {
+        for b in 0..=255u8 {
+            let plain = b < 0x80 && !(b < 0x20 && b != b'\t');
+            // Alone (the remainder path) and inside a 64-byte run (the 32-byte chunks).
+            let mut run = [b'a'; 64];
+            run[37] = b;
+            assert_eq!(is_plain_ascii(&[b]), plain, "{b:#x}");
+            assert_eq!(is_plain_ascii(&run), plain, "{b:#x}");
+            let with_terminators = plain || b == b'\n' || b == b'\r';
+            assert_eq!(is_plain_with_terminators(&[b]), with_terminators, "{b:#x}");
+            assert_eq!(is_plain_with_terminators(&run), with_terminators, "{b:#x}");
+            assert_eq!(first_unplain_chunk(&run), (!with_terminators).then_some(32), "{b:#x}");
+            assert_eq!(first_unplain_chunk(&run[..40]), (!with_terminators).then_some(32), "{b:#x}");
+        }
     }
 
     #[test]

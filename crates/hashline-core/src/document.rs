@@ -33,11 +33,11 @@ impl Terminator {
 
 /// One physical line: where its content lies in the document's bytes, and how it ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Span {
+pub(crate) struct Span {
     /// Byte offset of the first content byte.
-    start: usize,
+    pub(crate) start: usize,
     /// Byte offset one past the last content byte (the terminator starts here).
-    end: usize,
+    pub(crate) end: usize,
     terminator: Terminator,
 }
 
@@ -152,6 +152,12 @@ impl Document {
         let end = range.end.min(self.spans.len());
         let start = range.start.min(end);
         self.spans[start..end].iter().enumerate().map(move |(i, span)| self.view(LineNo::from_index(start + i), span))
+    }
+
+    /// The spans of the lines with 0-based indices in `range` (clamped to the document).
+    pub(crate) fn spans_in(&self, range: std::ops::Range<usize>) -> &[Span] {
+        let end = range.end.min(self.spans.len());
+        &self.spans[range.start.min(end)..end]
     }
 
     /// Whether any line ends with a bare `\r`.

@@ -28,6 +28,7 @@ pub mod edit;
 pub mod hash;
 pub mod line_no;
 pub mod row;
+pub mod window;
 
 pub use anchor::{Anchor, AnchorError, AnchorRef, parse_anchor};
 pub use binary::looks_binary;

@@ -83,15 +83,9 @@ pub fn row_prefix(anchor: Anchor) -> String {
 /// assert_eq!(render_rows(&doc, LineNo::FIRST, LineNo::new(2).unwrap()), "1:3c8|alpha\n2:589|beta");
 /// ```
 pub fn render_rows(doc: &Document, first: LineNo, last: LineNo) -> String {
-    let range = first.index()..last.index() + 1;
-    let bytes = doc.content_range(first).zip(doc.content_range(last)).map_or(0, |(a, b)| b.end.saturating_sub(a.start));
-    let mut out = Vec::with_capacity(bytes + range.len().min(doc.line_count()) * 12);
-    for line in doc.lines_in(range) {
-        if line.number != first {
-            out.push(b'\n');
-        }
-        push_row(&mut out, line.number, line.hash(), line.content);
-    }
+    let mut out = Vec::new();
+    crate::window::push_rows(&mut out, doc, first.index()..last.index() + 1);
+    out.pop();
     into_text(out)
 }
 

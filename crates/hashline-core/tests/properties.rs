@@ -2,6 +2,7 @@
 
 use hashline_core::display::{display_line, is_escaped_control};
 use hashline_core::row::push_row;
+use hashline_core::window::{Rows, push_rows};
 use hashline_core::{Anchor, AnchorRef, Document, LineHash, LineNo, Terminator, parse_anchor};
 use proptest::prelude::*;
 
@@ -21,7 +22,52 @@ fn document_bytes() -> impl Strategy<Value = Vec<u8>> {
     proptest::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
 }
 
+/// Like [`document_bytes`], with long lines (past the renderer's chunked copies and
+/// its check blocks), runs of plain ASCII and valid non-ASCII text.
+fn render_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(b"\n".to_vec()),
+        Just(b"\r\n".to_vec()),
+        Just(b"\r".to_vec()),
+        Just(b"\t".to_vec()),
+        Just(b"\xEF\xBB\xBF".to_vec()),
+        Just("caf\u{e9} \u{1f600}".as_bytes().to_vec()),
+        Just(b"\xff\xfe\xe2\x82".to_vec()),
+        Just(vec![0u8, 0x1b, 0x7f]),
+        "[ -~]{0,80}".prop_map(String::into_bytes),
+        (1usize..6000).prop_map(|n| b"x".repeat(n)),
+        proptest::collection::vec(any::<u8>(), 0..40),
+    ];
+    proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+}
+
 proptest! {
+    #[test]
+    fn window_renderer_equals_row_by_row(bytes in render_bytes(), from in 0usize..60, count in 0usize..80) {
+        let doc = Document::parse(bytes);
+        let range = from..from + count;
+        let mut simple = Vec::new();
+        let mut served = Vec::new();
+        for line in doc.lines_in(range.clone()) {
+            push_row(&mut simple, line.number, line.hash(), line.content);
+            simple.push(b'\n');
+            served.push((line.number, line.hash()));
+        }
+        let mut fast = Vec::new();
+        push_rows(&mut fast, &doc, range.clone());
+        prop_assert_eq!(&fast, &simple);
+        // Row by row, with the numbers and hashes it reports.
+        let mut rows = Rows::new(&doc, range);
+        let mut one_by_one = Vec::new();
+        let mut reported = Vec::new();
+        while let Some(row) = rows.push_next(&mut one_by_one) {
+            one_by_one.push(b'\n');
+            reported.push(row);
+        }
+        prop_assert_eq!(one_by_one, simple);
+        prop_assert_eq!(reported, served);
+    }
+
     #[test]
     fn any_byte_string_round_trips(bytes in document_bytes()) {
         let doc = Document::parse(bytes.clone());

@@ -3,10 +3,11 @@
 //! validation, diff and patch rendering, the atomic write and the JSON projection (SPEC §11
 //! sets ≤ 50 ms for the engine alone; this shows what the tool adds).
 //!
-//! Three ways: `syntaxValidate: off` (the file-system layer's figure, comparable with
+//! Four ways: `syntaxValidate: off` (the file-system layer's figure, comparable with
 //! a `.txt` file), `warn` (the default: the old file parsed, the new one reparsed
 //! incrementally), and `warn` with the session's tree of the old file already kept (as
-//! after the session's previous edit of it).
+//! after the session's previous edit of it); and `off` through `execute_content`, the
+//! text-only path of the CLI's text mode.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -15,6 +16,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use hashline_core::{Anchor, Document, LineNo};
 use hashline_syntax::{LanguageId, ParseLimits, census, parse_document};
 use hashline_tools::edit::EditTool;
+use hashline_tools::run::execute_content;
 use hashline_tools::tree_cache::CachedTree;
 use hashline_tools::{CallContext, Session, SessionConfig, execute};
 use serde_json::{Value, json};
@@ -113,6 +115,21 @@ fn edit_tool(c: &mut Criterion) {
             )
         });
     }
+    // The same call for a front end that needs only the text (the CLI's text mode): no
+    // `diffData`, patch, anchor values or diff cards.
+    group.bench_function("tool_1000_edits_100k_lines/syntax_off_text_only", |b| {
+        b.iter_batched(
+            || {
+                restore(&file);
+                (session(false), args("off"))
+            },
+            |(session, args)| {
+                let result = execute_content::<EditTool>(&session, black_box(args), &CallContext::top_level());
+                (session, result)
+            },
+            BatchSize::PerIteration,
+        )
+    });
     group.finish();
 }
 

@@ -1,7 +1,8 @@
 //! `read` (SPEC §5.1): anchored rows of a file window, or an image.
 
 use base64::Engine as _;
-use hashline_core::row::{into_text, push_row};
+use hashline_core::row::into_text;
+use hashline_core::window::Rows;
 use hashline_core::{Document, LineHash, LineNo, looks_binary};
 use hashline_view::{ContentBlock, ReadFileLine, ReadMeta, lang_from_path};
 use schemars::JsonSchema;
@@ -440,12 +441,16 @@ fn render_window(doc: &Document, start: usize, end: usize, text_only: bool) -> W
     let mut rows = Vec::with_capacity(MAX_BYTES.min(doc.as_bytes().len() + count * 12));
     let mut lines = Vec::with_capacity(if text_only { 0 } else { count });
     let mut served = Vec::with_capacity(count);
-    for line in doc.lines_in(start - 1..end) {
-        let hash = line.hash();
+    let mut renderer = Rows::new(doc, start - 1..end);
+    loop {
         let separator = usize::from(!rows.is_empty());
         let before = rows.len();
         rows.extend(std::iter::repeat_n(b'\n', separator));
-        push_row(&mut rows, line.number, hash, line.content);
+        let Some((number, hash)) = renderer.push_next(&mut rows) else {
+            rows.truncate(before);
+            break;
+        };
+        let Some(line) = doc.line(number) else { break };
         let row_len = rows.len() - before - separator;
         if served.is_empty() && row_len > MAX_BYTES {
             // One row alone is over the budget: show its start so the anchor is usable.

@@ -1,6 +1,7 @@
 //! `write` (SPEC §5.2): create or replace a file atomically, answer with its anchors.
 
-use hashline_core::row::{into_text, push_row};
+use hashline_core::row::into_text;
+use hashline_core::window::Rows;
 use hashline_core::{Document, looks_binary};
 use hashline_view::DiffsMeta;
 use schemars::JsonSchema;
@@ -202,11 +203,12 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     let mut rows = Vec::new();
     let mut over_budget = doc.line_count() > MAX_LINES;
     if !over_budget {
-        for line in doc.lines() {
+        let mut renderer = Rows::new(&doc, 0..doc.line_count());
+        while renderer.remaining() > 0 {
             if !rows.is_empty() {
                 rows.push(b'\n');
             }
-            push_row(&mut rows, line.number, line.hash(), line.content);
+            renderer.push_next(&mut rows);
             if rows.len() > MAX_BYTES {
                 over_budget = true;
                 break;

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::prepare::{Held, Options, Prepared, carry_served, prepare, record_rows};
 use super::render::{self, FRESH_CONTEXT};
 use super::{EditValue, FileEditValue, Request};
-use crate::diff::DIFF_CONTEXT;
+use crate::diff::{Change, DIFF_CONTEXT};
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::write_error;
 use crate::ptc::PtcLine;
@@ -90,10 +90,12 @@ pub(crate) fn run(
 
     let mut values = Vec::with_capacity(prepared.len());
     let mut texts = Vec::with_capacity(prepared.len());
+    let mut changes = Vec::with_capacity(prepared.len());
     for file in &prepared {
-        let (value, text) = finish(session, file, ctx.text_only)?;
+        let (value, text, found) = finish(session, file, ctx.text_only)?;
         values.push(value);
         texts.push(text);
+        changes.push(found);
     }
     // Verified after every file's ledger is up to date, so a failure leaves no file behind.
     if options.verify {
@@ -121,8 +123,9 @@ pub(crate) fn run(
     let meta = hashline_view::DiffsMeta {
         diffs: prepared
             .iter()
-            .flat_map(|file| {
-                let hunks = render::hunks(&file.before, &file.outcome.document, &file.outcome.changes, DIFF_CONTEXT);
+            .zip(changes)
+            .flat_map(|(file, found)| {
+                let hunks = render::hunks_of(&file.before, &file.outcome.document, found, DIFF_CONTEXT);
                 render::file_diffs(&file.path.display, &file.before, &file.outcome.document, &hunks)
             })
             .collect(),
@@ -190,14 +193,19 @@ fn changed_on_disk(session: &Session, file: &Prepared) -> ToolError {
     .with_path(file.path.absolute_str())
 }
 
-/// After the write: ledger, verification, value and text of one file. With `text_only`,
-/// the value leaves out what only the structured projection shows (`diffData`, `patch`,
-/// `anchors`).
-fn finish(session: &Session, file: &Prepared, text_only: bool) -> Result<(FileEditValue, String), ToolError> {
+/// After the write: ledger, verification, value and text of one file, and the edit's
+/// logical changes (for the diff cards). With `text_only`, the value leaves out what only
+/// the structured projection shows (`diffData`, `patch`, `anchors`).
+fn finish(
+    session: &Session,
+    file: &Prepared,
+    text_only: bool,
+) -> Result<(FileEditValue, String, Vec<Change>), ToolError> {
     let outcome = &file.outcome;
     let (old, new) = (&file.before, &outcome.document);
     let noop = outcome.is_noop(old);
-    let hunks = render::hunks(old, new, &outcome.changes, FRESH_CONTEXT);
+    let found = render::logical_changes(old, new, &outcome.changes);
+    let hunks = render::hunks_of(old, new, found.iter().cloned(), FRESH_CONTEXT);
     let fresh = render::fresh_lines(&hunks);
     if !noop {
         carry_served(session, file, &fresh);
@@ -243,7 +251,7 @@ fn finish(session: &Session, file: &Prepared, text_only: bool) -> Result<(FileEd
         syntax: file.syntax.clone(),
         warnings: file.warnings.clone(),
     };
-    Ok((value, text))
+    Ok((value, text, found))
 }
 
 /// `postEditVerify`: the bytes on disk are the bytes meant.

@@ -8,7 +8,7 @@ use hashline_core::{Document, LineNo, Terminator};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::diff::{Hunk, LineKind, changes_from_kept, group, unified_of};
+use crate::diff::{Change, Hunk, LineKind, changes_from_kept, group, unified_of};
 
 /// Context rows around each change in the anchored diff (and so in the fresh anchors).
 pub const FRESH_CONTEXT: u32 = 2;
@@ -16,27 +16,39 @@ pub const FRESH_CONTEXT: u32 = 2;
 /// At most this many rows of anchored diff in the text.
 pub const MAX_DIFF_ROWS: usize = 400;
 
-/// The logical hunks of an edit, from its change map (no diff algorithm needed: the
-/// engine knows which lines survived).
-pub fn hunks(old: &Document, new: &Document, changes: &ChangeMap, context: u32) -> Vec<Hunk> {
+/// The logical hunks of an edit, from its changes found by [`logical_changes`] (no
+/// diff algorithm needed: the engine knows which lines survived; found once, grouped
+/// with each context the result needs).
+pub fn hunks_of(old: &Document, new: &Document, changes: impl IntoIterator<Item = Change>, context: u32) -> Vec<Hunk> {
+    group(changes, old.line_count() as u32, new.line_count() as u32, context)
+}
+
+/// The changed ranges of an edit: what the change map does not keep, less the lines
+/// rewritten with their own content.
+pub fn logical_changes(old: &Document, new: &Document, changes: &ChangeMap) -> Vec<Change> {
     let kept = changes.kept().map(|(o, n)| (o.index() as u32, n.index() as u32));
     let found = changes_from_kept(old.line_count() as u32, new.line_count() as u32, kept);
     fn content(doc: &Document, i: u32) -> Option<&[u8]> {
         doc.line(LineNo::from_index(i as usize)).map(|l| l.content)
     }
     // A line rewritten with its own content is not a change.
-    let trimmed = found.into_iter().filter_map(|(mut removed, mut added)| {
-        while !removed.is_empty() && !added.is_empty() && content(old, removed.start) == content(new, added.start) {
-            removed.start += 1;
-            added.start += 1;
-        }
-        while !removed.is_empty() && !added.is_empty() && content(old, removed.end - 1) == content(new, added.end - 1) {
-            removed.end -= 1;
-            added.end -= 1;
-        }
-        (!removed.is_empty() || !added.is_empty()).then_some((removed, added))
-    });
-    group(trimmed, old.line_count() as u32, new.line_count() as u32, context)
+    found
+        .into_iter()
+        .filter_map(|(mut removed, mut added)| {
+            while !removed.is_empty() && !added.is_empty() && content(old, removed.start) == content(new, added.start) {
+                removed.start += 1;
+                added.start += 1;
+            }
+            while !removed.is_empty()
+                && !added.is_empty()
+                && content(old, removed.end - 1) == content(new, added.end - 1)
+            {
+                removed.end -= 1;
+                added.end -= 1;
+            }
+            (!removed.is_empty() || !added.is_empty()).then_some((removed, added))
+        })
+        .collect()
 }
 
 /// The diff card's hunks (SPEC §8) for an edit: the text of the hunks' lines only, so a
@@ -220,26 +232,24 @@ pub fn patch(path: &str, old: &Document, new: &Document, changes: &ChangeMap) ->
     let kept = kept.map(|(o, n)| (o as u32, n as u32));
     let found = changes_from_kept(old.line_count() as u32, new.line_count() as u32, kept);
     let hunks = group(found, old.line_count() as u32, new.line_count() as u32, crate::diff::DIFF_CONTEXT);
-    let physical = |doc: &Document, i: u32| {
-        let mut text = String::new();
+    // Each line written straight into the patch, terminator included.
+    let physical = |out: &mut String, doc: &Document, i: u32| {
         if i == 0 && doc.has_bom() {
-            text.push('\u{feff}');
+            out.push('\u{feff}');
         }
         if let Some(line) = doc.line(LineNo::from_index(i as usize)) {
-            text.push_str(&decode_lossy(line.content));
+            out.push_str(&decode_lossy(line.content));
             match line.terminator {
-                Terminator::None => text.push_str("\n\\ No newline at end of file\n"),
-                t => text.push_str(&String::from_utf8_lossy(t.as_bytes())),
+                Terminator::None => out.push_str("\n\\ No newline at end of file\n"),
+                Terminator::Lf => out.push('\n'),
+                Terminator::CrLf => out.push_str("\r\n"),
+                Terminator::Cr => out.push('\r'),
             }
         }
-        text
     };
-    unified_of(&format!("a/{path}"), &format!("b/{path}"), &hunks, |out, kind, o, n| {
-        let line = match (kind, o, n) {
-            (LineKind::Add, _, Some(n)) | (LineKind::Context, _, Some(n)) => physical(new, n),
-            (_, Some(o), _) => physical(old, o),
-            _ => String::new(),
-        };
-        out.push_str(&line);
+    unified_of(&format!("a/{path}"), &format!("b/{path}"), &hunks, |out, kind, o, n| match (kind, o, n) {
+        (LineKind::Add, _, Some(n)) | (LineKind::Context, _, Some(n)) => physical(out, new, n),
+        (_, Some(o), _) => physical(out, old, o),
+        _ => {}
     })
 }
