@@ -53,6 +53,7 @@ pub fn run(options: &Options<'_>) -> Result<()> {
                 bail!("cargo bench {} failed", args.join(" "));
             }
         }
+        criterion_targets(&root, std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0));
     }
     let cli = match cli {
         Some(cli) => cli.to_path_buf(),
@@ -330,4 +331,81 @@ fn tempfile_dir() -> Result<PathBuf> {
     let dir = std::env::temp_dir().join(format!("hashline-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).context("cannot create a scratch directory")?;
     Ok(dir)
+}
+
+/// Issue 12's in-process targets from the criterion run just made (its median estimates in
+/// `target/criterion/`; the benches ran one after the other, not interleaved): row rendering
+/// in bytes per second, and the whole `edit` tool beside the engine alone.
+fn criterion_targets(root: &Path, input_bytes: u64) {
+    println!("\nIn-process targets (criterion medians of the run above; {input_bytes} bytes of input):");
+    for line in target_lines(&root.join("target/criterion"), input_bytes) {
+        println!("  {line}");
+    }
+}
+
+/// The lines [`criterion_targets`] prints, from the estimates under `dir`.
+fn target_lines(dir: &Path, input_bytes: u64) -> Vec<String> {
+    let median = |bench: &str| -> Option<f64> {
+        let text = std::fs::read_to_string(dir.join(bench).join("new/estimates.json")).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        value["median"]["point_estimate"].as_f64().filter(|ns| *ns > 0.0)
+    };
+    let mut lines = Vec::new();
+    for (bench, what, target) in [
+        ("render/render_parsed_10k_lines", "row rendering, render only", 1.0),
+        ("render/parse_and_render_10k_lines", "row rendering, parse + render", 0.7),
+    ] {
+        lines.push(match median(bench) {
+            Some(ns) => {
+                let rate = input_bytes as f64 / ns;
+                let verdict = if rate >= target { "met" } else { "NOT met" };
+                format!("{what:<44} {rate:>7.3} GB/s   target ≥ {target:.1} GB/s: {verdict}")
+            }
+            None => format!("{what:<44} (no criterion estimate for {bench})"),
+        });
+    }
+    let engine = median("edit/apply_1000_edits_100k_lines");
+    for (bench, what) in [
+        ("edit_tool/tool_1000_edits_100k_lines/syntax_off", "edit tool (full JSON) / engine, 1000 edits"),
+        ("edit_tool/tool_1000_edits_100k_lines/syntax_off_text_only", "edit tool (text only) / engine, 1000 edits"),
+    ] {
+        lines.push(match (median(bench), engine) {
+            (Some(tool), Some(engine)) => {
+                let ratio = tool / engine;
+                let verdict = if ratio <= 2.0 { "met" } else { "NOT met" };
+                format!(
+                    "{what:<44} {ratio:>7.2}x   ({:.2} ms / {:.2} ms, the tool's durable write included)   target ≤ 2.0x: {verdict}",
+                    tool / 1e6,
+                    engine / 1e6
+                )
+            }
+            _ => format!("{what:<44} (no criterion estimate for {bench} or the engine)"),
+        });
+    }
+    lines
+}
+
+#[cfg(test)]
+mod target_tests {
+    use super::target_lines;
+
+    #[test]
+    fn targets_are_read_from_criterion_medians() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let put = |bench: &str, ns: f64| {
+            let at = dir.path().join(bench).join("new");
+            std::fs::create_dir_all(&at).expect("mkdir");
+            std::fs::write(at.join("estimates.json"), format!(r#"{{"median": {{"point_estimate": {ns}}}}}"#))
+                .expect("write");
+        };
+        put("render/render_parsed_10k_lines", 250_000.0);
+        put("render/parse_and_render_10k_lines", 1_000_000.0);
+        put("edit/apply_1000_edits_100k_lines", 10e6);
+        put("edit_tool/tool_1000_edits_100k_lines/syntax_off", 50e6);
+        let lines = target_lines(dir.path(), 500_000);
+        assert!(lines[0].contains("2.000 GB/s") && lines[0].ends_with(": met"), "{lines:?}");
+        assert!(lines[1].contains("0.500 GB/s") && lines[1].ends_with("NOT met"), "{lines:?}");
+        assert!(lines[2].contains("5.00x") && lines[2].ends_with("NOT met"), "{lines:?}");
+        assert!(lines[3].contains("no criterion estimate"), "{lines:?}");
+    }
 }
