@@ -366,8 +366,8 @@ fn target_lines(dir: &Path, input_bytes: u64) -> Vec<String> {
     }
     let engine = median("edit/apply_1000_edits_100k_lines");
     for (bench, what) in [
-        ("edit_tool/tool_1000_edits_100k_lines/syntax_off", "edit tool (full JSON) / engine, 1000 edits"),
-        ("edit_tool/tool_1000_edits_100k_lines/syntax_off_text_only", "edit tool (text only) / engine, 1000 edits"),
+        ("edit_tool/tool_1000_edits_100k_lines_syntax_off", "edit tool (full JSON) / engine, 1000 edits"),
+        ("edit_tool/tool_1000_edits_100k_lines_syntax_off_text_only", "edit tool (text only) / engine, 1000 edits"),
     ] {
         lines.push(match (median(bench), engine) {
             (Some(tool), Some(engine)) => {
@@ -401,7 +401,7 @@ mod target_tests {
         put("render/render_parsed_10k_lines", 250_000.0);
         put("render/parse_and_render_10k_lines", 1_000_000.0);
         put("edit/apply_1000_edits_100k_lines", 10e6);
-        put("edit_tool/tool_1000_edits_100k_lines/syntax_off", 50e6);
+        put("edit_tool/tool_1000_edits_100k_lines_syntax_off", 50e6);
         let lines = target_lines(dir.path(), 500_000);
         assert!(lines[0].contains("2.000 GB/s") && lines[0].ends_with(": met"), "{lines:?}");
         assert!(lines[1].contains("0.500 GB/s") && lines[1].ends_with("NOT met"), "{lines:?}");
