@@ -294,13 +294,7 @@ fn finding_4_and_6_an_interrupted_group_is_rolled_back_at_the_next_session() {
     assert_eq!(std::fs::read(root.join("b-link.txt")).expect("b"), b"b1\n");
     let read = execute::<ReadTool>(&session, json!({"path": "a.txt"}), &CallContext::top_level());
     assert!(read.text().contains("[Recovered an interrupted edit: a.txt"), "{}", read.text());
-    let mut names: Vec<String> = std::fs::read_dir(&root)
-        .expect("ls")
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["a.txt", "b-link.txt", "b.txt"]);
+    assert_eq!(names_in(&root), ["a.txt", "b-link.txt", "b.txt"]);
 }
 
 fn crash_child(root: &Path) {
@@ -365,12 +359,7 @@ fn finding_4_a_full_disk_leaves_files_byte_identical() {
         assert_eq!(edit.ptc_value()["error"]["details"]["errno"], 28, "{}", edit.text());
         assert_eq!(std::fs::read_to_string(root.join(file)).expect("read"), old, "{file} changed");
     }
-    let mut names: Vec<String> = std::fs::read_dir(&root)
-        .expect("ls")
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = names_in(&root);
     drop(session);
     let _ = std::process::Command::new("umount").arg(&root).status();
     assert_eq!(names, ["filler", "h.txt", "h2.txt", "p.txt"]);
