@@ -22,7 +22,7 @@ pub struct CallContext {
     /// Raised by the caller to cancel the call (an MCP `notifications/cancelled`): a tool
     /// that writes checks it just before committing, and then writes nothing.
     pub cancel: CancelFlag,
-    /// The caller uses only what the model sees ([`execute_content`], the CLI's text
+    /// The caller uses only what the model sees ([`execute_content`](crate::run::execute_content), the CLI's text
     /// mode): a tool may leave out of its value and meta what only the structured
     /// projection shows (per-line values, `diffData`, the patch). Text, ledger and files
     /// are the same either way.
