@@ -30,13 +30,13 @@ pub(crate) fn rules(lang: LanguageId) -> &'static LangRules {
             comments: &["line_comment", "block_comment"],
         },
         LanguageId::C => &LangRules {
-            source: include_str!("../queries/c.scm"),
+            source: concat!(include_str!("../queries/c.scm"), include_str!("../queries/c_family.scm")),
             leading: C_COMMENTS,
             wrappers: &["field_declaration"],
             comments: C_COMMENTS,
         },
         LanguageId::Cpp => &LangRules {
-            source: include_str!("../queries/cpp.scm"),
+            source: concat!(include_str!("../queries/cpp.scm"), include_str!("../queries/c_family.scm")),
             leading: C_COMMENTS,
             wrappers: &["template_declaration", "friend_declaration", "field_declaration"],
             comments: C_COMMENTS,
