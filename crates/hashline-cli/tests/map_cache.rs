@@ -2,31 +2,16 @@
 //! root beside the default session file; a read of an unchanged code file takes its map
 //! from there, and whatever is in there never changes what a read shows.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-/// A project and a state directory (`XDG_STATE_HOME`) apart from it.
-struct Env {
-    project: tempfile::TempDir,
-    state: tempfile::TempDir,
-}
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::Env;
 
 impl Env {
-    fn new() -> Self {
-        Self { project: tempfile::tempdir().expect("project"), state: tempfile::tempdir().expect("state") }
-    }
-
     fn path(&self, name: &str) -> PathBuf {
         self.project.path().join(name)
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_hashline"))
-            .args(args)
-            .current_dir(self.project.path())
-            .env("XDG_STATE_HOME", self.state.path())
-            .output()
-            .expect("run hashline")
     }
 
     /// A read's standard output, checked to succeed with nothing on standard error.

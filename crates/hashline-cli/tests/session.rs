@@ -1,38 +1,23 @@
 //! The CLI's session across invocations (docs/decisions/003-cli-session-default.md): one
 //! per root by default, outside the project; `--session FILE`; `--stateless`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::Env;
 
 use hashline::core::LineHash;
 use serde_json::{Value, json};
 
-/// A project and a state directory (`XDG_STATE_HOME`) apart from it.
-struct Env {
-    project: tempfile::TempDir,
-    state: tempfile::TempDir,
-}
-
 impl Env {
-    fn new() -> Self {
-        Self { project: tempfile::tempdir().expect("project"), state: tempfile::tempdir().expect("state") }
-    }
-
     fn file(&self, name: &str, text: &str) {
         std::fs::write(self.project.path().join(name), text).expect("write");
     }
 
     fn text(&self, name: &str) -> String {
         std::fs::read_to_string(self.project.path().join(name)).expect("read")
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_hashline"))
-            .args(args)
-            .current_dir(self.project.path())
-            .env("XDG_STATE_HOME", self.state.path())
-            .output()
-            .expect("run hashline")
     }
 
     fn edit(&self, extra: &[&str], path: &str, edits: Value) -> Output {
