@@ -48,8 +48,13 @@ fn file_text(ledger: &Ledger) -> serde_json::Result<String> {
     serde_json::to_string(&SessionFileOut { version: VERSION, ledger: LedgerOut { files } })
 }
 
-/// 2: served rows carry the line numbers they were shown under.
-const VERSION: u32 = 2;
+/// 2: served rows carry the line numbers they were shown under. 3: a file's rows are one
+/// string (`<line>:<hashes>` segments) instead of an object per row; version 2 is still
+/// read, and written again as 3.
+const VERSION: u32 = 3;
+
+/// The versions this build reads.
+const READS: [u32; 2] = [2, VERSION];
 
 /// A session file larger than this is not ours (or not healthy): it is not read.
 const MAX_BYTES: u64 = hashline::tools::fsio::MAX_FILE_BYTES;
@@ -158,7 +163,7 @@ impl Persisted {
         let state: SessionFile =
             serde_json::from_str(&text).with_context(|| format!("session file {} is damaged", file.display()))?;
         anyhow::ensure!(
-            state.version == VERSION,
+            READS.contains(&state.version),
             "session file {} has unknown version {}",
             file.display(),
             state.version

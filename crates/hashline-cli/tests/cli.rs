@@ -135,7 +135,7 @@ fn session_file_keeps_served_rows_across_invocations() {
     let file_arg = file.to_string_lossy().into_owned();
     assert_eq!(dir.run(&["--session", &file_arg, "read", "a.txt"], None).status.code(), Some(0));
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("saved")).expect("json");
-    assert_eq!(saved["version"], 2);
+    assert_eq!(saved["version"], 3);
     let files = saved["ledger"]["files"].as_object().expect("files");
     assert_eq!(files.len(), 1);
     std::fs::write(&file, "{broken").expect("write");

@@ -140,6 +140,43 @@ fn stateless_calls_have_no_read_gate() {
 }
 
 #[test]
+fn the_session_file_holds_each_files_rows_as_one_string_as_documented() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
+    let out = env.edit(&[], "a.txt", json!([{"insert_after": {"anchor": anchor(1, "alpha"), "text": "new"}}]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let file = env.session_files().pop().expect("session file");
+    let real = std::fs::canonicalize(env.project.path().join("a.txt")).expect("real path");
+    // docs/protocol.md, "The session file is JSON": the same example, under this root.
+    let expected = format!(
+        r#"{{"version":3,"ledger":{{"files":{{{}:"1:3c8bdc 3:589@2,3"}}}}}}"#,
+        serde_json::to_string(&real).expect("path")
+    );
+    assert_eq!(std::fs::read_to_string(&file).expect("saved"), expected);
+
+    // A version-2 file (an object per row) is read, and written back as version 3.
+    let v2 = format!(
+        r#"{{"version":2,"ledger":{{"files":{{{}:{{"rows":{{"1":{{"hash":968,"names":[1]}},"2":{{"hash":3036,"names":[2]}},"3":{{"hash":1417,"names":[2,3]}}}}}}}}}}}}"#,
+        serde_json::to_string(&real).expect("path")
+    );
+    std::fs::write(&file, v2).expect("write v2");
+    // The anchor `2:589` names `beta` (shown as line 2 before the edit moved it to 3).
+    let out = env.edit(&[], "a.txt", json!([{"set_line": {"anchor": anchor(2, "beta"), "new_text": "BETA"}}]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("new session"), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nnew\nBETA\n");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("saved")).expect("json");
+    assert_eq!(saved["version"], 3);
+
+    // A string that does not read as rows is a damaged file: a fresh session, said on stderr.
+    std::fs::write(&file, r#"{"version":3,"ledger":{"files":{"/x":"1:3C8"}}}"#).expect("damage");
+    let out = env.run(&["read", "a.txt"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("starting a new session"), "{}", stderr(&out));
+}
+
+#[test]
 fn a_damaged_default_session_file_starts_a_new_session() {
     let env = Env::new();
     env.file("a.txt", "alpha\n");
@@ -151,7 +188,7 @@ fn a_damaged_default_session_file_starts_a_new_session() {
         assert_eq!(out.status.code(), Some(0), "{damage:?}: {}", stderr(&out));
         assert!(stderr(&out).contains("starting a new session"), "{damage:?}: {}", stderr(&out));
         let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("saved")).expect("repaired");
-        assert_eq!(saved["version"], 2);
+        assert_eq!(saved["version"], 3);
     }
     // A named file that is not a session is the user's: refused, left alone.
     std::fs::write(env.project.path().join("notes.json"), "my notes").expect("write");

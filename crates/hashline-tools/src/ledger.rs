@@ -9,47 +9,98 @@ use hashline_core::edit::Resolution;
 use hashline_core::{Anchor, LineHash, LineNo};
 use serde::{Deserialize, Serialize};
 
+mod rows_text;
+
 /// How many line numbers a row remembers being shown under.
 const MAX_NAMES: usize = 4;
 
 /// One row as the model knows it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServedRow {
     /// The hash shown (`0..4096`).
     pub hash: u16,
     /// The line numbers it was shown under, oldest first.
-    pub names: Vec<u32>,
+    pub names: Names,
+}
+
+/// The line numbers a row was shown under, oldest first: at most four, kept inline (a
+/// session holds one per row shown, and a CLI call loads them all).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Names {
+    len: u8,
+    lines: [u32; MAX_NAMES],
+}
+
+impl Names {
+    /// The names, oldest first.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.lines[..usize::from(self.len)]
+    }
+
+    /// Whether the row has no name left.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds `line` as the newest name (moving it there when present); the oldest name
+    /// goes when there are more than four.
+    fn push(&mut self, line: u32) {
+        self.retain(|n| n != line);
+        if usize::from(self.len) == MAX_NAMES {
+            self.lines.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.lines[usize::from(self.len)] = line;
+        self.len += 1;
+    }
+
+    /// Keeps the names for which `keep` holds, in order.
+    fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        let mut kept = 0;
+        for i in 0..usize::from(self.len) {
+            let line = self.lines[i];
+            if keep(line) {
+                self.lines[kept] = line;
+                kept += 1;
+            }
+        }
+        // `kept` ≤ `len` ≤ MAX_NAMES, so it fits.
+        self.len = kept as u8;
+    }
+
+    /// Exactly one name, `line`.
+    fn only(line: u32) -> Self {
+        let mut names = Names::default();
+        names.push(line);
+        names
+    }
+}
+
+impl std::fmt::Debug for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<'a> FromIterator<&'a u32> for Names {
+    fn from_iter<I: IntoIterator<Item = &'a u32>>(iter: I) -> Self {
+        let mut names = Names::default();
+        for line in iter {
+            names.push(*line);
+        }
+        names
+    }
 }
 
 /// Rows shown to the model for one file, by their current line number.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Serialised as one string of `<line>:<hashes>` segments (the CLI's session file,
+/// version 3; docs/protocol.md) rather than an object per row: a CLI call loads every row
+/// of its session before it does anything else. The object per row of version 2 is still
+/// read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServedRows {
-    #[serde(deserialize_with = "rows_in_bulk")]
     rows: BTreeMap<u32, ServedRow>,
-}
-
-/// Reads the rows into a list and builds the map from it in one pass (the rows are written
-/// in line order, so this is linear), instead of inserting them one by one: a CLI call
-/// loads every row of its session file before it does anything else.
-fn rows_in_bulk<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<u32, ServedRow>, D::Error> {
-    struct Rows;
-    impl<'de> serde::de::Visitor<'de> for Rows {
-        type Value = BTreeMap<u32, ServedRow>;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a map from line numbers to served rows")
-        }
-
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut rows = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1 << 16));
-            while let Some(entry) = map.next_entry::<u32, ServedRow>()? {
-                rows.push(entry);
-            }
-            // Like inserting in order: of two entries for one line, the later one stays.
-            Ok(rows.into_iter().collect())
-        }
-    }
-    deserializer.deserialize_map(Rows)
 }
 
 impl ServedRows {
@@ -64,7 +115,7 @@ impl ServedRows {
         let mut by_name: HashMap<(u32, u16), Vec<LineNo>> = HashMap::new();
         for (line, row) in &self.rows {
             if let Some(current) = LineNo::new(*line) {
-                for name in &row.names {
+                for name in row.names.as_slice() {
                     by_name.entry((*name, row.hash)).or_default().push(current);
                 }
             }
@@ -94,20 +145,16 @@ impl ServedRows {
     /// `shown` is sorted (a binary search costs less than hashing every name).
     fn supersede(&mut self, shown: &[(u32, u16)]) {
         for (line, row) in &mut self.rows {
-            row.names.retain(|name| name == line || shown.binary_search(&(*name, row.hash)).is_err());
+            row.names.retain(|name| name == *line || shown.binary_search(&(name, row.hash)).is_err());
         }
     }
 
     fn show(&mut self, line: LineNo, hash: LineHash) {
         let row = self.rows.entry(line.get()).or_default();
         if row.hash != hash.value() || row.names.is_empty() {
-            *row = ServedRow { hash: hash.value(), names: Vec::new() };
+            *row = ServedRow { hash: hash.value(), names: Names::default() };
         }
-        row.names.retain(|n| *n != line.get());
         row.names.push(line.get());
-        if row.names.len() > MAX_NAMES {
-            row.names.remove(0);
-        }
     }
 }
 
@@ -149,20 +196,22 @@ impl Ledger {
     {
         let entry = self.files.entry(path.to_path_buf()).or_default();
         if complete {
-            entry.rows.clear();
+            // A whole view: each row named only by its line, built in one pass (the rows
+            // come in line order; of two for one line, the later one stays, as `show` does).
+            entry.rows = rows
+                .into_iter()
+                .map(|(line, hash)| (line.get(), ServedRow { hash: hash.value(), names: Names::only(line.get()) }))
+                .collect();
+            return;
         }
         let mut shown = Vec::new();
         for (line, hash) in rows {
             entry.show(line, hash);
-            if !complete {
-                shown.push((line.get(), hash.value()));
-            }
+            shown.push((line.get(), hash.value()));
         }
-        if !complete {
-            shown.sort_unstable();
-            shown.dedup();
-            entry.supersede(&shown);
-        }
+        shown.sort_unstable();
+        shown.dedup();
+        entry.supersede(&shown);
     }
 
     /// After our own edit of `path`: rows that survived move to their new lines with their
