@@ -9,6 +9,10 @@ use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
 
+mod shape;
+
+pub use shape::{ArgShape, PropertyShape};
+
 /// The argument every tool accepts besides its own.
 pub const ERROR_MODE_KEY: &str = "errorMode";
 
@@ -21,13 +25,13 @@ pub struct Prepared<A> {
     pub adjustments: Vec<String>,
 }
 
-/// Prepares `raw` for an argument type whose JSON Schema is `schema`.
+/// Prepares `raw` for an argument type whose JSON Schema has the shape `shape`.
 ///
 /// `integer_code` picks the error code for a malformed integer parameter (e.g.
 /// `invalid-offset` for `offset`).
 pub fn prepare<A: DeserializeOwned>(
     tool: &str,
-    schema: &Value,
+    shape: &ArgShape,
     raw: Value,
     integer_code: fn(&str) -> ErrorCode,
 ) -> Result<Prepared<A>, ToolError> {
@@ -41,27 +45,20 @@ pub fn prepare<A: DeserializeOwned>(
             ));
         }
     };
-    let empty = Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-
     let mut adjustments = Vec::new();
     if let Some(mode) = object.remove(ERROR_MODE_KEY) {
         error_mode_is_value(&serde_json::json!({ ERROR_MODE_KEY: mode }))?;
     }
-    let unknown: Vec<String> = object.keys().filter(|k| !properties.contains_key(*k)).cloned().collect();
+    let unknown: Vec<String> = object.keys().filter(|k| shape.property(k).is_none()).cloned().collect();
     for key in unknown {
         object.remove(&key);
         adjustments.push(format!("ignored unknown key {}", Value::String(key)));
     }
 
-    for (name, property) in properties {
-        let expected = expected_type(property);
-        let is_required = required.contains(&name.as_str());
+    for property in &shape.properties {
+        let name = &property.name;
+        let expected = property.expected.as_deref();
+        let is_required = shape.required.iter().any(|r| r == name);
         match object.get(name) {
             None if is_required => {
                 return Err(ToolError::new(
@@ -77,7 +74,7 @@ pub fn prepare<A: DeserializeOwned>(
                 ));
             }
             Some(Value::Null) => {
-                object.remove(name);
+                object.remove(name.as_str());
             }
             Some(value) => {
                 if let Some(fixed) = check_value(name, property, expected, value, integer_code)? {
@@ -140,7 +137,7 @@ fn json_type(value: &Value) -> &'static str {
 /// Checks one present, non-null value; returns a replacement when it was converted.
 fn check_value(
     name: &str,
-    property: &Value,
+    property: &PropertyShape,
     expected: Option<&str>,
     value: &Value,
     integer_code: fn(&str) -> ErrorCode,
@@ -167,8 +164,8 @@ fn check_value(
                 _ => None,
             }
             .ok_or_else(bad)?;
-            let minimum = property.get("minimum").and_then(Value::as_i64).unwrap_or(i64::MIN);
-            let maximum = property.get("maximum").and_then(Value::as_i64).unwrap_or(i64::MAX);
+            let minimum = property.minimum.unwrap_or(i64::MIN);
+            let maximum = property.maximum.unwrap_or(i64::MAX);
             if number < minimum || number > maximum {
                 return Err(ToolError::new(
                     integer_code(name),
@@ -226,14 +223,9 @@ mod tests {
 
     fn run(raw: Value) -> Result<Prepared<Example>, ToolError> {
         let schema = crate::schema::schema_of::<Example>();
-        prepare(
-            "read",
-            &schema,
-            raw,
-            |name| {
-                if name == "offset" { ErrorCode::InvalidOffset } else { ErrorCode::InvalidType }
-            },
-        )
+        prepare("read", &ArgShape::of_schema(&schema), raw, |name| {
+            if name == "offset" { ErrorCode::InvalidOffset } else { ErrorCode::InvalidType }
+        })
     }
 
     #[test]

@@ -128,9 +128,28 @@ impl<'r> Journal<'r> {
     /// Removes the journal directory if it is empty and no commit holds it (a commit
     /// working in it holds a shared `flock`; this takes the exclusive one without waiting,
     /// and leaves the directory when it cannot). The caller must not hold it itself.
+    ///
+    /// The removal goes by name, so the name must still lead to the directory locked: while
+    /// this waited for nothing, another tidy may have removed that one and a commit made a
+    /// new one and be holding it, still empty, about to link its file there. Only the
+    /// locked directory is removed (no one else can remove it while it is locked here, so
+    /// the name cannot move between the check and the removal).
     pub fn tidy(&self) {
         let Ok(jdir) = self.open(false) else { return };
-        if rustix::fs::flock(&jdir, FlockOperation::NonBlockingLockExclusive).is_ok() {
+        self.tidy_opened(jdir);
+    }
+
+    /// [`Journal::tidy`] of a journal directory opened already.
+    fn tidy_opened(&self, jdir: OwnedFd) {
+        if rustix::fs::flock(&jdir, FlockOperation::NonBlockingLockExclusive).is_err() {
+            return;
+        }
+        let (Ok(held), Ok(named)) =
+            (rustix::fs::fstat(&jdir), rustix::fs::statat(self.root.fd(), JOURNAL_DIR, AtFlags::SYMLINK_NOFOLLOW))
+        else {
+            return;
+        };
+        if held.st_nlink > 0 && held.st_dev == named.st_dev && held.st_ino == named.st_ino {
             let _ = rustix::fs::unlinkat(self.root.fd(), JOURNAL_DIR, AtFlags::REMOVEDIR);
         }
     }
@@ -432,4 +451,27 @@ pub fn recover(root: &RootDir) -> Vec<String> {
     drop(jdir);
     journal.tidy();
     notices
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The interleaving behind a failed commit (`File not found`) in the race test: a tidy
+    /// opens the directory; another tidy removes it; a commit makes a new one and holds it,
+    /// still empty; the first tidy takes its lock on the old one and removes by name.
+    #[test]
+    fn a_tidy_removes_only_the_directory_it_locked() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = crate::confine::RootDir::open(dir.path()).expect("root");
+        let journal = Journal::new(&root);
+        let opened = journal.open(true).expect("make and open");
+        std::fs::remove_dir(dir.path().join(JOURNAL_DIR)).expect("the other tidy");
+        let held = journal.hold().expect("a commit makes it again and holds it");
+        journal.tidy_opened(opened);
+        assert!(dir.path().join(JOURNAL_DIR).is_dir(), "the held directory stays");
+        drop(held);
+        journal.tidy();
+        assert!(!dir.path().join(JOURNAL_DIR).exists(), "and goes once no one holds it");
+    }
 }

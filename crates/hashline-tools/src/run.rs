@@ -9,14 +9,14 @@ use serde_json::Value;
 use crate::args::{Prepared, prepare};
 use crate::error::ToolError;
 use crate::result::{CallContext, ToolOutput, ToolResult, ToolValue};
-use crate::schema::input_schema;
+use crate::schema::input_shape;
 use crate::session::Session;
 use crate::tool::Tool;
 use crate::warning::Warning;
 
 /// Prepares JSON arguments for `T` (SPEC §4.3).
 pub fn prepare_args<T: Tool>(raw: Value) -> Result<Prepared<T::Args>, ToolError> {
-    prepare(T::NAME, input_schema::<T>(), raw, T::integer_error_code)
+    prepare(T::NAME, input_shape::<T>(), raw, T::integer_error_code)
 }
 
 /// Runs `T` on JSON arguments and returns the typed outcome; argument adjustments
