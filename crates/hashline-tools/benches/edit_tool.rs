@@ -102,8 +102,7 @@ fn ops(doc: &Document) -> Vec<EditOp> {
 /// The whole call as `hashline edit --json` prints it: the result line's bytes.
 #[inline(never)]
 fn json_call(session: &Session, args: Value) -> String {
-    let result = execute::<EditTool>(session, args, &CallContext::top_level());
-    serde_json::to_string(&result).expect("the result serialises")
+    execute::<EditTool>(session, args, &CallContext::top_level()).to_json()
 }
 
 /// The whole call as the MCP server answers it: `structuredContent` (the ptcValue) as a
@@ -112,6 +111,14 @@ fn json_call(session: &Session, args: Value) -> String {
 fn mcp_call(session: &Session, args: Value) -> Vec<u8> {
     let result = execute::<EditTool>(session, args, &CallContext::top_level());
     serde_json::to_vec(result.ptc_value()).expect("the value serialises")
+}
+
+/// The call for a front end that needs only the text (the CLI's text mode).
+#[inline(never)]
+fn text_call(session: &Session, args: Value) -> usize {
+    let (content, is_error) = execute_content::<EditTool>(session, args, &CallContext::top_level());
+    assert!(!is_error, "the batch applies");
+    content.len()
 }
 
 /// The engine alone on the same batch.
@@ -175,9 +182,10 @@ fn edit_tool(c: &mut Criterion) {
         });
     }
     // The whole JSON call as each front end finishes it (syntax check off).
-    for (name, mcp) in
-        [("tool_1000_edits_100k_lines/syntax_off_json_line", false), ("tool_1000_edits_100k_lines/syntax_off_mcp", true)]
-    {
+    for (name, mcp) in [
+        ("tool_1000_edits_100k_lines/syntax_off_json_line", false),
+        ("tool_1000_edits_100k_lines/syntax_off_mcp", true),
+    ] {
         group.bench_function(name, |b| {
             b.iter_batched(
                 || {
@@ -185,7 +193,7 @@ fn edit_tool(c: &mut Criterion) {
                     (session(false), args("off"))
                 },
                 |(session, args)| {
-                        let bytes = if mcp {
+                    let bytes = if mcp {
                         mcp_call(&session, black_box(args)).len()
                     } else {
                         json_call(&session, black_box(args)).len()
@@ -205,8 +213,8 @@ fn edit_tool(c: &mut Criterion) {
                 (session(false), args("off"))
             },
             |(session, args)| {
-                let result = execute_content::<EditTool>(&session, black_box(args), &CallContext::top_level());
-                (session, result)
+                let blocks = text_call(&session, black_box(args));
+                (session, blocks)
             },
             BatchSize::PerIteration,
         )
