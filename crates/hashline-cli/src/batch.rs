@@ -48,7 +48,7 @@ where
             },
         };
         failed |= result.is_error;
-        writeln!(output, "{}", serde_json::to_string(&result)?)?;
+        writeln!(output, "{}", result.to_json())?;
         output.flush()?;
     }
     Ok(Outcome { failed })
@@ -148,7 +148,7 @@ mod tests {
         let mut result = ToolResult::failure(tool, &ToolError::new(ErrorCode::FsError, "x"));
         result.is_error = false;
         result.content = vec![ContentBlock::Text { text: format!("ran {tool}") }];
-        result.details.ptc_value = serde_json::json!({"tool": tool, "ok": true});
+        result.details.ptc_value = serde_json::json!({"tool": tool, "ok": true}).into();
         result
     }
 

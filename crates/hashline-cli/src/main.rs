@@ -85,7 +85,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Call { tool, args } => {
             let args = parse_json_arg(args)?;
             let result = toolbox.execute(&session, tool, args, &CallContext::top_level());
-            print_line(&serde_json::to_string(&result)?)?;
+            print_line(&result.to_json())?;
             exit_for(&result)
         }
         command => {
@@ -93,7 +93,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let ctx = CallContext::top_level();
             if cli.json {
                 let result = toolbox.execute(&session, tool, args, &ctx);
-                print_line(&serde_json::to_string(&result)?)?;
+                print_line(&result.to_json())?;
                 exit_for(&result)
             } else {
                 let (content, is_error) = toolbox.execute_content(&session, tool, args, &ctx);

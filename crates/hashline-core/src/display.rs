@@ -10,7 +10,11 @@ pub fn is_escaped_control(c: char) -> bool {
 
 /// Decodes a line's bytes lossily (invalid UTF-8 becomes U+FFFD) for display.
 pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    // Valid UTF-8 (nearly every line) is checked at the validator's speed, not chunk by chunk.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// Escapes the control characters of [`is_escaped_control`] as `\uXXXX` (lowercase hex).

@@ -75,8 +75,13 @@ impl Checker {
 
     /// Checks one result of `tool` (an unknown tool's result against the envelope alone).
     fn check(&mut self, tool: &str, result: &ToolResult, origin: &str) {
+        // The `--json` line written straight from the typed value is the serialized result.
+        let line = serde_json::to_string(result).expect("a result serializes");
+        assert_eq!(result.to_json(), line, "{origin}: the direct JSON line differs");
         let value = result.ptc_value();
         assert_eq!(value["ok"], json!(!result.is_error), "{origin}: `ok` disagrees with isError");
+        // `error_code` relies on it: only a failure's value has an `error` field.
+        assert_eq!(value.get("error").is_some(), result.is_error, "{origin}: `error` field");
         assert_eq!(value["tool"], json!(tool), "{origin}");
         let validators = self.tools.get(tool).unwrap_or(&self.envelope);
         let errors = validators.errors(value);

@@ -96,12 +96,13 @@ pub fn tool_args(data: &[u8]) {
         workspace.reset();
     }
     let result = workspace.toolbox.execute(&workspace.session, tool, args, &CallContext::top_level());
-    let value = result.details.ptc_value.clone();
+    let value = result.ptc_value().clone();
     assert_eq!(value["ok"] == false, result.is_error, "isError agrees with ok: {value}");
     if result.is_error {
         assert!(value["error"]["code"].as_str().is_some_and(|c| !c.is_empty()), "an error has a code: {value}");
     }
-    serde_json::to_string(&result).expect("a result serializes");
+    let text = serde_json::to_string(&result).expect("a result serializes");
+    assert_eq!(result.to_json(), text, "the direct JSON line is the serialized result");
 }
 
 /// An object with known and unknown keys and values of every JSON type.

@@ -284,7 +284,7 @@ fn call_tool_result(result: ToolResult) -> CallToolResult {
         })
         .collect();
     let mut out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
-    out.structured_content = Some(result.details.ptc_value);
+    out.structured_content = Some(result.details.ptc_value.into_value());
     out
 }
 

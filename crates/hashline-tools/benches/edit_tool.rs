@@ -7,13 +7,17 @@
 //! a `.txt` file), `warn` (the default: the old file parsed, the new one reparsed
 //! incrementally), and `warn` with the session's tree of the old file already kept (as
 //! after the session's previous edit of it); and `off` through `execute_content`, the
-//! text-only path of the CLI's text mode.
+//! text-only path of the CLI's text mode. With `off`, also the whole JSON call as each
+//! front end finishes it: the `--json` line's bytes, and MCP's `structuredContent` value
+//! written out. Beside them, in the same run, the engine alone (`apply` of the same batch
+//! on the same bytes), so that the tool / engine ratios come from one bench invocation.
 
 use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use hashline_core::{Anchor, Document, LineNo};
+use hashline_core::edit::{EditOp, EditOptions, apply};
+use hashline_core::{Anchor, AnchorRef, Document, LineNo};
 use hashline_syntax::{LanguageId, ParseLimits, census, parse_document};
 use hashline_tools::edit::EditTool;
 use hashline_tools::run::execute_content;
@@ -67,6 +71,62 @@ fn edits(doc: &Document) -> Value {
     Value::Array(items)
 }
 
+/// The same batch as typed ops, for the engine alone (as `hashline-core`'s `edit` bench).
+fn ops(doc: &Document) -> Vec<EditOp> {
+    let step = LINES / EDITS;
+    let at = |index: usize| {
+        let line = doc.line(LineNo::from_index(index)).expect("the line exists");
+        AnchorRef::Line { anchor: Anchor::new(line.number, line.hash()), content: None }
+    };
+    (0..EDITS)
+        .map(|k| {
+            let line = k * step + step / 2;
+            match k % 3 {
+                0 => EditOp::SetLine { anchor: at(line), new_text: format!("let edited_{k} = {k};"), literal: false },
+                1 => EditOp::ReplaceLines {
+                    start: at(line),
+                    end: at(line + 1),
+                    new_text: format!("// range {k}\nlet first_{k} = 1;\nlet second_{k} = 2;"),
+                    literal: false,
+                },
+                _ => EditOp::InsertAfter {
+                    anchor: at(line),
+                    new_text: format!("    inserted_{k}();\n    inserted_{k}_again();"),
+                    literal: false,
+                },
+            }
+        })
+        .collect()
+}
+
+/// The whole call as `hashline edit --json` prints it: the result line's bytes.
+#[inline(never)]
+fn json_call(session: &Session, args: Value) -> String {
+    execute::<EditTool>(session, args, &CallContext::top_level()).to_json()
+}
+
+/// The whole call as the MCP server answers it: `structuredContent` (the ptcValue) as a
+/// JSON value, written out.
+#[inline(never)]
+fn mcp_call(session: &Session, args: Value) -> Vec<u8> {
+    let result = execute::<EditTool>(session, args, &CallContext::top_level());
+    serde_json::to_vec(result.ptc_value()).expect("the value serialises")
+}
+
+/// The call for a front end that needs only the text (the CLI's text mode).
+#[inline(never)]
+fn text_call(session: &Session, args: Value) -> usize {
+    let (content, is_error) = execute_content::<EditTool>(session, args, &CallContext::top_level());
+    assert!(!is_error, "the batch applies");
+    content.len()
+}
+
+/// The engine alone on the same batch.
+#[inline(never)]
+fn engine_call(doc: &Document, ops: &[EditOp]) -> usize {
+    apply(doc, ops, &EditOptions::default()).expect("the batch applies").document.line_count()
+}
+
 fn edit_tool(c: &mut Criterion) {
     let pristine = hundred_k_lines();
     let pristine_doc = Document::parse(pristine.clone());
@@ -94,8 +154,14 @@ fn edit_tool(c: &mut Criterion) {
     let check = execute::<EditTool>(&session(false), args("warn"), &CallContext::top_level());
     assert!(!check.is_error, "the batch applies: {}", check.text());
 
+    let ops = ops(&pristine_doc);
+    assert_eq!(engine_call(&pristine_doc, &ops), LINES + EDITS / 3 + 2 * (EDITS / 3));
+
     let mut group = c.benchmark_group("edit_tool");
     group.sample_size(20);
+    group.bench_function("engine_apply_1000_edits_100k_lines", |b| {
+        b.iter(|| engine_call(black_box(&pristine_doc), black_box(&ops)))
+    });
     for (name, mode, warm) in [
         ("tool_1000_edits_100k_lines/syntax_off", "off", false),
         ("tool_1000_edits_100k_lines/syntax_warn", "warn", false),
@@ -115,6 +181,29 @@ fn edit_tool(c: &mut Criterion) {
             )
         });
     }
+    // The whole JSON call as each front end finishes it (syntax check off).
+    for (name, mcp) in [
+        ("tool_1000_edits_100k_lines/syntax_off_json_line", false),
+        ("tool_1000_edits_100k_lines/syntax_off_mcp", true),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    restore(&file);
+                    (session(false), args("off"))
+                },
+                |(session, args)| {
+                    let bytes = if mcp {
+                        mcp_call(&session, black_box(args)).len()
+                    } else {
+                        json_call(&session, black_box(args)).len()
+                    };
+                    (session, bytes)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
     // The same call for a front end that needs only the text (the CLI's text mode): no
     // `diffData`, patch, anchor values or diff cards.
     group.bench_function("tool_1000_edits_100k_lines/syntax_off_text_only", |b| {
@@ -124,8 +213,8 @@ fn edit_tool(c: &mut Criterion) {
                 (session(false), args("off"))
             },
             |(session, args)| {
-                let result = execute_content::<EditTool>(&session, black_box(args), &CallContext::top_level());
-                (session, result)
+                let blocks = text_call(&session, black_box(args));
+                (session, blocks)
             },
             BatchSize::PerIteration,
         )

@@ -59,7 +59,13 @@ impl Hunk {
 
     /// The `@@ -S,L +S,L @@` header.
     pub fn header(&self) -> String {
-        format!("@@ -{} +{} @@", hunk_range(&self.before), hunk_range(&self.after))
+        let mut out = String::with_capacity(32);
+        out.push_str("@@ -");
+        push_hunk_range(&mut out, &self.before);
+        out.push_str(" +");
+        push_hunk_range(&mut out, &self.after);
+        out.push_str(" @@");
+        out
     }
 }
 
@@ -215,11 +221,14 @@ pub fn unified<S: AsRef<str>>(old_name: &str, new_name: &str, before: &[S], afte
     })
 }
 
-/// `start,len` of a unified hunk header (1-based start; `start-1` for an empty side).
-fn hunk_range(range: &Range<u32>) -> String {
+/// Appends `start,len` of a unified hunk header (1-based start; `start-1` for an empty side).
+fn push_hunk_range(out: &mut String, range: &Range<u32>) {
     let len = range.end - range.start;
     let start = if len == 0 { range.start } else { range.start + 1 };
-    format!("{start},{len}")
+    let mut digits = itoa::Buffer::new();
+    out.push_str(digits.format(start));
+    out.push(',');
+    out.push_str(digits.format(len));
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub mod run;
 pub mod schema;
 pub mod session;
 pub mod staging;
+pub mod structured;
 pub mod tool;
 pub mod tools;
 pub mod tree_cache;

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::result::ToolResult;
+use crate::structured::LazyJson;
 
 /// The log format's version.
 pub const LOG_VERSION: u32 = 1;
@@ -85,7 +86,7 @@ impl LoggedResult {
             content: result.content.clone(),
             is_error: result.is_error,
             error: result.error_code().map(|code| LoggedError { code: code.to_owned() }),
-            meta: result.meta.clone(),
+            meta: result.meta.clone().map(LazyJson::into_value),
         }
     }
 

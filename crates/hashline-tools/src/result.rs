@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use hashline_view::ContentBlock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
+use crate::structured::LazyJson;
 use crate::warning::Warning;
 
 /// Who made a call: a top-level (model-visible) call or a nested one (`parentCallId`).
@@ -78,8 +79,9 @@ impl CallContext {
     }
 }
 
-/// A tool's typed value (`ptcValue` without `tool`/`ok`), with its warnings reachable.
-pub trait ToolValue: Serialize + JsonSchema + 'static {
+/// A tool's typed value (`ptcValue` without `tool`/`ok`), with its warnings reachable. It
+/// has no `tool`, `ok` or `error` field of its own (the projection adds `tool` and `ok`).
+pub trait ToolValue: Serialize + JsonSchema + Send + Sync + 'static {
     /// The value's warnings.
     fn warnings_mut(&mut self) -> &mut Vec<Warning>;
 }
@@ -98,6 +100,16 @@ pub enum Meta {
 }
 
 impl Meta {
+    /// The meta as a JSON part of a result, kept typed until used.
+    pub fn into_json(self) -> LazyJson {
+        match self {
+            Meta::Read(meta) => LazyJson::typed(meta),
+            Meta::Diffs(meta) => LazyJson::typed(meta),
+            Meta::Paths(meta) => LazyJson::typed(meta),
+            Meta::Matches(meta) => LazyJson::typed(meta),
+        }
+    }
+
     /// The meta as JSON.
     pub fn to_value(&self) -> Value {
         let value = match self {
@@ -162,8 +174,8 @@ impl<V> ToolOutput<V> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultDetails {
-    /// The typed structured value, as JSON: `{tool, ok, ...}`.
-    pub ptc_value: Value,
+    /// The typed structured value, as JSON: `{tool, ok, ...}` (kept typed until used).
+    pub ptc_value: LazyJson,
 }
 
 /// The JSON projection of a call's result (SPEC §4.1): persisted in session logs,
@@ -177,15 +189,16 @@ pub struct ToolResult {
     pub is_error: bool,
     /// The structured value.
     pub details: ResultDetails,
-    /// The presentation meta; only for top-level calls of tools that define one.
+    /// The presentation meta; only for top-level calls of tools that define one (kept typed
+    /// until used).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
+    pub meta: Option<LazyJson>,
 }
 
 impl ToolResult {
-    /// The structured value.
+    /// The structured value (built from the typed value on first use).
     pub fn ptc_value(&self) -> &Value {
-        &self.details.ptc_value
+        self.details.ptc_value.value()
     }
 
     /// All text blocks joined by a blank line.
@@ -203,22 +216,41 @@ impl ToolResult {
 
     /// The error code, for an error result.
     pub fn error_code(&self) -> Option<&str> {
+        // A successful call's typed value has no `error` field (see `ToolValue`).
+        if self.details.ptc_value.is_typed() {
+            return None;
+        }
         self.ptc_value().get("error")?.get("code")?.as_str()
+    }
+
+    /// The result as one line of JSON: the bytes of `serde_json::to_string` of it, with a
+    /// typed value written straight from its fields (no JSON value built).
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::with_capacity(4096);
+        out.extend_from_slice(b"{\"content\":");
+        // Writing into a `Vec` fails only for a value that cannot be JSON; content blocks and
+        // JSON values always can.
+        let _ = serde_json::to_writer(&mut out, &self.content);
+        out.extend_from_slice(if self.is_error { b",\"isError\":true" } else { b",\"isError\":false" });
+        out.extend_from_slice(b",\"details\":{\"ptcValue\":");
+        self.details.ptc_value.write_json(&mut out);
+        out.push(b'}');
+        if let Some(meta) = &self.meta {
+            out.extend_from_slice(b",\"meta\":");
+            meta.write_json(&mut out);
+        }
+        out.push(b'}');
+        // Every piece above is JSON text, which is UTF-8.
+        String::from_utf8(out).unwrap_or_default()
     }
 
     /// The result of a successful call.
     pub fn success<V: ToolValue>(tool: &str, output: ToolOutput<V>, ctx: &CallContext) -> Self {
-        let mut ptc = Map::new();
-        ptc.insert("tool".into(), Value::from(tool));
-        ptc.insert("ok".into(), Value::Bool(true));
-        if let Ok(Value::Object(fields)) = serde_json::to_value(&output.value) {
-            ptc.extend(fields);
-        }
         Self {
             content: output.content,
             is_error: false,
-            details: ResultDetails { ptc_value: Value::Object(ptc) },
-            meta: if ctx.is_top_level() { output.meta.as_ref().map(Meta::to_value) } else { None },
+            details: ResultDetails { ptc_value: LazyJson::success(tool, output.value) },
+            meta: if ctx.is_top_level() { output.meta.map(Meta::into_json) } else { None },
         }
     }
 
@@ -228,7 +260,7 @@ impl ToolResult {
         Self {
             content: vec![ContentBlock::Text { text: error.text() }],
             is_error: true,
-            details: ResultDetails { ptc_value: ptc },
+            details: ResultDetails { ptc_value: ptc.into() },
             meta: None,
         }
     }

@@ -19,7 +19,7 @@ fn create_returns_rows_served_and_empty_meta_diffs() {
     assert_rows_match_value(&result);
     assert_eq!(std::fs::read(ws.path("new/dir/a.txt")).expect("read"), b"alpha\nbeta\n");
     assert_eq!(result.ptc_value()["writeState"], "created");
-    assert_eq!(result.meta, Some(json!({"diffs": []})));
+    assert_eq!(result.meta.as_deref(), Some(&json!({"diffs": []})));
     assert!(ws.session.ledger().served(&ws.path("new/dir/a.txt")).is_some());
     assert_snapshot!(ws.json(&result));
 }
@@ -45,8 +45,8 @@ fn overwrite_carries_a_diff_and_hunks_with_start_lines() {
      line 9
     ");
     assert_eq!(
-        result.meta,
-        Some(json!({"diffs": [{
+        result.meta.as_deref(),
+        Some(&json!({"diffs": [{
             "path": "data.txt",
             "oldText": "line 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9",
             "newText": "line 3\nline 4\nline 5\nline six\nline 7\nline 8\nline 9",
@@ -60,7 +60,7 @@ fn overwrite_carries_a_diff_and_hunks_with_start_lines() {
         &hashline_view::ToolResultRecord {
             content: result.content.clone(),
             is_error: false,
-            meta: result.meta.clone(),
+            meta: result.meta.as_deref().cloned(),
         },
     );
     assert!(matches!(view, Some(hashline_view::ToolResultView::Diff(d)) if d.diffs.len() == 1));

@@ -110,7 +110,11 @@ impl ToolSpec {
 
 /// The durable part of a result that presenters see.
 pub fn record_of(result: &ToolResult) -> ToolResultRecord {
-    ToolResultRecord { content: result.content.clone(), is_error: result.is_error, meta: result.meta.clone() }
+    ToolResultRecord {
+        content: result.content.clone(),
+        is_error: result.is_error,
+        meta: result.meta.clone().map(hashline_tools::structured::LazyJson::into_value),
+    }
 }
 
 const fn read_only(title: &'static str) -> Annotations {
@@ -235,7 +239,7 @@ impl Toolbox {
         let value_mode = hashline_tools::args::error_mode_is_value(&args)?;
         let result = self.execute(session, name, args, &CallContext::top_level());
         let text = result.text();
-        let mut ptc = match result.details.ptc_value {
+        let mut ptc = match result.details.ptc_value.into_value() {
             Value::Object(map) => map,
             _ => Map::new(),
         };

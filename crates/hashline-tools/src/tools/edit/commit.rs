@@ -288,13 +288,18 @@ fn in_file(mut err: ToolError, multi: bool, index: usize, path: &str) -> ToolErr
 
 /// The `from_path` of every copy/move item in a request's edits.
 fn move_sources(edits: &Value) -> Vec<String> {
-    let parsed = match edits {
-        Value::String(text) => serde_json::from_str::<Value>(text).unwrap_or(Value::Null),
-        other => other.clone(),
+    // Read in place: only edits given as a JSON string are parsed (the items are not copied).
+    let parsed;
+    let edits = match edits {
+        Value::String(text) => {
+            parsed = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+            &parsed
+        }
+        other => other,
     };
-    let items = match parsed {
+    let items: &[Value] = match edits {
         Value::Array(items) => items,
-        single @ Value::Object(_) => vec![single],
+        single @ Value::Object(_) => std::slice::from_ref(single),
         _ => return Vec::new(),
     };
     items

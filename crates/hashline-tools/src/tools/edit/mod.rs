@@ -161,19 +161,20 @@ pub fn edit(session: &Session, args: EditArgs) -> Result<ToolOutput<EditValue>, 
 /// Runs `edit` in a call context.
 pub fn edit_in(session: &Session, args: EditArgs, ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
     let mut notes = Vec::new();
-    let requests = requests(&args, &mut notes)?;
     let options = prepare::Options {
         verify: args.post_edit_verify == Some(true),
         syntax: args.syntax_validate.unwrap_or_default(),
         multi: args.files.is_some(),
     };
+    let requests = requests(args, &mut notes)?;
     commit::run(session, requests, &options, notes, ctx)
 }
 
-/// The per-file requests of a call, with the shape rules of SPEC §5.4.
-fn requests(args: &EditArgs, notes: &mut Vec<Warning>) -> Result<Vec<Request>, ToolError> {
+/// The per-file requests of a call, with the shape rules of SPEC §5.4 (the edits are
+/// moved out of the arguments, not copied).
+fn requests(args: EditArgs, notes: &mut Vec<Warning>) -> Result<Vec<Request>, ToolError> {
     let legacy = args.old_text.is_some() || args.new_text.is_some();
-    if let Some(files) = &args.files {
+    if let Some(files) = args.files {
         if args.path.is_some() || args.edits.is_some() || legacy {
             return Err(ToolError::new(
                 ErrorCode::InvalidParamsCombo,
@@ -183,22 +184,22 @@ fn requests(args: &EditArgs, notes: &mut Vec<Warning>) -> Result<Vec<Request>, T
         if files.is_empty() {
             return Err(items::variant("files must contain at least one {path, edits} entry.".to_owned()));
         }
-        return Ok(files.iter().map(|f| Request { path: f.path.clone(), edits: f.edits.clone() }).collect());
+        return Ok(files.into_iter().map(|f| Request { path: f.path, edits: f.edits }).collect());
     }
-    let Some(path) = args.path.clone() else {
+    let Some(path) = args.path else {
         return Err(ToolError::new(
             ErrorCode::InvalidType,
             "Invalid path: expected string, received nothing (path is required unless files is given).",
         ));
     };
-    let edits = match (&args.edits, legacy) {
+    let edits = match (args.edits, legacy) {
         (Some(_), true) => {
             return Err(ToolError::new(
                 ErrorCode::InvalidParamsCombo,
                 "Edit rejected — nothing was written. Use either edits or the legacy oldText/newText, not both.",
             ));
         }
-        (Some(edits), false) => edits.clone(),
+        (Some(edits), false) => edits,
         (None, true) => {
             let (Some(old), Some(new)) = (&args.old_text, &args.new_text) else {
                 return Err(items::variant(

@@ -159,22 +159,39 @@ pub(crate) fn prepare(
 /// than once within the relocation window (issue 9, finding 8): the one case where a
 /// stale anchor can pass every hash check and land on the wrong line.
 fn repeated_line_hint(doc: &Document, ops: &[EditOp], window: usize) -> Option<Warning> {
-    let mut repeated: Vec<String> = Vec::new();
-    // Windows of neighbouring anchors overlap: each line is hashed once, when first needed.
-    let mut hashes: Vec<Option<hashline_core::LineHash>> = vec![None; doc.line_count()];
-    for anchor in ops.iter().flat_map(line_anchors) {
+    let anchors: Vec<Anchor> = ops.iter().flat_map(line_anchors).collect();
+    let len = doc.line_count();
+    // The lines within ±window of each anchor, as half-open ranges.
+    let span = |anchor: &Anchor| {
         let low = anchor.line.index().saturating_sub(window);
-        let high = anchor.line.index().saturating_add(window).min(doc.line_count().saturating_sub(1));
-        let equal = (low..(high + 1).min(hashes.len()))
-            .filter(|&i| {
-                *hashes[i].get_or_insert_with(|| doc.line(LineNo::from_index(i)).map_or(anchor.hash, |l| l.hash()))
-                    == anchor.hash
-            })
-            .take(2)
-            .count();
-        let named = anchor.to_string();
-        if equal > 1 && !repeated.contains(&named) {
-            repeated.push(named);
+        let high = anchor.line.index().saturating_add(window).min(len.saturating_sub(1));
+        low..(high + 1).min(len)
+    };
+    // Windows of neighbouring anchors overlap: each line is hashed once, in one pass over
+    // the merged windows (NOT_HASHED elsewhere; hashes are below 4096).
+    const NOT_HASHED: u16 = u16::MAX;
+    let mut hashes: Vec<u16> = vec![NOT_HASHED; len];
+    let mut ranges: Vec<std::ops::Range<usize>> = anchors.iter().map(span).filter(|r| !r.is_empty()).collect();
+    ranges.sort_by_key(|r| r.start);
+    let mut done = 0;
+    for range in ranges {
+        let start = range.start.max(done);
+        if start < range.end {
+            for (slot, line) in hashes[start..range.end].iter_mut().zip(doc.lines_in(start..range.end)) {
+                *slot = line.hash().value();
+            }
+            done = range.end;
+        }
+    }
+    let mut repeated: Vec<String> = Vec::new();
+    for anchor in &anchors {
+        let wanted = anchor.hash.value();
+        let equal = hashes[span(anchor)].iter().filter(|&&h| h == wanted).take(2).count();
+        if equal > 1 {
+            let named = anchor.to_string();
+            if !repeated.contains(&named) {
+                repeated.push(named);
+            }
         }
     }
     if repeated.is_empty() {
@@ -325,5 +342,12 @@ fn served_guard(
 pub(crate) fn carry_served(session: &Session, prepared: &Prepared, fresh: &[LineNo]) {
     let doc = &prepared.outcome.document;
     let fresh_rows = fresh.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
-    session.ledger().carry(&prepared.path.key, prepared.outcome.changes.kept(), fresh_rows);
+    let mut ledger = session.ledger();
+    // Rows move with their lines only when some were served: with none (a stateless call's
+    // first look at the file), walking every surviving line would carry nothing.
+    if ledger.served(&prepared.path.key).is_some() {
+        ledger.carry(&prepared.path.key, prepared.outcome.changes.kept(), fresh_rows);
+    } else {
+        ledger.carry(&prepared.path.key, std::iter::empty(), fresh_rows);
+    }
 }

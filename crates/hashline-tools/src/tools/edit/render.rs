@@ -55,11 +55,14 @@ pub fn logical_changes(old: &Document, new: &Document, changes: &ChangeMap) -> V
 /// small edit of a large file stays cheap.
 pub fn file_diffs(path: &str, old: &Document, new: &Document, hunks: &[Hunk]) -> Vec<hashline_view::FileDiff> {
     fn joined(doc: &Document, range: &std::ops::Range<u32>) -> String {
-        let lines: Vec<String> = doc
-            .lines_in(range.start as usize..range.end as usize)
-            .map(|l| decode_lossy(l.content).into_owned())
-            .collect();
-        lines.join("\n")
+        let mut text = String::new();
+        for (i, line) in doc.lines_in(range.start as usize..range.end as usize).enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(&decode_lossy(line.content));
+        }
+        text
     }
     crate::diff::file_diffs_with(path, hunks, |r| joined(old, r), |r| joined(new, r))
 }
@@ -221,15 +224,7 @@ pub fn diff_data(old: &Document, new: &Document, hunks: &[Hunk]) -> DiffData {
 /// The unified diff of the physical bytes (BOM and line endings included): a line
 /// whose bytes changed in any way — content or terminator — is a change.
 pub fn patch(path: &str, old: &Document, new: &Document, changes: &ChangeMap) -> String {
-    fn bytes(doc: &Document, i: usize) -> Option<(&[u8], Terminator)> {
-        doc.line(LineNo::from_index(i)).map(|l| (l.content, l.terminator))
-    }
-    let kept = changes.kept().map(|(o, n)| (o.index(), n.index())).filter(|&(o, n)| {
-        // Line 1 carries the BOM: a BOM change is a change of line 1.
-        let bom_same = (o != 0 && n != 0) || old.has_bom() == new.has_bom();
-        bom_same && bytes(old, o) == bytes(new, n)
-    });
-    let kept = kept.map(|(o, n)| (o as u32, n as u32));
+    let kept = physically_kept(old, new, changes);
     let found = changes_from_kept(old.line_count() as u32, new.line_count() as u32, kept);
     let hunks = group(found, old.line_count() as u32, new.line_count() as u32, crate::diff::DIFF_CONTEXT);
     // Each line written straight into the patch, terminator included.
@@ -252,4 +247,109 @@ pub fn patch(path: &str, old: &Document, new: &Document, changes: &ChangeMap) ->
         (_, Some(o), _) => physical(out, old, o),
         _ => {}
     })
+}
+
+/// The kept lines (old → new, 0-based) whose bytes are the same in both documents: content,
+/// terminator, and for line 1 the BOM. A run of consecutive kept lines is compared as one
+/// byte range (equal bytes from a line start split into the same lines); a run that differs
+/// somewhere, or touches line 1, is compared line by line.
+fn physically_kept(old: &Document, new: &Document, changes: &ChangeMap) -> Vec<(u32, u32)> {
+    fn bytes(doc: &Document, i: usize) -> Option<(&[u8], Terminator)> {
+        doc.line(LineNo::from_index(i)).map(|l| (l.content, l.terminator))
+    }
+    let same_line = |o: usize, n: usize| {
+        // Line 1 carries the BOM: a BOM change is a change of line 1.
+        let bom_same = (o != 0 && n != 0) || old.has_bom() == new.has_bom();
+        bom_same && bytes(old, o) == bytes(new, n)
+    };
+    // Where line `i` starts (the end of the bytes for `i` = the line count).
+    fn start(doc: &Document, i: usize) -> usize {
+        doc.content_range(LineNo::from_index(i)).map_or(doc.as_bytes().len(), |r| r.start)
+    }
+    let mut out = Vec::with_capacity(old.line_count());
+    let flush = |o: usize, n: usize, len: usize, out: &mut Vec<(u32, u32)>| {
+        let whole = o != 0
+            && n != 0
+            && old.as_bytes().get(start(old, o)..start(old, o + len))
+                == new.as_bytes().get(start(new, n)..start(new, n + len));
+        for k in 0..len {
+            if whole || same_line(o + k, n + k) {
+                out.push(((o + k) as u32, (n + k) as u32));
+            }
+        }
+    };
+    let mut run: Option<(usize, usize, usize)> = None;
+    for (o, n) in changes.kept().map(|(o, n)| (o.index(), n.index())) {
+        run = match run {
+            Some((ro, rn, len)) if ro + len == o && rn + len == n => Some((ro, rn, len + 1)),
+            Some((ro, rn, len)) => {
+                flush(ro, rn, len, &mut out);
+                Some((o, n, 1))
+            }
+            None => Some((o, n, 1)),
+        };
+    }
+    if let Some((ro, rn, len)) = run {
+        flush(ro, rn, len, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use hashline_core::edit::{EditOp, EditOptions, apply};
+    use hashline_core::{Anchor, AnchorRef};
+
+    use super::*;
+
+    fn at(doc: &Document, line: u32) -> AnchorRef {
+        let line = doc.line(LineNo::new(line).expect("1-based")).expect("the line exists");
+        AnchorRef::Line { anchor: Anchor::new(line.number, line.hash()), content: None }
+    }
+
+    /// The kept lines compared one by one (what `physically_kept` must equal).
+    fn naive(old: &Document, new: &Document, changes: &ChangeMap) -> Vec<(u32, u32)> {
+        fn bytes(doc: &Document, i: usize) -> Option<(&[u8], Terminator)> {
+            doc.line(LineNo::from_index(i)).map(|l| (l.content, l.terminator))
+        }
+        changes
+            .kept()
+            .map(|(o, n)| (o.index(), n.index()))
+            .filter(|&(o, n)| ((o != 0 && n != 0) || old.has_bom() == new.has_bom()) && bytes(old, o) == bytes(new, n))
+            .map(|(o, n)| (o as u32, n as u32))
+            .collect()
+    }
+
+    #[test]
+    fn runs_of_kept_lines_compare_as_the_lines_do() {
+        let texts: [&[u8]; 4] = [
+            b"a\nb\nc\nd\ne\nf\ng",
+            b"\xef\xbb\xbfa\r\nb\r\nc\nd\re\nf\ng\n",
+            b"a\nb\nc\nd\ne\nf\ng\n",
+            b"a\rb\rc\r\nd\ne\nf\r\ng",
+        ];
+        for text in texts {
+            let old = Document::parse(text.to_vec());
+            let last = old.line_count() as u32;
+            let batches = vec![
+                vec![EditOp::SetLine { anchor: at(&old, 3), new_text: "C".into(), literal: false }],
+                vec![EditOp::InsertAfter { anchor: at(&old, last), new_text: "tail".into(), literal: false }],
+                vec![EditOp::SetLine { anchor: at(&old, 1), new_text: "A".into(), literal: false }],
+                vec![
+                    EditOp::ReplaceLines {
+                        start: at(&old, 2),
+                        end: at(&old, 3),
+                        new_text: "x\ny\nz".into(),
+                        literal: false,
+                    },
+                    EditOp::SetLine { anchor: at(&old, last), new_text: "G".into(), literal: false },
+                ],
+            ];
+            for ops in batches {
+                let outcome = apply(&old, &ops, &EditOptions::default()).expect("the batch applies");
+                let (new, changes) = (&outcome.document, &outcome.changes);
+                assert_eq!(physically_kept(&old, new, changes), naive(&old, new, changes), "{text:?} {ops:?}");
+            }
+        }
+    }
 }
