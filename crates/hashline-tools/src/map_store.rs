@@ -129,6 +129,14 @@ impl MapStore {
         self.store_body(Kind::Map, key, name, content, &body)
     }
 
+    /// Whether a slot of `key` holds a map for `content` (its header only: the entry may
+    /// still prove damaged when loaded).
+    pub fn has_map(&self, key: &Path, name: &str, content: ContentKey) -> bool {
+        let header = self.encode(Kind::Map, key, name, content, &[]);
+        let len = self.header_len(key, name);
+        (0..SLOTS).any(|slot| self.holds(&self.entry_path(key, Kind::Map, slot), len, &header[..len]))
+    }
+
     /// The stored error census of the file `key` named `name` (as [`MapStore::load`]): the
     /// census of a fresh parse of bytes with `content`'s key.
     pub fn load_census(&self, key: &Path, name: &str, content: ContentKey) -> Option<Census> {

@@ -133,8 +133,9 @@ impl Old {
 /// parsed afresh (the census of a fresh parse and of an incremental one are the same); else
 /// `before` is parsed. The cache then keeps the tree of what the file will hold: `after`, or
 /// `before` when `block` refuses the change; the store keeps the census of every version
-/// parsed here that the file holds or will hold, and the symbol map of `after` when its
-/// tree is a fresh parse or has no error (so that it is the map a read would build).
+/// parsed here that the file holds or will hold, and the symbol map of `after` when it held
+/// the map of `before` and the tree of `after` is a fresh parse or has no error (so that it
+/// is the map a read would build).
 pub fn check(
     mode: SyntaxMode,
     path: &str,
@@ -153,6 +154,8 @@ pub fn check(
     let limits = ParseLimits::DEFAULT;
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     let store = trees.and_then(|memo| Some((memo.store?, memo.key)));
+    // The old bytes' key in the store, hashed once.
+    let old_key = store.and(before).map(|doc| ContentKey::of(doc.as_bytes()));
     // The old file: its tree kept by the session for exactly these bytes, else its census
     // stored for exactly these bytes, else parsed now.
     let old = before.and_then(|doc| {
@@ -160,8 +163,8 @@ pub fn check(
         if let Some(tree) = cached {
             return Some((doc, Old::Tree(tree, false)));
         }
-        if let Some((store, key)) = store
-            && let Some(census) = store.load_census(key, name, ContentKey::of(doc.as_bytes()))
+        if let (Some((store, key)), Some(content)) = (store, old_key)
+            && let Some(census) = store.load_census(key, name, content)
             && fits(&census, doc)
         {
             return Some((doc, Old::Census(census)));
@@ -185,7 +188,8 @@ pub fn check(
     let new = introduced(old.as_ref().map_or(&Census::default(), |(_, old)| old.census()), &new_census, &new_line_of);
     let refused = mode == SyntaxMode::Block && !new.is_empty();
     if let Some((store, key)) = store {
-        remember(store, key, name, old.as_ref(), refused, after, &new_parse, &new_census, fresh);
+        let old = old.as_ref().zip(old_key).map(|((_, old), content)| (old, content));
+        remember(store, key, name, old, refused, after, &new_parse, &new_census, fresh);
     }
     if let Some(memo) = trees {
         match old {
@@ -222,22 +226,24 @@ fn fits(census: &Census, doc: &Document) -> bool {
 
 /// Keeps in the store what the next process may reuse: the old file's census when it was
 /// parsed here (first, so that the newer version is the one written last), and, unless the
-/// change is refused, the new file's census and map. Failures are ignored: the value is
-/// built again next time.
+/// change is refused, the new file's census — and its map when the store held the old
+/// version's map (the file's map is in use: a read or a symbol call built it), so that the
+/// next read of the map does not parse again. Failures are ignored: the value is built again
+/// next time.
 #[allow(clippy::too_many_arguments)]
 fn remember(
     store: &MapStore,
     key: &Path,
     name: &str,
-    old: Option<&(&Document, Old)>,
+    old: Option<(&Old, ContentKey)>,
     refused: bool,
     after: &Document,
     new_parse: &hashline_syntax::Parsed,
     new_census: &Census,
     fresh: bool,
 ) {
-    if let Some((doc, Old::Tree(tree, true))) = old {
-        let _ = store.store_census(key, name, ContentKey::of(doc.as_bytes()), &tree.census);
+    if let Some((Old::Tree(tree, true), content)) = old {
+        let _ = store.store_census(key, name, content, &tree.census);
     }
     if refused {
         return;
@@ -246,7 +252,8 @@ fn remember(
     let _ = store.store_census(key, name, content, new_census);
     // The map a read would build: from a fresh tree, or an incremental one without errors
     // (error recovery may shape an ERROR node's insides differently when it reuses subtrees).
-    if fresh || !new_parse.tree.root_node().has_error() {
+    let in_use = old.is_some_and(|(_, content)| store.has_map(key, name, content));
+    if in_use && (fresh || !new_parse.tree.root_node().has_error()) {
         let map = hashline_symbols::map_parsed(new_parse, after);
         let _ = store.store(key, name, content, &map);
     }

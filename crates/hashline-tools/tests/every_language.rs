@@ -370,6 +370,9 @@ fn a_stored_census_gives_the_two_parse_result_in_every_language() {
                 let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
                 let old = ContentKey::of(source.as_bytes());
                 store.store_census(&key, case.file, old, &fresh_census(case.file, source)).expect("stored");
+                // And its map, as a full read would have left it: the edit keeps the map current.
+                let old_map = hashline_symbols::map_document(case.file, &Document::parse(source.as_bytes().to_vec()));
+                store.store(&key, case.file, old, &old_map.unwrap().unwrap()).expect("stored");
                 let one_parse = ws.call::<EditTool>(args.clone());
                 assert_eq!(seen(&ws, case.file, &one_parse), seen(&plain, case.file, &two_parses), "{what}");
                 // And with an empty store (the CLI's first edit: two parses, both censuses
