@@ -2,7 +2,8 @@
 //! in-process edit tool, symbol maps and the syntax check), then whole-command timings of the release CLI beside reference
 //! commands on the same input, interleaved run by run so machine noise hits all alike:
 //! `hashline read` beside `cat`, and one anchored durable `hashline edit` beside
-//! `hashline read`, `sed -i` and `cp` + `sync`. Each ratio is printed beside its target.
+//! `hashline read`, `sed -i` and `cp` + `sync`, and an edit followed by the read of its
+//! result (an agent's loop). Each ratio is printed beside its target.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -143,8 +144,22 @@ fn cli_timings(cli: &Path, scratch: &Path, file: &Path, runs: usize) -> Result<(
         show_row(&text_arg)?;
         run_cli(&["edit", &text_arg, "--edits", &edits])
     };
-    let times =
-        measure_interleaved(runs, &mut [&mut read, &mut edit, &mut sed, &mut cp_sync, &mut read_text, &mut edit_text])?;
+    // An agent's loop on the code file: its full read (untimed), the edit, then the full read
+    // of what the edit wrote (both timed): what the edit keeps for the next call shows here.
+    // A copy of its own, so that its versions do not displace the other commands' cache
+    // entries.
+    let looped = scratch.join("ten_k.loop.rs");
+    let looped_arg = looped.to_string_lossy().into_owned();
+    let mut edit_read = || {
+        restore(&looped)?;
+        run_cli(&["read", &looped_arg])?;
+        show_row(&looped_arg)?;
+        Ok(run_cli(&["edit", &looped_arg, "--edits", &edits])? + run_cli(&["read", &looped_arg])?)
+    };
+    let times = measure_interleaved(
+        runs,
+        &mut [&mut read, &mut edit, &mut sed, &mut cp_sync, &mut read_text, &mut edit_text, &mut edit_read],
+    )?;
     report_set(
         &[
             "hashline read",
@@ -153,6 +168,7 @@ fn cli_timings(cli: &Path, scratch: &Path, file: &Path, runs: usize) -> Result<(
             "cp + sync",
             "hashline read .txt",
             "hashline edit .txt",
+            "edit + read after it",
         ],
         &times,
     );
@@ -161,6 +177,7 @@ fn cli_timings(cli: &Path, scratch: &Path, file: &Path, runs: usize) -> Result<(
     ratio_line("hashline edit / cp + sync", &times[1], &times[3]);
     ratio_line("cp + sync / sed -i (the cost of one sync)", &times[3], &times[2]);
     ratio_line("edit / read of the .txt copy (no syntax check, no map)", &times[5], &times[4]);
+    ratio_line("edit + the read after it (an agent's loop) / hashline read", &times[6], &times[0]);
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! The CLI's symbol-map cache (docs/protocol.md, "The CLI's map cache"): one directory per
 //! root beside the default session file; a read of an unchanged code file takes its map
-//! from there, and whatever is in there never changes what a read shows.
+//! from there, an edit takes the old file's error census from there, and whatever is in
+//! there never changes what a read or an edit shows.
 
 mod common;
 
@@ -25,6 +26,11 @@ impl Env {
 
     fn maps_dir(&self) -> PathBuf {
         self.state.path().join("hashline/maps")
+    }
+
+    /// The cache entries whose names end with `.{extension}`.
+    fn entries_of(&self, extension: &str) -> Vec<PathBuf> {
+        self.entries().into_iter().filter(|p| p.extension().is_some_and(|e| e == extension)).collect()
     }
 
     /// Every cache entry under the state directory.
@@ -60,9 +66,10 @@ fn a_warm_read_shows_what_a_fresh_read_shows() {
     assert!(env.entries().is_empty(), "--stateless keeps no cache: {:?}", env.entries());
 
     let cold = env.read(&[], "big.rs");
-    let entries = env.entries();
-    assert_eq!(entries.len(), 1, "{entries:?}");
-    assert!(entries[0].extension().is_some_and(|e| e == "map"));
+    let entries = env.entries_of("map");
+    assert_eq!(entries.len(), 1, "{:?}", env.entries());
+    assert_eq!(env.entries_of("syn").len(), 1, "the census of the parse is kept too: {:?}", env.entries());
+    assert_eq!(env.entries().len(), 2);
     let written = std::fs::metadata(&entries[0]).unwrap().modified().unwrap();
     let warm = env.read(&[], "big.rs");
     assert_eq!(cold, fresh);
@@ -92,7 +99,7 @@ fn damaged_or_foreign_cache_files_change_nothing() {
     std::fs::write(env.path("big.rs"), big_source("alpha")).unwrap();
     let fresh = env.read(&["--stateless"], "big.rs");
     env.read(&[], "big.rs");
-    let entry = env.entries().pop().expect("an entry");
+    let entry = env.entries_of("map").pop().expect("an entry");
     let good = std::fs::read(&entry).unwrap();
     let mut foreign_build = good.clone();
     foreign_build[12] ^= 0xff; // the build identity follows the magic and the version
@@ -106,10 +113,16 @@ fn damaged_or_foreign_cache_files_change_nothing() {
         ("another build", foreign_build),
         ("one bit of the map", flipped),
     ];
+    // The path's second slot: a good entry replaces a bad one that still names this version
+    // (truncated, a flipped bit), else goes beside it.
+    let second = entry.with_extension("1.map");
     for (what, bytes) in damaged {
         std::fs::write(&entry, &bytes).unwrap();
         assert_eq!(env.read(&[], "big.rs"), fresh, "{what}");
-        assert_eq!(std::fs::read(&entry).unwrap(), good, "{what}: replaced by a good entry");
+        let slots: Vec<Vec<u8>> = [&entry, &second].iter().filter_map(|p| std::fs::read(p).ok()).collect();
+        assert!(slots.contains(&good), "{what}: a good entry in one of the slots");
+        assert_eq!(env.read(&[], "big.rs"), fresh, "{what}: from the good entry");
+        let _ = std::fs::remove_file(&second);
     }
     // A directory where the entry would be: the read works, nothing is cached.
     std::fs::remove_file(&entry).unwrap();
@@ -144,7 +157,8 @@ fn concurrent_reads_of_one_root_all_show_the_fresh_maps() {
         assert!(out.status.success());
         assert_eq!(String::from_utf8(out.stdout).unwrap(), fresh[i % names.len()], "process {i}");
     }
-    assert_eq!(env.entries().len(), names.len());
+    assert_eq!(env.entries_of("map").len(), names.len());
+    assert_eq!(env.entries_of("syn").len(), names.len());
     for name in &names {
         assert_eq!(&env.read(&[], name), &fresh[names.iter().position(|n| n == name).unwrap()]);
     }
@@ -170,4 +184,70 @@ fn the_cache_lives_beside_the_sessions_outside_the_project() {
     let names: Vec<String> =
         std::fs::read_dir(env.project.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert_eq!(names, vec!["big.rs".to_owned()], "nothing in the project");
+}
+
+/// `hashline edit` of `name` with `edits` (JSON): its standard output, standard error and
+/// whether it succeeded.
+fn edit(env: &Env, name: &str, edits: &serde_json::Value) -> (String, String, bool) {
+    let out = env.run(&["edit", name, "--edits", &edits.to_string()]);
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.success())
+}
+
+/// A `set_line` of 1-based `line` of `text` to `new_text`.
+fn set_line(text: &str, line: usize, new_text: &str) -> serde_json::Value {
+    let old = text.lines().nth(line - 1).unwrap();
+    let anchor = format!("{line}:{}", hashline::core::LineHash::of(old.as_bytes()));
+    serde_json::json!([{"set_line": {"anchor": anchor, "new_text": new_text}}])
+}
+
+#[test]
+fn an_edit_with_a_cached_census_shows_what_one_without_shows_and_the_next_read_is_fresh() {
+    let env = Env::new();
+    let source = big_source("alpha");
+    let file = env.path("big.rs");
+    // Line 8 is `    value + 1`; a `)))` there is a new syntax error.
+    let broken = set_line(&source, 8, "    value + 1 )))");
+    let shown = |env: &Env| env.read(&[], "big.rs");
+    let window = |env: &Env| env.run(&["read", "big.rs", "--offset", "5", "--limit", "5"]);
+
+    // No cache for the old bytes: the edit parses both versions.
+    std::fs::write(&file, &source).unwrap();
+    shown(&env);
+    std::fs::remove_dir_all(env.maps_dir()).unwrap();
+    window(&env);
+    let two_parses = edit(&env, "big.rs", &broken);
+    assert!(two_parses.2 && two_parses.1.is_empty(), "{two_parses:?}");
+    assert!(two_parses.0.contains("syntax-regression: lines 8"), "{}", two_parses.0);
+    let written = std::fs::read_to_string(&file).unwrap();
+    // Both censuses are kept now (the old version's and the new one's).
+    assert_eq!(env.entries_of("syn").len(), 2, "{:?}", env.entries());
+
+    // Again from the same bytes: the old census comes from the cache (the read stored it
+    // too), and the edit shows exactly the same.
+    std::fs::remove_dir_all(env.maps_dir()).unwrap();
+    std::fs::write(&file, &source).unwrap();
+    shown(&env);
+    assert_eq!(env.entries_of("syn").len(), 1, "the read kept its census: {:?}", env.entries());
+    window(&env);
+    let one_parse = edit(&env, "big.rs", &broken);
+    assert_eq!(one_parse, two_parses);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), written);
+    // The edit kept the new version's map: the next read takes it and shows a fresh read.
+    assert_eq!(env.entries_of("map").len(), 2, "{:?}", env.entries());
+    let after = shown(&env);
+    assert_eq!(after, env.read(&["--stateless"], "big.rs"));
+
+    // A second edit of the new bytes (their census cached by the first) is the same as one
+    // with no cache at all.
+    let fix = set_line(&written, 8, "    value + 1");
+    window(&env);
+    let cached = edit(&env, "big.rs", &fix);
+    let fixed = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, &written).unwrap();
+    std::fs::remove_dir_all(env.maps_dir()).unwrap();
+    window(&env);
+    let uncached = edit(&env, "big.rs", &fix);
+    assert_eq!(cached, uncached);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), fixed);
+    assert_eq!(fixed, source);
 }

@@ -4,7 +4,8 @@
 //! ([`LanguageId`]: Rust, C, C++, Python, JavaScript/JSX, TypeScript, TSX, Java, Go, chosen by
 //! file extension), bounded parsing ([`parse`], [`ParseLimits`]), the error census
 //! ([`census`]: every ERROR and MISSING node with its lines), and the change check
-//! ([`introduced`]: only the problems a change added, located in the new file).
+//! ([`introduced`]: only the problems a change added, located in the new file). A census
+//! has a byte form ([`Census::to_bytes`]) for caches kept between processes.
 //!
 //! ```
 //! use hashline_core::Document;
@@ -31,6 +32,7 @@ mod error;
 mod lang;
 mod parse;
 mod regression;
+mod stored;
 
 pub use census::{Census, IssueKind, LineIndex, LineSpan, SyntaxIssue, census};
 pub use error::SyntaxError;

@@ -1,26 +1,32 @@
-//! Symbol maps kept on disk between processes: the CLI's per-root map cache, so that a
-//! lone `hashline read` of an unchanged code file does not parse it again (docs/protocol.md,
-//! "The CLI's map cache").
+//! Symbol maps and error censuses kept on disk between processes: the CLI's per-root map
+//! cache, so that a lone `hashline read` of an unchanged code file does not parse it again,
+//! and a lone `hashline edit` of it parses only the new text for its syntax check
+//! (docs/protocol.md, "The CLI's map cache").
 //!
-//! One file per path in the store's directory, `<16 hex digits of xxh3 over the path>.map`,
-//! holding a header and the map's bytes ([`SymbolMap::to_bytes`]). The header names what the
-//! map was built from: this store format, the build of the program that wrote it, the path,
-//! the file's base name (it picks the language), the file's size and the xxh3-128 of its
-//! bytes — the modification time plays no part, so a file rewritten with other bytes of the
-//! same size at the same time is parsed again. A checksum of the map's bytes closes the
-//! header. A file that is missing, damaged, truncated, of another format or build, or about
-//! other bytes is not used (never an error: the map is built as without a store) and is
-//! replaced by the next store of that path.
+//! Each path has at most [`SLOTS`] entries of each kind, `<16 hex digits of xxh3 over the
+//! path>[.N].map` for maps and `.syn` for censuses, each holding a header and the value's
+//! bytes ([`SymbolMap::to_bytes`], [`Census::to_bytes`]). The header names what the value
+//! was built from: its kind, this store format, the build of the program that wrote it, the
+//! path, the file's base name (it picks the language), the file's size and the xxh3-128 of
+//! its bytes — the modification time plays no part, so a file rewritten with other bytes of
+//! the same size at the same time is parsed again. A checksum of the value's bytes closes the
+//! header. An entry that is missing, damaged, truncated, of another kind, format or build, or
+//! about other bytes is not used (never an error: the value is built as without a store).
+//! Two slots per path keep the last two versions of a file, so that an edit followed by its
+//! undo (or a benchmark restoring its input) finds both; a new version replaces the slot
+//! written longer ago.
 //!
 //! Files are written atomically (a temporary file renamed over the entry), so concurrent
 //! processes see an old entry or a new one. The store keeps at most [`MAX_ENTRIES`] files
-//! and [`MAX_TOTAL_BYTES`]: when an entry is added beyond either, the least recently used
-//! go (a hit refreshes an entry's modification time, at most once an hour).
+//! and [`MAX_TOTAL_BYTES`] (both kinds together): when an entry is added beyond either, the
+//! least recently used go (a hit refreshes an entry's modification time, at most once an
+//! hour).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use hashline_symbols::SymbolMap;
+use hashline_syntax::Census;
 
 /// The most entries a store keeps.
 pub const MAX_ENTRIES: usize = 1000;
@@ -29,7 +35,9 @@ pub const MAX_TOTAL_BYTES: u64 = 64 * 1024 * 1024;
 /// A map whose entry would be larger than this is not stored.
 pub const MAX_ENTRY_BYTES: usize = 4 * 1024 * 1024;
 
-const MAGIC: &[u8; 8] = b"HLSYMAP\0";
+/// Entries a path keeps of each kind.
+pub const SLOTS: usize = 2;
+
 /// 1: the first layout.
 const STORE_VERSION: u32 = 1;
 /// An entry used more recently than this is not touched again on a hit.
@@ -53,6 +61,29 @@ impl ContentKey {
     }
 }
 
+/// What an entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Map,
+    Census,
+}
+
+impl Kind {
+    fn extension(self) -> &'static str {
+        match self {
+            Kind::Map => "map",
+            Kind::Census => "syn",
+        }
+    }
+
+    fn magic(self) -> &'static [u8; 8] {
+        match self {
+            Kind::Map => b"HLSYMAP\0",
+            Kind::Census => b"HLCENSU\0",
+        }
+    }
+}
+
 /// A directory of stored maps, written by one build of the program.
 #[derive(Clone, Debug)]
 pub struct MapStore {
@@ -73,16 +104,60 @@ impl MapStore {
         &self.dir
     }
 
-    fn entry_path(&self, key: &Path) -> PathBuf {
+    fn entry_path(&self, key: &Path, kind: Kind, slot: usize) -> PathBuf {
         let hash = xxhash_rust::xxh3::xxh3_64(key.as_os_str().as_encoded_bytes());
-        self.dir.join(format!("{hash:016x}.map"))
+        let ext = kind.extension();
+        match slot {
+            0 => self.dir.join(format!("{hash:016x}.{ext}")),
+            n => self.dir.join(format!("{hash:016x}.{n}.{ext}")),
+        }
     }
 
     /// The stored map of the file `key` (a real path), named `name` (its base name picks the
     /// language), when it was built by this build from bytes with `content`'s key.
     pub fn load(&self, key: &Path, name: &str, content: ContentKey) -> Option<SymbolMap> {
-        let path = self.entry_path(key);
-        let file = crate::nonblocking::open_read(&path).ok()?;
+        let map = SymbolMap::from_bytes(&self.load_body(Kind::Map, key, name, content)?).ok()?;
+        // A sanity check beside the checksum: the map is of a file of this size.
+        (map.byte_count == content.size).then_some(map)
+    }
+
+    /// Stores `map`, built from the file `key` named `name` with `content`'s bytes. Failures
+    /// (no space, no permission) are returned for tests; callers ignore them: the map is
+    /// built again next time.
+    pub fn store(&self, key: &Path, name: &str, content: ContentKey, map: &SymbolMap) -> std::io::Result<()> {
+        let Some(body) = map.to_bytes() else { return Ok(()) };
+        self.store_body(Kind::Map, key, name, content, &body)
+    }
+
+    /// Whether a slot of `key` holds a map for `content` (its header only: the entry may
+    /// still prove damaged when loaded).
+    pub fn has_map(&self, key: &Path, name: &str, content: ContentKey) -> bool {
+        let header = self.encode(Kind::Map, key, name, content, &[]);
+        let len = self.header_len(key, name);
+        (0..SLOTS).any(|slot| self.holds(&self.entry_path(key, Kind::Map, slot), len, &header[..len]))
+    }
+
+    /// The stored error census of the file `key` named `name` (as [`MapStore::load`]): the
+    /// census of a fresh parse of bytes with `content`'s key.
+    pub fn load_census(&self, key: &Path, name: &str, content: ContentKey) -> Option<Census> {
+        let census = Census::from_bytes(&self.load_body(Kind::Census, key, name, content)?)?;
+        // A sanity check beside the checksum: every issue lies within a file of this size.
+        census.issues.iter().all(|issue| issue.bytes.end as u64 <= content.size).then_some(census)
+    }
+
+    /// Stores `census`, of the file `key` named `name` holding `content`'s bytes (as
+    /// [`MapStore::store`]).
+    pub fn store_census(&self, key: &Path, name: &str, content: ContentKey, census: &Census) -> std::io::Result<()> {
+        self.store_body(Kind::Census, key, name, content, &census.to_bytes())
+    }
+
+    /// The body of the slot of `key` that holds `kind` for `content`.
+    fn load_body(&self, kind: Kind, key: &Path, name: &str, content: ContentKey) -> Option<Vec<u8>> {
+        (0..SLOTS).find_map(|slot| self.load_slot(&self.entry_path(key, kind, slot), kind, key, name, content))
+    }
+
+    fn load_slot(&self, path: &Path, kind: Kind, key: &Path, name: &str, content: ContentKey) -> Option<Vec<u8>> {
+        let file = crate::nonblocking::open_read(path).ok()?;
         let meta = file.metadata().ok()?;
         if !meta.is_file() || meta.len() > (MAX_ENTRY_BYTES as u64) {
             return None;
@@ -92,28 +167,45 @@ impl MapStore {
         if bytes.len() > MAX_ENTRY_BYTES {
             return None;
         }
-        let map = self.decode(&bytes, key, name, content)?;
-        // A sanity check beside the checksum: the map is of a file of this size.
-        if map.byte_count != content.size {
-            return None;
-        }
+        let body = self.decode(&bytes, kind, key, name, content)?.to_vec();
         if meta.modified().ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > TOUCH_AFTER) {
             let _ = file.set_modified(SystemTime::now());
         }
-        Some(map)
+        Some(body)
     }
 
-    /// Stores `map`, built from the file `key` named `name` with `content`'s bytes. Failures
-    /// (no space, no permission) are returned for tests; callers ignore them: the map is
-    /// built again next time.
-    pub fn store(&self, key: &Path, name: &str, content: ContentKey, map: &SymbolMap) -> std::io::Result<()> {
-        let Some(body) = map.to_bytes() else { return Ok(()) };
-        let bytes = self.encode(key, name, content, &body);
+    /// Writes `body` into the slot of `key` that holds this version already, else an empty
+    /// one, else the one written longer ago.
+    fn store_body(&self, kind: Kind, key: &Path, name: &str, content: ContentKey, body: &[u8]) -> std::io::Result<()> {
+        let bytes = self.encode(kind, key, name, content, body);
         if bytes.len() > MAX_ENTRY_BYTES {
             return Ok(());
         }
-        let path = self.entry_path(key);
-        let new = !path.exists();
+        let header = self.header_len(key, name);
+        let mut empty = None;
+        let mut oldest: Option<(SystemTime, PathBuf)> = None;
+        let mut same = None;
+        for slot in 0..SLOTS {
+            let path = self.entry_path(key, kind, slot);
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                empty = empty.or(Some(path));
+                continue;
+            };
+            if self.holds(&path, header, &bytes[..header]) {
+                same = Some(path);
+                break;
+            }
+            let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            if oldest.as_ref().is_none_or(|(when, _)| modified < *when) {
+                oldest = Some((modified, path));
+            }
+        }
+        let (path, new) = match (same, empty, oldest) {
+            (Some(path), _, _) => (path, false),
+            (None, Some(path), _) => (path, true),
+            (None, None, Some((_, path))) => (path, false),
+            (None, None, None) => return Ok(()),
+        };
         if new {
             std::fs::create_dir_all(&self.dir)?;
         }
@@ -124,10 +216,22 @@ impl MapStore {
         Ok(())
     }
 
-    fn encode(&self, key: &Path, name: &str, content: ContentKey, body: &[u8]) -> Vec<u8> {
+    /// The length of an entry's header up to the checksum, for `key` and `name`.
+    fn header_len(&self, key: &Path, name: &str) -> usize {
+        8 + 4 + 8 + 8 + 16 + 4 + key.as_os_str().as_encoded_bytes().len() + 4 + name.len()
+    }
+
+    /// Whether the entry at `path` starts with `header` (it holds the same version).
+    fn holds(&self, path: &Path, len: usize, header: &[u8]) -> bool {
+        let Ok(file) = crate::nonblocking::open_read(path) else { return false };
+        let mut start = vec![0; len];
+        std::io::Read::read_exact(&mut &file, &mut start).is_ok() && start == header
+    }
+
+    fn encode(&self, kind: Kind, key: &Path, name: &str, content: ContentKey, body: &[u8]) -> Vec<u8> {
         let key = key.as_os_str().as_encoded_bytes();
         let mut out = Vec::with_capacity(64 + key.len() + name.len() + body.len());
-        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(kind.magic());
         out.extend_from_slice(&STORE_VERSION.to_le_bytes());
         out.extend_from_slice(&self.build.to_le_bytes());
         out.extend_from_slice(&content.size.to_le_bytes());
@@ -141,9 +245,9 @@ impl MapStore {
         out
     }
 
-    fn decode(&self, bytes: &[u8], key: &Path, name: &str, content: ContentKey) -> Option<SymbolMap> {
+    fn decode<'b>(&self, bytes: &'b [u8], kind: Kind, key: &Path, name: &str, content: ContentKey) -> Option<&'b [u8]> {
         let mut r = Reader(bytes);
-        let fits = r.take(MAGIC.len())? == MAGIC
+        let fits = r.take(8)? == kind.magic()
             && r.u32()? == STORE_VERSION
             && r.u64()? == self.build
             && r.u64()? == content.size
@@ -158,10 +262,7 @@ impl MapStore {
             }
         }
         let checksum = r.u64()?;
-        if xxhash_rust::xxh3::xxh3_64(r.0) != checksum {
-            return None;
-        }
-        SymbolMap::from_bytes(r.0).ok()
+        (xxhash_rust::xxh3::xxh3_64(r.0) == checksum).then_some(r.0)
     }
 
     /// Removes the least recently used entries beyond the bounds, and stale temporary files.
@@ -173,7 +274,7 @@ impl MapStore {
             let name = name.to_string_lossy();
             let Ok(meta) = entry.metadata() else { continue };
             let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-            if name.ends_with(".map") && meta.is_file() {
+            if (name.ends_with(".map") || name.ends_with(".syn")) && meta.is_file() {
                 entries.push((modified, meta.len(), entry.path()));
             } else if name.starts_with(".hl")
                 && name.ends_with(".tmp")
@@ -270,7 +371,7 @@ mod tests {
         let key = Path::new("/p/lib.rs");
         let content = ContentKey::of(SOURCE);
         store.store(key, "lib.rs", content, &map_of(SOURCE)).unwrap();
-        let entry = store.entry_path(key);
+        let entry = store.entry_path(key, Kind::Map, 0);
         let good = std::fs::read(&entry).unwrap();
         for len in 0..good.len() {
             std::fs::write(&entry, &good[..len]).unwrap();
@@ -304,7 +405,12 @@ mod tests {
             store.store(&key, "f.rs", content, &map).unwrap();
             // Older first: f0 is the least recently used, then f1, ...
             let when = old + Duration::from_secs(i as u64);
-            std::fs::File::options().write(true).open(store.entry_path(&key)).unwrap().set_modified(when).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(store.entry_path(&key, Kind::Map, 0))
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
         }
         // A hit on f0 makes it recent; a stale temporary file goes at the next eviction.
         assert!(store.load(Path::new("/p/f0.rs"), "f.rs", content).is_some());
@@ -319,5 +425,73 @@ mod tests {
         assert!(store.load(Path::new("/p/f1.rs"), "f.rs", content).is_none(), "the oldest went");
         assert!(store.load(Path::new("/p/f2.rs"), "f.rs", content).is_some());
         assert!(store.load(Path::new("/p/new.rs"), "f.rs", content).is_some());
+    }
+
+    fn census_of(bytes: &[u8]) -> Census {
+        let doc = Document::parse(bytes.to_vec());
+        let lang = hashline_syntax::LanguageId::Rust;
+        let parsed = hashline_syntax::parse_document(lang, &doc, hashline_syntax::ParseLimits::DEFAULT).unwrap();
+        hashline_syntax::census(&parsed.tree, &doc, parsed.text_start)
+    }
+
+    #[test]
+    fn a_stored_census_comes_back_for_the_same_bytes_only_and_is_never_a_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        let key = Path::new("/p/lib.rs");
+        let broken = b"fn a() {\n    let x = 1\n}\nfn b( {}\n";
+        let census = census_of(broken);
+        assert!(!census.is_clean());
+        let content = ContentKey::of(broken);
+        assert!(store.load_census(key, "lib.rs", content).is_none(), "empty store");
+        store.store_census(key, "lib.rs", content, &census).unwrap();
+        assert_eq!(store.load_census(key, "lib.rs", content), Some(census.clone()));
+        let mut other = broken.to_vec();
+        other[3] = b'z';
+        assert!(store.load_census(key, "lib.rs", ContentKey::of(&other)).is_none(), "same size, other bytes");
+        assert!(store.load_census(key, "lib.py", content).is_none());
+        assert!(MapStore::new(dir.path().join("maps"), 8).load_census(key, "lib.rs", content).is_none());
+        // The census and the map of one version live side by side; neither reads as the other.
+        store.store(key, "lib.rs", content, &map_of(broken)).unwrap();
+        assert_eq!(store.load_census(key, "lib.rs", content), Some(census));
+        std::fs::copy(store.entry_path(key, Kind::Census, 0), store.entry_path(key, Kind::Map, 0)).unwrap();
+        assert!(store.load(key, "lib.rs", content).is_none());
+        // A census naming bytes beyond the file is not used even with a good checksum.
+        let mut beyond = census_of(broken);
+        beyond.issues[0].bytes.end = broken.len() + 1;
+        store.store_census(key, "lib.rs", content, &beyond).unwrap();
+        assert!(store.load_census(key, "lib.rs", content).is_none());
+    }
+
+    #[test]
+    fn two_versions_of_a_path_are_kept_and_a_third_replaces_the_older() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        let key = Path::new("/p/lib.rs");
+        let versions: Vec<Vec<u8>> =
+            (0..3).map(|i| format!("fn v{i}() {{\n    let x = {i}\n}}\n").into_bytes()).collect();
+        let keys: Vec<ContentKey> = versions.iter().map(|v| ContentKey::of(v)).collect();
+        let at = |when: u64, slot: usize| {
+            let file = std::fs::File::options().write(true).open(store.entry_path(key, Kind::Census, slot)).unwrap();
+            file.set_modified(SystemTime::now() - Duration::from_secs(7200 - when)).unwrap();
+        };
+        store.store_census(key, "lib.rs", keys[0], &census_of(&versions[0])).unwrap();
+        at(0, 0);
+        store.store_census(key, "lib.rs", keys[1], &census_of(&versions[1])).unwrap();
+        at(1, 1);
+        // Storing a version again rewrites its own slot: both stay.
+        store.store_census(key, "lib.rs", keys[0], &census_of(&versions[0])).unwrap();
+        for (version, content) in versions.iter().zip(&keys).take(2) {
+            assert_eq!(store.load_census(key, "lib.rs", *content), Some(census_of(version)));
+        }
+        // (The loads touched both, as hits on entries older than an hour.)
+        at(1, 1);
+        at(2, 0);
+        // A third version replaces the slot written longer ago (version 1's).
+        store.store_census(key, "lib.rs", keys[2], &census_of(&versions[2])).unwrap();
+        assert!(store.load_census(key, "lib.rs", keys[1]).is_none());
+        assert_eq!(store.load_census(key, "lib.rs", keys[0]), Some(census_of(&versions[0])));
+        assert_eq!(store.load_census(key, "lib.rs", keys[2]), Some(census_of(&versions[2])));
+        assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), SLOTS);
     }
 }

@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::map_store::{ContentKey, MapStore};
 use crate::tree_cache::{CachedTree, TreeCache};
 use crate::warning::{Warning, WarningCode};
 
@@ -92,16 +93,49 @@ impl SyntaxOutcome {
     }
 }
 
-/// The session's trees to reuse and keep for one file: the cache and the file's key.
-pub type Trees<'a> = Option<(&'a TreeCache, &'a Path)>;
+/// What a check may reuse and keep for one file.
+#[derive(Clone, Copy, Debug)]
+pub struct Memo<'a> {
+    /// The session's trees (in-process sessions keep them between calls).
+    pub trees: &'a TreeCache,
+    /// The file's key (its real path).
+    pub key: &'a Path,
+    /// The on-disk store of censuses and maps (the CLI's map cache), when there is one.
+    pub store: Option<&'a MapStore>,
+}
+
+/// The session's trees and store to reuse and keep for one file, if any.
+pub type Trees<'a> = Option<Memo<'a>>;
+
+/// The old file's census, and the tree it came from when there is one.
+enum Old {
+    /// A tree (kept by the session or parsed now) and its census; `true` when parsed now.
+    Tree(CachedTree, bool),
+    /// Only the census, from the store: the new file is parsed afresh.
+    Census(Census),
+}
+
+impl Old {
+    fn census(&self) -> &Census {
+        match self {
+            Old::Tree(tree, _) => &tree.census,
+            Old::Census(census) => census,
+        }
+    }
+}
 
 /// Checks `after` (the file `path` will hold) against `before` (what it holds now, if
 /// anything), following old lines to new ones with `new_line_of`.
 ///
 /// With `trees`, the tree of `before` comes from the cache when the cache holds one for
-/// exactly those bytes (else `before` is parsed), `after` is parsed incrementally from it,
-/// and the cache then keeps the tree of what the file will hold: `after`, or `before` when
-/// `block` refuses the change.
+/// exactly those bytes, and `after` is parsed incrementally from it. Else, when the store
+/// holds the census of exactly those bytes, that census stands for `before` and `after` is
+/// parsed afresh (the census of a fresh parse and of an incremental one are the same); else
+/// `before` is parsed. The cache then keeps the tree of what the file will hold: `after`, or
+/// `before` when `block` refuses the change; the store keeps the census of every version
+/// parsed here that the file holds or will hold, and the symbol map of `after` when it held
+/// the map of `before` and the tree of `after` is a fresh parse or has no error (so that it
+/// is the map a read would build).
 pub fn check(
     mode: SyntaxMode,
     path: &str,
@@ -118,35 +152,50 @@ pub fn check(
         return SyntaxOutcome::unchecked(mode, None, "no syntax checker for this file type");
     };
     let limits = ParseLimits::DEFAULT;
-    // The old file's tree: kept by the session for exactly these bytes, or parsed now.
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let store = trees.and_then(|memo| Some((memo.store?, memo.key)));
+    // The old bytes' key in the store, hashed once.
+    let old_key = store.and(before).map(|doc| ContentKey::of(doc.as_bytes()));
+    // The old file: its tree kept by the session for exactly these bytes, else its census
+    // stored for exactly these bytes, else parsed now.
     let old = before.and_then(|doc| {
-        let cached = trees.and_then(|(cache, key)| cache.get(key, lang, doc.as_bytes()));
-        let tree = cached.map(|tree| (tree, true)).or_else(|| {
-            let parsed = parse_document(lang, doc, limits).ok()?;
-            let census = census(&parsed.tree, doc, parsed.text_start);
-            Some((CachedTree { parsed, census }, false))
-        });
-        tree.map(|(tree, was_cached)| (doc, tree, was_cached))
+        let cached = trees.and_then(|memo| memo.trees.get(memo.key, lang, doc.as_bytes()));
+        if let Some(tree) = cached {
+            return Some((doc, Old::Tree(tree, false)));
+        }
+        if let (Some((store, key)), Some(content)) = (store, old_key)
+            && let Some(census) = store.load_census(key, name, content)
+            && fits(&census, doc)
+        {
+            return Some((doc, Old::Census(census)));
+        }
+        let parsed = parse_document(lang, doc, limits).ok()?;
+        let census = census(&parsed.tree, doc, parsed.text_start);
+        Some((doc, Old::Tree(CachedTree { parsed, census }, true)))
     });
     let new_parse = match &old {
-        Some((doc, tree, _)) => reparse(&tree.parsed, doc, after, kept_lines(doc, &new_line_of), limits),
-        // The old file could not be parsed: every problem of the new one is new.
-        None => parse_document(lang, after, limits),
+        Some((doc, Old::Tree(tree, _))) => reparse(&tree.parsed, doc, after, kept_lines(doc, &new_line_of), limits),
+        // Only the old census, or the old file could not be parsed (then every problem of
+        // the new one is new): the new file is parsed afresh.
+        Some((_, Old::Census(_))) | None => parse_document(lang, after, limits),
     };
     let new_parse = match new_parse {
         Ok(parsed) => parsed,
         Err(err) => return SyntaxOutcome::unchecked(mode, Some(lang), format!("not parsed: {err}")),
     };
+    let fresh = !matches!(&old, Some((_, Old::Tree(..))));
     let new_census = census(&new_parse.tree, after, new_parse.text_start);
-    let new =
-        introduced(old.as_ref().map_or(&Census::default(), |(_, tree, _)| &tree.census), &new_census, &new_line_of);
-    if let Some((cache, key)) = trees {
+    let new = introduced(old.as_ref().map_or(&Census::default(), |(_, old)| old.census()), &new_census, &new_line_of);
+    let refused = mode == SyntaxMode::Block && !new.is_empty();
+    if let Some((store, key)) = store {
+        let old = old.as_ref().zip(old_key).map(|((_, old), content)| (old, content));
+        remember(store, key, name, old, refused, after, &new_parse, &new_census, fresh);
+    }
+    if let Some(memo) = trees {
         match old {
-            Some((doc, tree, false)) if mode == SyntaxMode::Block && !new.is_empty() => {
-                cache.put(key, doc.as_bytes(), tree);
-            }
-            _ if mode == SyntaxMode::Block && !new.is_empty() => {}
-            _ => cache.put(key, after.as_bytes(), CachedTree { parsed: new_parse, census: new_census }),
+            Some((doc, Old::Tree(tree, true))) if refused => memo.trees.put(memo.key, doc.as_bytes(), tree),
+            _ if refused => {}
+            _ => memo.trees.put(memo.key, after.as_bytes(), CachedTree { parsed: new_parse, census: new_census }),
         }
     }
     SyntaxOutcome {
@@ -165,6 +214,48 @@ pub fn check(
                 end_line: issue.lines.end.get(),
             })
             .collect(),
+    }
+}
+
+/// Whether a stored census can be of `doc`: every issue on its lines (the store's key
+/// already names the bytes; this guards against a census of another line model).
+fn fits(census: &Census, doc: &Document) -> bool {
+    let lines = doc.line_count().max(1);
+    census.issues.iter().all(|issue| (issue.lines.end.get() as usize) <= lines)
+}
+
+/// Keeps in the store what the next process may reuse: the old file's census when it was
+/// parsed here (first, so that the newer version is the one written last), and, unless the
+/// change is refused, the new file's census — and its map when the store held the old
+/// version's map (the file's map is in use: a read or a symbol call built it), so that the
+/// next read of the map does not parse again. Failures are ignored: the value is built again
+/// next time.
+#[allow(clippy::too_many_arguments)]
+fn remember(
+    store: &MapStore,
+    key: &Path,
+    name: &str,
+    old: Option<(&Old, ContentKey)>,
+    refused: bool,
+    after: &Document,
+    new_parse: &hashline_syntax::Parsed,
+    new_census: &Census,
+    fresh: bool,
+) {
+    if let Some((Old::Tree(tree, true), content)) = old {
+        let _ = store.store_census(key, name, content, &tree.census);
+    }
+    if refused {
+        return;
+    }
+    let content = ContentKey::of(after.as_bytes());
+    let _ = store.store_census(key, name, content, new_census);
+    // The map a read would build: from a fresh tree, or an incremental one without errors
+    // (error recovery may shape an ERROR node's insides differently when it reuses subtrees).
+    let in_use = old.is_some_and(|(_, content)| store.has_map(key, name, content));
+    if in_use && (fresh || !new_parse.tree.root_node().has_error()) {
+        let map = hashline_symbols::map_parsed(new_parse, after);
+        let _ = store.store(key, name, content, &map);
     }
 }
 

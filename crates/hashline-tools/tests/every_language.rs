@@ -7,10 +7,15 @@
 
 mod common;
 
+use std::sync::Arc;
+
 use common::{Workspace, code};
-use hashline_core::LineHash;
+use hashline_core::{Document, LineHash, LineNo};
+use hashline_syntax::{Census, IssueKind, LanguageId, LineSpan, ParseLimits, SyntaxIssue, census, parse_document};
 use hashline_tools::edit::EditTool;
+use hashline_tools::map_store::{ContentKey, MapStore};
 use hashline_tools::read::ReadTool;
+use hashline_tools::{Session, SessionConfig};
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
@@ -300,5 +305,140 @@ fn an_error_the_file_already_had_is_never_blamed_in_every_language() {
         let problems = new_problems(&result);
         assert_eq!(problems, vec![(line, line)], "{}: {}", case.file, result.text());
         assert!(problems.iter().all(|&(s, e)| s != last && e != last), "{}", case.file);
+    }
+}
+
+// The CLI's census store (issue 12): an edit whose old content has a stored census takes it
+// instead of parsing the old file, and its result is byte for byte the two-parse one.
+
+/// A workspace whose session keeps censuses and maps in `store` (as the CLI does).
+fn stored_workspace(file: &str, source: &str, store: &Arc<MapStore>) -> Workspace {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = SessionConfig::builder().root(dir.path()).build();
+    config.map_store = Some(Arc::clone(store));
+    let ws = Workspace { session: Session::new(config).expect("session"), dir };
+    ws.file(file, source);
+    let read = ws.call::<ReadTool>(json!({"path": file, "offset": 1, "limit": 2000}));
+    assert!(!read.is_error, "{}", read.text());
+    ws
+}
+
+/// The census of a fresh parse of `text` as the language of `file`.
+fn fresh_census(file: &str, text: &str) -> Census {
+    let doc = Document::parse(text.as_bytes().to_vec());
+    let lang = LanguageId::from_path(file).expect("a language");
+    let parsed = parse_document(lang, &doc, ParseLimits::DEFAULT).expect("parses");
+    census(&parsed.tree, &doc, parsed.text_start)
+}
+
+/// The result as the model and a client see it (text, JSON, and the file afterwards),
+/// with the workspace's path redacted.
+fn seen(ws: &Workspace, file: &str, result: &hashline_tools::ToolResult) -> (String, String, String) {
+    (ws.redact(&result.text()), ws.json(result), std::fs::read_to_string(ws.path(file)).expect("read back"))
+}
+
+/// Every edit of the comparison: a broken `set_line` and a clean symbol edit, each in
+/// `warn` and `block` mode.
+fn comparison_edits(case: &Case, source: &str) -> Vec<Value> {
+    let broken = break_line(source, case.body_line);
+    let clean = json!({"replace_symbol": {"symbol": case.replace.0, "new_body": case.replace.1}});
+    let mut edits = Vec::new();
+    for item in [broken, clean] {
+        for mode in ["warn", "block"] {
+            edits.push(json!({"path": case.file, "syntaxValidate": mode, "edits": [item.clone()]}));
+        }
+    }
+    edits
+}
+
+#[test]
+fn a_stored_census_gives_the_two_parse_result_in_every_language() {
+    let mut compared = 0;
+    for case in CASES {
+        // The realistic file, and the same file with an error it already had at its end.
+        let already_broken = format!("{})))\n", case.source);
+        for source in [case.source, already_broken.as_str()] {
+            for args in comparison_edits(case, source) {
+                let what = format!("{} {}", case.file, args["edits"]);
+                // Two parses: a session without a store (the in-process path of today).
+                let plain = workspace(case.file, source);
+                let two_parses = plain.call::<EditTool>(args.clone());
+                // The census of the old bytes stored beforehand: the old file is not parsed.
+                let state = tempfile::tempdir().expect("tempdir");
+                let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
+                let ws = stored_workspace(case.file, source, &store);
+                let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
+                let old = ContentKey::of(source.as_bytes());
+                store.store_census(&key, case.file, old, &fresh_census(case.file, source)).expect("stored");
+                // And its map, as a full read would have left it: the edit keeps the map current.
+                let old_map = hashline_symbols::map_document(case.file, &Document::parse(source.as_bytes().to_vec()));
+                store.store(&key, case.file, old, &old_map.unwrap().unwrap()).expect("stored");
+                let one_parse = ws.call::<EditTool>(args.clone());
+                assert_eq!(seen(&ws, case.file, &one_parse), seen(&plain, case.file, &two_parses), "{what}");
+                // And with an empty store (the CLI's first edit: two parses, both censuses
+                // stored): the same result again.
+                let state = tempfile::tempdir().expect("tempdir");
+                let empty = Arc::new(MapStore::new(state.path().join("maps"), 1));
+                let cold = stored_workspace(case.file, source, &empty);
+                let first = cold.call::<EditTool>(args.clone());
+                assert_eq!(seen(&cold, case.file, &first), seen(&plain, case.file, &two_parses), "{what}");
+                let key = std::fs::canonicalize(cold.path(case.file)).expect("real path");
+                assert_eq!(empty.load_census(&key, case.file, old), Some(fresh_census(case.file, source)), "{what}");
+                // What the file holds now has its census (and map) stored as a fresh parse
+                // would make them, for the next edit and the next read.
+                let now = std::fs::read_to_string(cold.path(case.file)).expect("read back");
+                let content = ContentKey::of(now.as_bytes());
+                assert_eq!(empty.load_census(&key, case.file, content), Some(fresh_census(case.file, &now)), "{what}");
+                let after = std::fs::read_to_string(ws.path(case.file)).expect("read back");
+                let ws_key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
+                let content = ContentKey::of(after.as_bytes());
+                assert_eq!(store.load_census(&ws_key, case.file, content), Some(fresh_census(case.file, &after)));
+                if !one_parse.is_error {
+                    let map = hashline_symbols::map_document(case.file, &Document::parse(after.clone().into_bytes()));
+                    assert_eq!(store.load(&ws_key, case.file, content), Some(map.unwrap().unwrap()), "{what}");
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, CASES.len() * 2 * 4);
+}
+
+#[test]
+fn a_stored_census_is_used_for_its_own_bytes_only() {
+    for case in CASES {
+        let line = case.body_line;
+        let edit = json!({"path": case.file, "edits": [break_line(case.source, line)]});
+        // A planted census claiming an error around the edited line (the lines before and
+        // after it are kept): taken for the old file, it excuses the edit's new error there.
+        let mut planted = fresh_census(case.file, case.source);
+        let around = |n: usize| LineNo::new(n as u32).expect("a line");
+        planted.issues.push(SyntaxIssue {
+            kind: IssueKind::Error,
+            lines: LineSpan { start: around(line - 1), end: around(line + 1) },
+            bytes: 0..1,
+            missing: None,
+        });
+        let state = tempfile::tempdir().expect("tempdir");
+        let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
+        let ws = stored_workspace(case.file, case.source, &store);
+        let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
+        store.store_census(&key, case.file, ContentKey::of(case.source.as_bytes()), &planted).expect("stored");
+        let result = ws.call::<EditTool>(edit.clone());
+        assert_eq!(new_problems(&result), vec![], "{}: the stored census was used: {}", case.file, result.text());
+
+        // The same census stored for other bytes of the same size (one byte changed): not
+        // used, the old file is parsed and the edit's error is reported.
+        let mut other = case.source.as_bytes().to_vec();
+        let last = other.len() - 2;
+        other[last] = if other[last] == b' ' { b'\t' } else { b' ' };
+        let state = tempfile::tempdir().expect("tempdir");
+        let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
+        let ws = stored_workspace(case.file, case.source, &store);
+        let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
+        store.store_census(&key, case.file, ContentKey::of(&other), &planted).expect("stored");
+        let result = ws.call::<EditTool>(edit);
+        let n = line as u64;
+        assert_eq!(new_problems(&result), vec![(n, n)], "{}: {}", case.file, result.text());
     }
 }

@@ -70,8 +70,13 @@ fn a_stored_map_renders_as_the_fresh_one_and_other_bytes_are_mapped_again() {
 
     let first = map_read(&session(project.path(), &store), "fresh.rs");
     assert_eq!(first, fresh);
-    let entries = std::fs::read_dir(store.dir()).unwrap().count();
-    assert_eq!(entries, 1, "the map was stored");
+    let names: Vec<String> = std::fs::read_dir(store.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.iter().filter(|n| n.ends_with(".map")).count(), 1, "the map was stored: {names:?}");
+    assert_eq!(names.iter().filter(|n| n.ends_with(".syn")).count(), 1, "and the census of its parse: {names:?}");
+    assert_eq!(names.len(), 2);
     // What another process would load renders as a fresh map.
     let key = std::fs::canonicalize(&file).unwrap();
     let stored = store.load(&key, "fresh.rs", ContentKey::of(SOURCE.as_bytes())).expect("a hit");

@@ -7,8 +7,10 @@ use std::time::SystemTime;
 
 use hashline_core::Document;
 use hashline_symbols::{
-    Bundle, FileStamp, Located, MapCache, Selection, SymbolMap, Tier, local_bundle, map_document, render_map, select,
+    Bundle, FileStamp, Located, MapCache, Selection, SymbolMap, Tier, local_bundle, map_document, map_parsed,
+    render_map, select,
 };
+use hashline_syntax::{LanguageId, ParseLimits, census, parse_document};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -123,6 +125,17 @@ pub(crate) fn cached_map(
             if let Some((store, content)) = store
                 && let Some(map) = store.load(key, base, content)
             {
+                return Ok(map);
+            }
+            if let Some((store, content)) = store
+                && let Some(lang) = LanguageId::from_path(name)
+            {
+                // The tree is in hand: its census is stored too, for the next edit's syntax
+                // check. What cannot be stored is built again next time.
+                let parsed = parse_document(lang, doc, ParseLimits::DEFAULT).map_err(|err| err.to_string())?;
+                let map = map_parsed(&parsed, doc);
+                let _ = store.store(key, base, content, &map);
+                let _ = store.store_census(key, base, content, &census(&parsed.tree, doc, parsed.text_start));
                 return Ok(map);
             }
             let map = match map_document(name, doc) {

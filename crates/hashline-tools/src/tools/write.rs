@@ -17,7 +17,7 @@ use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
 use crate::staging::{CommitError, Member};
 use crate::tool::Tool;
-use crate::validate::{SyntaxMode, SyntaxOutcome, Trees, check, judge, line_map_of};
+use crate::validate::{Memo, SyntaxMode, SyntaxOutcome, Trees, check, judge, line_map_of};
 use crate::warning::{Warning, WarningCode};
 
 /// The largest old file whose content is read to diff an overwrite against.
@@ -142,7 +142,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     };
     let new_doc = Document::parse(bytes);
     let old_doc = before.as_deref().filter(|old| !looks_binary(old)).map(|old| Document::parse(old.to_vec()));
-    let trees = Some((session.syntax_trees(), path.key.as_path()));
+    let trees = Some(Memo { trees: session.syntax_trees(), key: &path.key, store: session.map_store() });
     let syntax =
         syntax_check(args.syntax_validate.unwrap_or_default(), &path.display, old_doc.as_ref(), &new_doc, trees);
     let syntax_warning = judge(&syntax, &path.display, &new_doc).map_err(|err| {

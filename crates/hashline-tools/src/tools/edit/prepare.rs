@@ -17,7 +17,7 @@ use crate::fsio::{Target, read_error};
 use crate::paths::ResolvedPath;
 use crate::ptc::PtcLine;
 use crate::session::Session;
-use crate::validate::{SyntaxMode, SyntaxOutcome, check, judge};
+use crate::validate::{Memo, SyntaxMode, SyntaxOutcome, check, judge};
 use crate::warning::{Warning, WarningCode};
 
 /// Call-wide options.
@@ -136,7 +136,7 @@ pub(crate) fn prepare(
     let syntax = if outcome.is_noop(&before) {
         SyntaxOutcome::unchecked(mode, LanguageId::from_path(&path.display), "nothing changed")
     } else {
-        let trees = Some((session.syntax_trees(), path.key.as_path()));
+        let trees = Some(Memo { trees: session.syntax_trees(), key: &path.key, store: session.map_store() });
         check(mode, &path.display, Some(&before), &outcome.document, |old| outcome.changes.new_line_of(old), trees)
     };
     if let Some(warning) =
