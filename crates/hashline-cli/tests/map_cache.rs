@@ -69,7 +69,15 @@ fn a_warm_read_shows_what_a_fresh_read_shows() {
     let entries = env.entries_of("map");
     assert_eq!(entries.len(), 1, "{:?}", env.entries());
     assert_eq!(env.entries_of("syn").len(), 1, "the census of the parse is kept too: {:?}", env.entries());
-    assert_eq!(env.entries().len(), 2);
+    let texts = env.entries_of("txt");
+    assert_eq!(texts.len(), 1, "and the map's text as appended: {:?}", env.entries());
+    assert_eq!(env.entries().len(), 3);
+    let stored = std::fs::read(&texts[0]).unwrap();
+    // The last function is past the rows a full read shows: only the map names it.
+    let at = cold.rfind("alpha_1499").expect("the map names the last function");
+    let line_start = cold[..at].rfind('\n').map_or(0, |i| i + 1);
+    let tail = cold[line_start..].lines().next().unwrap();
+    assert!(stored.windows(tail.len()).any(|w| w == tail.as_bytes()), "the text entry holds the appended map");
     let written = std::fs::metadata(&entries[0]).unwrap().modified().unwrap();
     let warm = env.read(&[], "big.rs");
     assert_eq!(cold, fresh);
@@ -99,35 +107,49 @@ fn damaged_or_foreign_cache_files_change_nothing() {
     std::fs::write(env.path("big.rs"), big_source("alpha")).unwrap();
     let fresh = env.read(&["--stateless"], "big.rs");
     env.read(&[], "big.rs");
-    let entry = env.entries_of("map").pop().expect("an entry");
-    let good = std::fs::read(&entry).unwrap();
-    let mut foreign_build = good.clone();
-    foreign_build[12] ^= 0xff; // the build identity follows the magic and the version
-    let mut flipped = good.clone();
-    let last = flipped.len() - 1;
-    flipped[last] ^= 0x01;
-    let damaged: [(&str, Vec<u8>); 5] = [
-        ("empty", Vec::new()),
-        ("truncated", good[..good.len() / 2].to_vec()),
-        ("junk", b"not a map at all".repeat(100)),
-        ("another build", foreign_build),
-        ("one bit of the map", flipped),
-    ];
-    // The path's second slot: a good entry replaces a bad one that still names this version
-    // (truncated, a flipped bit), else goes beside it.
-    let second = entry.with_extension("1.map");
-    for (what, bytes) in damaged {
-        std::fs::write(&entry, &bytes).unwrap();
-        assert_eq!(env.read(&[], "big.rs"), fresh, "{what}");
-        let slots: Vec<Vec<u8>> = [&entry, &second].iter().filter_map(|p| std::fs::read(p).ok()).collect();
-        assert!(slots.contains(&good), "{what}: a good entry in one of the slots");
-        assert_eq!(env.read(&[], "big.rs"), fresh, "{what}: from the good entry");
-        let _ = std::fs::remove_file(&second);
+    // The map's text first (a warm read takes it before the map), then the map with the
+    // text gone, so that the read reaches it.
+    for kind in ["txt", "map"] {
+        let entry = env.entries_of(kind).pop().expect("an entry");
+        let good = std::fs::read(&entry).unwrap();
+        let mut foreign_build = good.clone();
+        foreign_build[12] ^= 0xff; // the build identity follows the magic and the version
+        let mut flipped = good.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0x01;
+        let damaged: [(&str, Vec<u8>); 5] = [
+            ("empty", Vec::new()),
+            ("truncated", good[..good.len() / 2].to_vec()),
+            ("junk", b"not a map at all".repeat(100)),
+            ("another build", foreign_build),
+            ("one bit of the body", flipped),
+        ];
+        // The path's second slot: a good entry replaces a bad one that still names this
+        // version (truncated, a flipped bit), else goes beside it.
+        let second = entry.with_extension(format!("1.{kind}"));
+        let drop_texts = || {
+            if kind == "map" {
+                env.entries_of("txt").iter().for_each(|t| std::fs::remove_file(t).unwrap());
+            }
+        };
+        for (what, bytes) in damaged {
+            drop_texts();
+            std::fs::write(&entry, &bytes).unwrap();
+            assert_eq!(env.read(&[], "big.rs"), fresh, "{kind} {what}");
+            let slots: Vec<Vec<u8>> = [&entry, &second].iter().filter_map(|p| std::fs::read(p).ok()).collect();
+            assert!(slots.contains(&good), "{kind} {what}: a good entry in one of the slots");
+            drop_texts();
+            assert_eq!(env.read(&[], "big.rs"), fresh, "{kind} {what}: from the good entry");
+            let _ = std::fs::remove_file(&second);
+        }
+        // A directory where the entry would be: the read works, nothing is cached there.
+        drop_texts();
+        std::fs::remove_file(&entry).unwrap();
+        std::fs::create_dir(&entry).unwrap();
+        assert_eq!(env.read(&[], "big.rs"), fresh, "{kind}");
+        std::fs::remove_dir(&entry).unwrap();
+        env.read(&[], "big.rs");
     }
-    // A directory where the entry would be: the read works, nothing is cached.
-    std::fs::remove_file(&entry).unwrap();
-    std::fs::create_dir(&entry).unwrap();
-    assert_eq!(env.read(&[], "big.rs"), fresh);
 }
 
 #[test]

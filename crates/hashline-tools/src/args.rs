@@ -11,7 +11,7 @@ use crate::error::{ErrorCode, ToolError};
 
 mod shape;
 
-pub use shape::{ArgShape, PropertyShape};
+pub use shape::{ArgShape, PropertyShape, input_shape};
 
 /// The argument every tool accepts besides its own.
 pub const ERROR_MODE_KEY: &str = "errorMode";

@@ -4,7 +4,8 @@
 //! (docs/protocol.md, "The CLI's map cache").
 //!
 //! Each path has at most [`SLOTS`] entries of each kind, `<16 hex digits of xxh3 over the
-//! path>[.N].map` for maps and `.syn` for censuses, each holding a header and the value's
+//! path>[.N].map` for maps, `.syn` for censuses and `.txt` for a map's text as a full read
+//! appends it, each holding a header and the value's
 //! bytes ([`SymbolMap::to_bytes`], [`Census::to_bytes`]). The header names what the value
 //! was built from: its kind, this store format, the build of the program that wrote it, the
 //! path, the file's base name (it picks the language), the file's size and the xxh3-128 of
@@ -66,6 +67,7 @@ impl ContentKey {
 enum Kind {
     Map,
     Census,
+    MapText,
 }
 
 impl Kind {
@@ -73,6 +75,7 @@ impl Kind {
         match self {
             Kind::Map => "map",
             Kind::Census => "syn",
+            Kind::MapText => "txt",
         }
     }
 
@@ -80,6 +83,7 @@ impl Kind {
         match self {
             Kind::Map => b"HLSYMAP\0",
             Kind::Census => b"HLCENSU\0",
+            Kind::MapText => b"HLMAPTX\0",
         }
     }
 }
@@ -149,6 +153,18 @@ impl MapStore {
     /// [`MapStore::store`]).
     pub fn store_census(&self, key: &Path, name: &str, content: ContentKey, census: &Census) -> std::io::Result<()> {
         self.store_body(Kind::Census, key, name, content, &census.to_bytes())
+    }
+
+    /// The stored text of the map of the file `key` named `name` as a full read appends it
+    /// (as [`MapStore::load`]): a warm read then neither decodes nor renders the map.
+    pub fn load_map_text(&self, key: &Path, name: &str, content: ContentKey) -> Option<String> {
+        String::from_utf8(self.load_body(Kind::MapText, key, name, content)?).ok()
+    }
+
+    /// Stores the text of the map of the file `key` named `name` holding `content`'s bytes,
+    /// as a full read appends it (as [`MapStore::store`]).
+    pub fn store_map_text(&self, key: &Path, name: &str, content: ContentKey, text: &str) -> std::io::Result<()> {
+        self.store_body(Kind::MapText, key, name, content, text.as_bytes())
     }
 
     /// The body of the slot of `key` that holds `kind` for `content`.

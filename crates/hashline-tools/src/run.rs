@@ -6,10 +6,9 @@
 use hashline_view::ContentBlock;
 use serde_json::Value;
 
-use crate::args::{Prepared, prepare};
+use crate::args::{Prepared, input_shape, prepare};
 use crate::error::ToolError;
 use crate::result::{CallContext, ToolOutput, ToolResult, ToolValue};
-use crate::schema::input_shape;
 use crate::session::Session;
 use crate::tool::Tool;
 use crate::warning::Warning;

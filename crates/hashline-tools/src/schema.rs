@@ -25,7 +25,6 @@ use schemars::transform::{RecursiveTransform, RestrictFormats, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value, json};
 
-use crate::args::ArgShape;
 pub use crate::result::ToolFailure;
 use crate::tool::Tool;
 
@@ -130,23 +129,9 @@ pub fn input_schema<T: Tool>() -> &'static Value {
     committed_input_schema::<T>().unwrap_or_else(generated_input_schema::<T>)
 }
 
-/// What argument preparation needs of a tool's input schema ([`ArgShape`]), read once
-/// from the committed text without building the whole schema (a CLI call prepares its
-/// arguments once), else taken from the generated schema. A test holds it equal to the
-/// shape of [`input_schema`] for every tool.
-pub fn input_shape<T: Tool>() -> &'static ArgShape {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    static SHAPES: OnceLock<Mutex<HashMap<&'static str, &'static ArgShape>>> = OnceLock::new();
-    let shapes = SHAPES.get_or_init(Default::default);
-    let mut map = shapes.lock().unwrap_or_else(|p| p.into_inner());
-    map.entry(T::NAME).or_insert_with(|| {
-        let committed = COMMITTED_INPUT_SCHEMAS.iter().find(|(name, _)| *name == T::NAME);
-        let shape = committed
-            .and_then(|(_, text)| ArgShape::parse(text).ok())
-            .unwrap_or_else(|| ArgShape::of_schema(generated_input_schema::<T>()));
-        Box::leak(Box::new(shape))
-    })
+/// The committed input schema text of the tool `name` (see [`input_schema`]).
+pub(crate) fn committed_input_text(name: &str) -> Option<&'static str> {
+    COMMITTED_INPUT_SCHEMAS.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
 }
 
 /// The input JSON Schema of a tool as generated from its argument type (cached).
@@ -271,9 +256,6 @@ mod tests {
                 std::ptr::eq(input_schema::<T>(), committed_input_schema::<T>().unwrap()),
                 "the committed one is used"
             );
-            // What preparation reads from the text is what it would read from the schema.
-            assert_eq!(input_shape::<T>(), &ArgShape::of_schema(generated_input_schema::<T>()), "{}", T::NAME);
-            assert!(!input_shape::<T>().properties.is_empty(), "{}", T::NAME);
             T::NAME
         }
         let names = [

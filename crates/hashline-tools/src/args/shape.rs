@@ -5,9 +5,32 @@
 //! schemas of the properties without building them: a CLI call prepares its arguments once,
 //! and `edit`'s schema is 31 KB, most of it the schemas of the edit operations.
 
+use std::sync::OnceLock;
+
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
+
+use crate::schema::{committed_input_text, generated_input_schema};
+use crate::tool::Tool;
+
+/// The shape of a tool's input schema, read once from the committed text without building
+/// the whole schema (a CLI call prepares its arguments once), else taken from the generated
+/// schema. A test holds it equal to the shape of [`crate::schema::input_schema`] for every
+/// tool.
+pub fn input_shape<T: Tool>() -> &'static ArgShape {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static SHAPES: OnceLock<Mutex<HashMap<&'static str, &'static ArgShape>>> = OnceLock::new();
+    let shapes = SHAPES.get_or_init(Default::default);
+    let mut map = shapes.lock().unwrap_or_else(|p| p.into_inner());
+    map.entry(T::NAME).or_insert_with(|| {
+        let shape = committed_input_text(T::NAME)
+            .and_then(|text| ArgShape::parse(text).ok())
+            .unwrap_or_else(|| ArgShape::of_schema(generated_input_schema::<T>()));
+        Box::leak(Box::new(shape))
+    })
+}
 
 /// The shape of an input schema (see the module's documentation).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -198,6 +221,23 @@ impl<'de> Deserialize<'de> for TypeText {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn every_tool_prepares_from_the_shape_of_its_schema() {
+        use crate::tools::{ast_search, edit, find, grep, ls, read, write};
+        fn check<T: Tool>() {
+            let shape = input_shape::<T>();
+            assert_eq!(shape, &ArgShape::of_schema(crate::schema::input_schema::<T>()), "{}", T::NAME);
+            assert!(!shape.properties.is_empty(), "{}", T::NAME);
+        }
+        check::<read::ReadTool>();
+        check::<edit::EditTool>();
+        check::<write::WriteTool>();
+        check::<ls::LsTool>();
+        check::<find::FindTool>();
+        check::<grep::GrepTool>();
+        check::<ast_search::AstSearchTool>();
+    }
 
     #[test]
     fn the_text_reader_agrees_with_the_value_reader() {

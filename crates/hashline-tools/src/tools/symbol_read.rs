@@ -288,10 +288,29 @@ pub(crate) fn header(info: &SymbolInfo, total: usize) -> String {
 }
 
 /// The map text to append, or the warning that says why there is none.
+///
+/// With a map store (the CLI), the text itself is kept for the file's bytes: a warm read
+/// reads it back instead of decoding the map and rendering it (about half of such a read).
 pub(crate) fn map_text(session: &Session, path: &ResolvedPath, doc: &Document) -> Result<String, Warning> {
     let name = path.display.rsplit(['/', '\\']).next().unwrap_or(&path.display);
+    let store = session
+        .map_store()
+        .filter(|_| hashline_symbols::has_map(name))
+        .map(|store| (store, ContentKey::of(doc.as_bytes())));
+    if let Some((store, content)) = &store
+        && let Some(text) = store.load_map_text(&path.key, name, *content)
+    {
+        return Ok(text);
+    }
     match file_map(session, path, doc) {
-        Ok(Some(map)) => Ok(render_map(name, &map).text),
+        Ok(Some(map)) => {
+            let text = render_map(name, &map).text;
+            if let Some((store, content)) = store {
+                // A text that cannot be stored is rendered again next time.
+                let _ = store.store_map_text(&path.key, name, content, &text);
+            }
+            Ok(text)
+        }
         Ok(None) => Err(Warning::new(
             WarningCode::MapUnavailable,
             format!("[Warning: structural map not available for {} files]", extension_label(&path.display)),
