@@ -76,7 +76,10 @@ fn a_stored_map_renders_as_the_fresh_one_and_other_bytes_are_mapped_again() {
         .collect();
     assert_eq!(names.iter().filter(|n| n.ends_with(".map")).count(), 1, "the map was stored: {names:?}");
     assert_eq!(names.iter().filter(|n| n.ends_with(".syn")).count(), 1, "and the census of its parse: {names:?}");
-    assert_eq!(names.len(), 2);
+    assert_eq!(names.iter().filter(|n| n.ends_with(".txt")).count(), 1, "and the map's text: {names:?}");
+    assert_eq!(names.len(), 3);
+    // A second read takes the text and shows the same.
+    assert_eq!(map_read(&session(project.path(), &store), "fresh.rs"), fresh);
     // What another process would load renders as a fresh map.
     let key = std::fs::canonicalize(&file).unwrap();
     let stored = store.load(&key, "fresh.rs", ContentKey::of(SOURCE.as_bytes())).expect("a hit");
