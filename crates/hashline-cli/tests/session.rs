@@ -182,7 +182,9 @@ fn a_damaged_default_session_file_starts_a_new_session() {
     env.file("a.txt", "alpha\n");
     assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
     let file = env.session_files().pop().expect("session file");
-    for damage in ["{broken", "", "{\"version\": 99, \"ledger\": {\"files\": {}}}", "\u{0}\u{1}binary"] {
+    // Version 1 (rows without names) is damaged too (docs/protocol.md).
+    let v1 = r#"{"version":1,"ledger":{"files":{"/x":{"rows":{"1":{"hash":968}}}}}}"#;
+    for damage in ["{broken", "", "{\"version\": 99, \"ledger\": {\"files\": {}}}", v1, "\u{0}\u{1}binary"] {
         std::fs::write(&file, damage).expect("damage");
         let out = env.run(&["read", "a.txt"]);
         assert_eq!(out.status.code(), Some(0), "{damage:?}: {}", stderr(&out));

@@ -114,7 +114,9 @@ fn push_hex3(out: &mut String, hash: u16) {
 
 /// The rows a string holds, or what is wrong with it.
 pub(super) fn from_text(text: &str) -> Result<BTreeMap<u32, ServedRow>, String> {
-    let mut rows = Vec::with_capacity(text.len() / 3);
+    // Three digits a row at most; bounded so that a hostile file asks for memory only as
+    // its rows are read (a 256 MiB string would otherwise reserve ~2.4 GB up front).
+    let mut rows = Vec::with_capacity((text.len() / 3).min(1 << 16));
     if text.is_empty() {
         return Ok(BTreeMap::new());
     }
