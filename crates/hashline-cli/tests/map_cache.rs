@@ -254,10 +254,15 @@ fn an_edit_with_a_cached_census_shows_what_one_without_shows_and_the_next_read_i
     let one_parse = edit(&env, "big.rs", &broken);
     assert_eq!(one_parse, two_parses);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), written);
-    // The edit kept the new version's map: the next read takes it and shows a fresh read.
+    // The edit kept the new version's map, and its text beside it: the next read takes the
+    // text, writes nothing, and shows a fresh read.
     assert_eq!(env.entries_of("map").len(), 2, "{:?}", env.entries());
+    assert_eq!(env.entries_of("txt").len(), 2, "{:?}", env.entries());
+    let before_read: Vec<_> = env.entries().iter().map(|p| std::fs::read(p).unwrap()).collect();
     let after = shown(&env);
     assert_eq!(after, env.read(&["--stateless"], "big.rs"));
+    let after_read: Vec<_> = env.entries().iter().map(|p| std::fs::read(p).unwrap()).collect();
+    assert_eq!(before_read, after_read, "the read found everything it needed");
 
     // A second edit of the new bytes (their census cached by the first) is the same as one
     // with no cache at all.

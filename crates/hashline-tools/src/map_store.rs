@@ -128,9 +128,14 @@ impl MapStore {
     /// Stores `map`, built from the file `key` named `name` with `content`'s bytes. Failures
     /// (no space, no permission) are returned for tests; callers ignore them: the map is
     /// built again next time.
+    ///
+    /// The map's text as a full read appends it goes beside it, so that whoever built the
+    /// map (a read, a symbol call, an edit keeping the new version's map) leaves the next
+    /// full read nothing to decode or render.
     pub fn store(&self, key: &Path, name: &str, content: ContentKey, map: &SymbolMap) -> std::io::Result<()> {
         let Some(body) = map.to_bytes() else { return Ok(()) };
-        self.store_body(Kind::Map, key, name, content, &body)
+        self.store_body(Kind::Map, key, name, content, &body)?;
+        self.store_map_text(key, name, content, &hashline_symbols::render_map(name, map).text)
     }
 
     /// Whether a slot of `key` holds a map for `content` (its header only: the entry may

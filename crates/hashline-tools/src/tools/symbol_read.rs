@@ -304,12 +304,18 @@ pub(crate) fn map_text(session: &Session, path: &ResolvedPath, doc: &Document) -
     }
     match file_map(session, path, doc) {
         Ok(Some(map)) => {
-            let text = render_map(name, &map).text;
+            // A map built now was stored with its text (`MapStore::store`); one taken from
+            // the store whose text entry was lost gets its text back.
             if let Some((store, content)) = store {
+                if let Some(text) = store.load_map_text(&path.key, name, content) {
+                    return Ok(text);
+                }
+                let text = render_map(name, &map).text;
                 // A text that cannot be stored is rendered again next time.
                 let _ = store.store_map_text(&path.key, name, content, &text);
+                return Ok(text);
             }
-            Ok(text)
+            Ok(render_map(name, &map).text)
         }
         Ok(None) => Err(Warning::new(
             WarningCode::MapUnavailable,
