@@ -71,6 +71,9 @@ enum Kind {
 }
 
 impl Kind {
+    /// Every kind (eviction counts them all).
+    const ALL: [Kind; 3] = [Kind::Map, Kind::Census, Kind::MapText];
+
     fn extension(self) -> &'static str {
         match self {
             Kind::Map => "map",
@@ -295,7 +298,8 @@ impl MapStore {
             let name = name.to_string_lossy();
             let Ok(meta) = entry.metadata() else { continue };
             let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-            if (name.ends_with(".map") || name.ends_with(".syn")) && meta.is_file() {
+            let is_entry = Kind::ALL.iter().any(|kind| name.ends_with(&format!(".{}", kind.extension())));
+            if is_entry && meta.is_file() {
                 entries.push((modified, meta.len(), entry.path()));
             } else if name.starts_with(".hl")
                 && name.ends_with(".tmp")
@@ -423,7 +427,8 @@ mod tests {
         let old = SystemTime::now() - Duration::from_secs(10 * 3600);
         for i in 0..MAX_ENTRIES {
             let key = PathBuf::from(format!("/p/f{i}.rs"));
-            store.store(&key, "f.rs", content, &map).unwrap();
+            // The map alone (`store` puts its text beside it; the text's turn is below).
+            store.store_body(Kind::Map, &key, "f.rs", content, &map.to_bytes().unwrap()).unwrap();
             // Older first: f0 is the least recently used, then f1, ...
             let when = old + Duration::from_secs(i as u64);
             std::fs::File::options()
@@ -438,7 +443,7 @@ mod tests {
         let temp = store.dir().join(".hlabc.tmp");
         std::fs::write(&temp, b"left over").unwrap();
         std::fs::File::options().write(true).open(&temp).unwrap().set_modified(old).unwrap();
-        store.store(Path::new("/p/new.rs"), "f.rs", content, &map).unwrap();
+        store.store_body(Kind::Map, Path::new("/p/new.rs"), "f.rs", content, &map.to_bytes().unwrap()).unwrap();
         let count = std::fs::read_dir(store.dir()).unwrap().count();
         assert_eq!(count, MAX_ENTRIES);
         assert!(!temp.exists());
@@ -446,6 +451,12 @@ mod tests {
         assert!(store.load(Path::new("/p/f1.rs"), "f.rs", content).is_none(), "the oldest went");
         assert!(store.load(Path::new("/p/f2.rs"), "f.rs", content).is_some());
         assert!(store.load(Path::new("/p/new.rs"), "f.rs", content).is_some());
+        // Every kind counts: a map's text is an entry too (it was not, and texts grew
+        // without bound).
+        store.store_map_text(Path::new("/p/text.rs"), "f.rs", content, "a map's text").unwrap();
+        assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), MAX_ENTRIES);
+        // f2 was touched by its hit above: f3 is the oldest now.
+        assert!(store.load(Path::new("/p/f3.rs"), "f.rs", content).is_none(), "the next oldest went");
     }
 
     fn census_of(bytes: &[u8]) -> Census {
