@@ -53,6 +53,7 @@ function textOf(result) {
 }
 
 let workspace;
+let transport;
 let client;
 let serverStderr = "";
 
@@ -84,7 +85,7 @@ before(async () => {
   for (let i = 0; i < 20; i++) {
     writeFileSync(join(workspace, `small-${i}.txt`), `file ${i}\nline two\n`);
   }
-  const transport = new StdioClientTransport({
+  transport = new StdioClientTransport({
     command: BINARY,
     args: ["mcp", "--root", workspace],
     stderr: "pipe",
@@ -197,7 +198,36 @@ test(`${CONCURRENT_READS} concurrent reads over one connection`, async () => {
   console.log(`${CONCURRENT_READS} concurrent reads in ${seconds.toFixed(3)} s: ${rate} reads/s`);
 });
 
+// The SDK's `StdioClientTransport.send` waits for `drain` with one listener per write that
+// meets backpressure, and Node warns once more than ten wait: a host that writes many
+// requests while the server is not running (a loaded machine; the test above on purpose)
+// prints this. It is the client library's own bookkeeping, not a schema warning.
+const BACKPRESSURE = /MaxListenersExceededWarning: Possible EventEmitter memory leak detected\. \d+ drain listeners added to \[Socket\]/;
+
+test(`${CONCURRENT_READS} concurrent reads written while the server is stopped (backpressure)`, async () => {
+  // SIGSTOP keeps the server from reading while every request is written, so the socket
+  // fills and the SDK queues the rest; all must be answered once it runs again.
+  process.kill(transport.pid, "SIGSTOP");
+  const resume = new Promise((done) =>
+    setTimeout(() => {
+      process.kill(transport.pid, "SIGCONT");
+      done();
+    }, 200),
+  );
+  const results = await Promise.all(
+    Array.from({ length: CONCURRENT_READS }, (_, i) => call("read", { path: `small-${i % 20}.txt` })),
+  );
+  await resume;
+  for (const [i, { result, text, value }] of results.entries()) {
+    assert.equal(result.isError, false, text);
+    assert.equal(value.lines[0].raw, `file ${i % 20}`);
+  }
+});
+
 test("no schema warning (or any other warning) was printed", () => {
-  assert.deepEqual(printed, []);
+  const warnings = printed.join("").replace(/\(node:\d+\) [^\n]*\n(\(Use `node --trace-warnings[^\n]*\n)?/g, (line) =>
+    BACKPRESSURE.test(line) ? "" : line,
+  );
+  assert.equal(warnings, "");
   assert.doesNotMatch(serverStderr, /./, `the server wrote to stderr: ${serverStderr}`);
 });
