@@ -8,8 +8,6 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
-use std::path::Path;
-use std::sync::OnceLock;
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
@@ -71,7 +69,7 @@ struct Temp<'d> {
 impl<'d> Temp<'d> {
     fn create(dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
         let mode = Mode::from_raw_mode(target.snapshot.map_or(0o666, |s| s.mode));
-        let file = if proc_fd_usable() {
+        let file = if crate::staging::proc_fd_usable() {
             match rustix::fs::openat(dir, ".", OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC, mode) {
                 Ok(fd) => Some(File::from(fd)),
                 Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL | Errno::NOENT) => None,
@@ -197,12 +195,6 @@ pub(crate) fn link_name(target: &OsStr) -> String {
     format!(".hl{:08x}.tmp", xxhash_rust::xxh32::xxh32(target.as_bytes(), 0))
 }
 
-/// Whether `/proc/self/fd` can link an unnamed temporary file into place.
-fn proc_fd_usable() -> bool {
-    static USABLE: OnceLock<bool> = OnceLock::new();
-    *USABLE.get_or_init(|| Path::new("/proc/self/fd").is_dir())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +202,7 @@ mod tests {
     use crate::paths::resolve;
     use std::fs;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::path::Path;
 
     fn no_hook(_: Stage, _: &Path) -> io::Result<()> {
         Ok(())
@@ -321,7 +314,7 @@ mod tests {
 
     #[test]
     fn without_a_journal_a_temporary_file_left_beside_the_target_goes_at_its_next_commit() {
-        if !proc_fd_usable() {
+        if !crate::staging::proc_fd_usable() {
             eprintln!("SKIPPED: no O_TMPFILE linking here, temporary files are named at random");
             return;
         }

@@ -56,6 +56,12 @@ pub struct Member<'a> {
     pub check: bool,
 }
 
+/// Whether `/proc/self/fd` can link an unnamed temporary file into place.
+pub(crate) fn proc_fd_usable() -> bool {
+    static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *USABLE.get_or_init(|| Path::new("/proc/self/fd").is_dir())
+}
+
 /// A short temporary name, `.hl<8 hex><tag>.tmp`: 15 bytes plus the tag, far under the
 /// 255-byte name limit whatever the target's name.
 pub(crate) fn temp_name(tag: &str) -> String {
