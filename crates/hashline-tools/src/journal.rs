@@ -508,13 +508,19 @@ pub fn recover(root: &RootDir) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// A scratch directory and the root opened on it.
+    fn scratch_root() -> (tempfile::TempDir, RootDir) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = RootDir::open(dir.path()).expect("root");
+        (dir, root)
+    }
+
     /// The interleaving behind failed commits (`File not found`) in the race test: a commit
     /// makes and holds the journal, still empty, about to put its file there, while other
     /// commits' tidies run; none may remove it until it is let go.
     #[test]
     fn a_tidy_leaves_the_journal_while_a_commit_holds_it() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = crate::confine::RootDir::open(dir.path()).expect("root");
+        let (dir, root) = scratch_root();
         let journal = Journal::new(&root);
         let held = journal.hold().expect("a commit makes it and holds it");
         let second = journal.hold().expect("another commit holds it too");
@@ -532,8 +538,7 @@ mod tests {
     /// `rmdir`) and then makes the journal again, but gives up on a lock held for longer.
     #[test]
     fn a_commit_waits_for_a_tidy_but_not_forever() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = crate::confine::RootDir::open(dir.path()).expect("root");
+        let (_dir, root) = scratch_root();
         let journal = Journal::new(&root);
         let tidying = journal.root_lock().unwrap();
         rustix::fs::flock(&tidying, FlockOperation::NonBlockingLockExclusive).unwrap();
@@ -559,8 +564,7 @@ mod tests {
     /// process that stopped, and goes.
     #[test]
     fn a_live_commits_record_stays_and_an_unreadable_one_goes() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = crate::confine::RootDir::open(dir.path()).expect("root");
+        let (dir, root) = scratch_root();
         let journal = Journal::new(&root);
         let jdir = journal.hold().expect("the journal");
         let record = Record { pid: std::process::id(), entries: Vec::new() };

@@ -297,25 +297,23 @@ pub(crate) fn map_text(session: &Session, path: &ResolvedPath, doc: &Document) -
         .map_store()
         .filter(|_| hashline_symbols::has_map(name))
         .map(|store| (store, ContentKey::of(doc.as_bytes())));
-    if let Some((store, content)) = &store
-        && let Some(text) = store.load_map_text(&path.key, name, *content)
-    {
+    let stored = || store.as_ref().and_then(|(store, content)| store.load_map_text(&path.key, name, *content));
+    if let Some(text) = stored() {
         return Ok(text);
     }
     match file_map(session, path, doc) {
         Ok(Some(map)) => {
             // A map built now was stored with its text (`MapStore::store`); one taken from
-            // the store whose text entry was lost gets its text back.
-            if let Some((store, content)) = store {
-                if let Some(text) = store.load_map_text(&path.key, name, content) {
-                    return Ok(text);
-                }
-                let text = render_map(name, &map).text;
-                // A text that cannot be stored is rendered again next time.
-                let _ = store.store_map_text(&path.key, name, content, &text);
+            // the store whose text entry was lost gets its text back (a text that cannot be
+            // stored is rendered again next time).
+            if let Some(text) = stored() {
                 return Ok(text);
             }
-            Ok(render_map(name, &map).text)
+            let text = render_map(name, &map).text;
+            if let Some((store, content)) = &store {
+                let _ = store.store_map_text(&path.key, name, *content, &text);
+            }
+            Ok(text)
         }
         Ok(None) => Err(Warning::new(
             WarningCode::MapUnavailable,
