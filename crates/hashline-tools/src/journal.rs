@@ -188,13 +188,13 @@ pub(crate) fn commit_group(
         .collect();
     let record = Record { pid: std::process::id(), entries };
     // The directory is held (another commit's tidy leaves it) until the record is in it.
-    let jdir = journal.hold().map_err(|err| (0, err.into()))?;
+    let jdir = journal.hold().map_err(|err| (0, journal_failed(err)))?;
     let (record_file, prep) = match write_record(jdir.as_fd(), &id, &record) {
         Ok(written) => written,
         Err(err) => {
             drop(jdir);
             journal.tidy();
-            return Err((0, err.into()));
+            return Err((0, journal_failed(err)));
         }
     };
     let group = Group { jdir: jdir.as_fd(), members, record: &record };
@@ -214,6 +214,17 @@ pub(crate) fn commit_group(
 /// commit's record unlocked: the lock tells live from dead. Where unnamed files cannot be
 /// linked here, the record is made under its name and locked at once; a recovery in
 /// between would take it for a dead one and the commit fail with nothing written.
+/// A failure of the journal's own files (the directory, the record): reported against the
+/// group's first file, so a name the journal lost must not read as that file missing.
+fn journal_failed(err: io::Error) -> CommitError {
+    match err.kind() {
+        io::ErrorKind::NotFound => {
+            CommitError::Io(io::Error::other(format!("the edit's journal entry in {JOURNAL_DIR} went missing ({err})")))
+        }
+        _ => CommitError::Io(err),
+    }
+}
+
 fn write_record(jdir: BorrowedFd<'_>, id: &str, record: &Record) -> io::Result<(File, String)> {
     let name = format!("{id}.prep");
     let unnamed = if crate::staging::proc_fd_usable() {
@@ -293,7 +304,7 @@ impl Group<'_> {
         let intent = format!("{id}.intent");
         if let Err(err) = advance(self.jdir, prep, &intent) {
             rollback(self.jdir, &self.record.entries, Phase::Prep);
-            return Err((0, err.into()));
+            return Err((0, journal_failed(err)));
         }
         // Stage intent: replace the files.
         for (i, (member, entry)) in self.members.iter().zip(&self.record.entries).enumerate() {
@@ -308,7 +319,7 @@ impl Group<'_> {
         }
         if let Err(err) = advance(self.jdir, &intent, &format!("{id}.commit")) {
             rollback(self.jdir, &self.record.entries, Phase::Intent);
-            return Err((0, err.into()));
+            return Err((0, journal_failed(err)));
         }
         // Stage commit: the group is in; clean up.
         rollback(self.jdir, &self.record.entries, Phase::Commit);

@@ -533,3 +533,49 @@ fn commits_survive_the_journal_directory_being_removed_under_them() {
         assert_eq!(std::fs::read_to_string(root.join(&name)).expect("read"), format!("v{ROUNDS}\n"), "{name}");
     }
 }
+
+/// A group whose record is removed before it is advanced (what a session's recovery did to a
+/// record made under its name and not yet locked; still possible where the journal cannot
+/// link unnamed files) fails, with every file as it was and nothing left behind, and says
+/// what went missing (it read "File not found: a.txt" for a file that was there).
+#[test]
+fn a_group_whose_record_vanished_fails_with_nothing_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    for f in ["a.txt", "b.txt"] {
+        std::fs::write(root.join(f), "v0\n").expect("write");
+    }
+    let journal = root.join(hashline_tools::journal::JOURNAL_DIR);
+    let remove_records = move |stage: Stage, _: &Path| {
+        if stage == Stage::BeforeCommit {
+            for entry in std::fs::read_dir(&journal)?.filter_map(Result::ok) {
+                if entry.file_name().to_string_lossy().ends_with(".prep") {
+                    std::fs::remove_file(entry.path())?;
+                }
+            }
+        }
+        Ok(())
+    };
+    let session = Session::new(SessionConfig::builder().root(&root).hook(remove_records).build()).expect("session");
+    for f in ["a.txt", "b.txt"] {
+        execute::<ReadTool>(&session, json!({"path": f}), &CallContext::top_level());
+    }
+    let edit = execute::<EditTool>(
+        &session,
+        json!({"files": [
+            {"path": "a.txt", "edits": [set_line(1, "v0", "v1")]},
+            {"path": "b.txt", "edits": [set_line(1, "v0", "v1")]},
+        ]}),
+        &CallContext::top_level(),
+    );
+    // Not `file-not-found`: a.txt is there; what went missing is the journal's record.
+    assert_eq!(code(&edit), "fs-error", "{}", edit.text());
+    assert_eq!(
+        edit.text(),
+        "Edit rejected — writing a.txt failed: Error writing a.txt: the edit's journal entry in .hashline-journal went missing (No such file or directory (os error 2)) Nothing was written to any file."
+    );
+    assert_eq!(names_in(&root), ["a.txt", "b.txt"], "nothing left behind");
+    for f in ["a.txt", "b.txt"] {
+        assert_eq!(std::fs::read_to_string(root.join(f)).expect("read"), "v0\n", "{f}");
+    }
+}
