@@ -299,7 +299,7 @@ mod tests {
         // rename, leaves; and what a live one holds locked at that moment.
         fs::create_dir(fx.path(journal::JOURNAL_DIR)).expect("journal");
         let dead = format!("{}/.hl0000dead.tmp", journal::JOURNAL_DIR);
-        let live = format!("{}/.hl00001ive.tmp", journal::JOURNAL_DIR);
+        let live = format!("{}/.hl0000a11e.tmp", journal::JOURNAL_DIR);
         fs::write(fx.path(&dead), "half of a new f.txt").expect("dead");
         fs::write(fx.path(&live), "a commit in flight").expect("live");
         let held = File::open(fx.path(&live)).expect("open");

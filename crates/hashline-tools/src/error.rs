@@ -30,6 +30,9 @@ pub enum ErrorCode {
     PathNotDirectory,
     /// The path resolves outside the session's roots.
     PathOutsideRoot,
+    /// The path lies in hashline's own journal directory (`.hashline-journal/`), which no
+    /// tool reads, writes, lists or searches.
+    PathReserved,
     /// The operating system refused access.
     PermissionDenied,
     /// Any other file-system failure.
@@ -94,6 +97,7 @@ impl ErrorCode {
             ErrorCode::PathIsDirectory => "path-is-directory",
             ErrorCode::PathNotDirectory => "path-not-directory",
             ErrorCode::PathOutsideRoot => "path-outside-root",
+            ErrorCode::PathReserved => "path-reserved",
             ErrorCode::PermissionDenied => "permission-denied",
             ErrorCode::FsError => "fs-error",
             ErrorCode::FileTooLarge => "file-too-large",

@@ -7,65 +7,32 @@
 //! works; recovery at session start takes over records nobody holds and rolls the group
 //! back (`prep`, `intent`) or finishes the clean-up (`commit`).
 
+mod key;
+mod record;
+mod recover;
+
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rustix::fs::{AtFlags, FallocateFlags, FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
-use serde::{Deserialize, Serialize};
 
 use crate::confine::RootDir;
 use crate::staging::{CommitError, Hook, Member, Stage, random_hex};
+pub use key::state_dir;
+use record::{Entry, Record, backup_name, copy_name, temp_name};
+pub use recover::recover;
 
-/// The journal directory's name, in the session's first root.
-pub const JOURNAL_DIR: &str = ".hashline-journal";
+pub use crate::paths::JOURNAL_DIR;
 
 /// The journal of one root.
 pub struct Journal<'r> {
     root: &'r RootDir,
-}
-
-/// What a group commit plans for one file.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Entry {
-    /// The file's directory (absolute, bytes).
-    dir: Vec<u8>,
-    /// The file's name (bytes).
-    name: Vec<u8>,
-    /// How the file is replaced.
-    how: How,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-enum How {
-    /// A temporary file renamed over the name; the old file is kept as a hard link
-    /// `backup` in the same directory until the group is committed.
-    Rename { temp: String, backup: String },
-    /// Written in place (the file has several links); `copy` in the journal holds the
-    /// old bytes until the group is committed.
-    InPlace { copy: String },
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct Record {
-    pid: u32,
-    entries: Vec<Entry>,
-}
-
-impl Entry {
-    fn dir(&self) -> &Path {
-        Path::new(OsStr::from_bytes(&self.dir))
-    }
-
-    fn name(&self) -> &OsStr {
-        OsStr::from_bytes(&self.name)
-    }
 }
 
 impl<'r> Journal<'r> {
@@ -173,23 +140,24 @@ pub(crate) fn commit_group(
     hook: &Hook,
 ) -> Result<(), (usize, CommitError)> {
     let id = random_hex();
+    let root = journal.root.path();
     let entries: Vec<Entry> = members
         .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let dir = m.target.real.parent().unwrap_or(Path::new("/")).as_os_str().as_bytes().to_vec();
-            let how = if m.target.snapshot.is_some_and(|s| s.nlink > 1) {
-                How::InPlace { copy: format!("{id}-{i}.old") }
-            } else {
-                How::Rename { temp: format!(".hl{id}{i}.tmp"), backup: format!(".hl{id}{i}.bak") }
+        .map(|m| {
+            let parent = m.target.real.parent().unwrap_or(Path::new("/"));
+            let (other, dir) = match parent.strip_prefix(root) {
+                Ok(rel) => (None, rel.as_os_str().as_bytes().to_vec()),
+                Err(_) => (Some(parent.as_os_str().as_bytes().to_vec()), Vec::new()),
             };
-            Entry { dir, name: m.target.name.as_bytes().to_vec(), how }
+            let in_place = m.target.snapshot.is_some_and(|s| s.nlink > 1);
+            Entry { root: other, dir, name: m.target.name.as_bytes().to_vec(), in_place }
         })
         .collect();
     let record = Record { pid: std::process::id(), entries };
     // The directory is held (another commit's tidy leaves it) until the record is in it.
     let jdir = journal.hold().map_err(|err| (0, journal_failed(err)))?;
-    let (record_file, prep) = match write_record(jdir.as_fd(), &id, &record) {
+    let bytes = record::encode(key::key(), root, &id, &record);
+    let (record_file, prep) = match write_record(jdir.as_fd(), &id, &bytes) {
         Ok(written) => written,
         Err(err) => {
             drop(jdir);
@@ -197,7 +165,8 @@ pub(crate) fn commit_group(
             return Err((0, journal_failed(err)));
         }
     };
-    let group = Group { jdir: jdir.as_fd(), members, record: &record };
+    let dirs: Vec<BorrowedFd<'_>> = members.iter().map(|m| m.target.dir.as_fd()).collect();
+    let group = Group { jdir: jdir.as_fd(), members, record: &record, id: &id, dirs: &dirs };
     let result = group.run(&id, &prep, hook);
     if result.is_err() {
         let _ = rustix::fs::unlinkat(jdir.as_fd(), prep.as_str(), AtFlags::empty());
@@ -225,7 +194,7 @@ fn journal_failed(err: io::Error) -> CommitError {
     }
 }
 
-fn write_record(jdir: BorrowedFd<'_>, id: &str, record: &Record) -> io::Result<(File, String)> {
+fn write_record(jdir: BorrowedFd<'_>, id: &str, bytes: &[u8]) -> io::Result<(File, String)> {
     let name = format!("{id}.prep");
     let unnamed = if crate::staging::proc_fd_usable() {
         match rustix::fs::openat(
@@ -252,7 +221,7 @@ fn write_record(jdir: BorrowedFd<'_>, id: &str, record: &Record) -> io::Result<(
     };
     let result = (|| {
         rustix::fs::flock(&file, FlockOperation::LockExclusive)?;
-        file.write_all(&serde_json::to_vec(record).map_err(io::Error::other)?)?;
+        file.write_all(bytes)?;
         file.sync_all()?;
         if !named {
             use std::os::fd::AsRawFd;
@@ -276,6 +245,9 @@ struct Group<'a> {
     jdir: BorrowedFd<'a>,
     members: &'a [Member<'a>],
     record: &'a Record,
+    id: &'a str,
+    /// Each member's directory, held.
+    dirs: &'a [BorrowedFd<'a>],
 }
 
 impl Group<'_> {
@@ -283,13 +255,13 @@ impl Group<'_> {
         // Stage prep: everything that can fail for lack of space or permission, before
         // any file is touched.
         for (i, (member, entry)) in self.members.iter().zip(&self.record.entries).enumerate() {
-            if let Err(err) = self.prepare(member, entry) {
-                rollback(self.jdir, &self.record.entries, Phase::Prep);
+            if let Err(err) = self.prepare(i, member, entry) {
+                self.rollback(Phase::Prep);
                 return Err((i, err));
             }
         }
         for (i, (member, entry)) in self.members.iter().zip(&self.record.entries).enumerate() {
-            let reserved = matches!(entry.how, How::InPlace { .. });
+            let reserved = entry.in_place;
             let checked = hook(Stage::BeforeCommit, &member.target.real).map_err(CommitError::from).and_then(|()| {
                 match member.check && !member.target.unchanged(member.old, reserved)? {
                     true => Err(CommitError::Changed),
@@ -297,20 +269,21 @@ impl Group<'_> {
                 }
             });
             if let Err(err) = checked {
-                rollback(self.jdir, &self.record.entries, Phase::Prep);
+                self.rollback(Phase::Prep);
                 return Err((i, err));
             }
         }
         let intent = format!("{id}.intent");
         if let Err(err) = advance(self.jdir, prep, &intent) {
-            rollback(self.jdir, &self.record.entries, Phase::Prep);
+            self.rollback(Phase::Prep);
             return Err((0, journal_failed(err)));
         }
         // Stage intent: replace the files.
         for (i, (member, entry)) in self.members.iter().zip(&self.record.entries).enumerate() {
-            let replaced = replace(member, entry).and_then(|()| hook(Stage::AfterCommit, &member.target.real));
+            let replaced = replace(&temp_name(self.id, i), member, entry)
+                .and_then(|()| hook(Stage::AfterCommit, &member.target.real));
             if let Err(err) = replaced {
-                rollback(self.jdir, &self.record.entries, Phase::Intent);
+                self.rollback(Phase::Intent);
                 return Err((i, err.into()));
             }
         }
@@ -318,19 +291,25 @@ impl Group<'_> {
             let _ = rustix::fs::fsync(&member.target.dir);
         }
         if let Err(err) = advance(self.jdir, &intent, &format!("{id}.commit")) {
-            rollback(self.jdir, &self.record.entries, Phase::Intent);
+            self.rollback(Phase::Intent);
             return Err((0, journal_failed(err)));
         }
         // Stage commit: the group is in; clean up.
-        rollback(self.jdir, &self.record.entries, Phase::Commit);
+        self.rollback(Phase::Commit);
         let _ = rustix::fs::unlinkat(self.jdir, format!("{id}.commit").as_str(), AtFlags::empty());
         Ok(())
     }
 
-    fn prepare(&self, member: &Member<'_>, entry: &Entry) -> Result<(), CommitError> {
+    fn rollback(&self, phase: Phase) {
+        let dirs = self.dirs.iter().map(|d| Some(*d));
+        rollback(self.jdir, self.id, &self.record.entries, dirs, phase);
+    }
+
+    fn prepare(&self, i: usize, member: &Member<'_>, entry: &Entry) -> Result<(), CommitError> {
         let target = member.target;
-        match &entry.how {
-            How::Rename { temp, backup } => {
+        let (temp, backup, copy) = (temp_name(self.id, i), backup_name(self.id, i), copy_name(self.id, i));
+        match entry.in_place {
+            false => {
                 let mode = Mode::from_raw_mode(target.snapshot.map_or(0o666, |s| s.mode));
                 // Made under the name the record already holds: a crash from here on leaves
                 // it where recovery looks.
@@ -350,7 +329,7 @@ impl Group<'_> {
                     rustix::fs::linkat(&target.dir, &target.name, &target.dir, backup.as_str(), AtFlags::empty())?;
                 }
             }
-            How::InPlace { copy } => {
+            true => {
                 let writer = open_in_place(target)?;
                 // Reserve the space first: a full disk fails here, with nothing changed.
                 match rustix::fs::fallocate(&writer, FallocateFlags::KEEP_SIZE, 0, member.new.len().max(1) as u64) {
@@ -379,11 +358,11 @@ fn open_in_place(target: &crate::fsio::Target) -> io::Result<File> {
     Ok(File::from(fd))
 }
 
-fn replace(member: &Member<'_>, entry: &Entry) -> io::Result<()> {
+fn replace(temp: &str, member: &Member<'_>, entry: &Entry) -> io::Result<()> {
     let target = member.target;
-    match &entry.how {
-        How::Rename { temp, .. } => Ok(rustix::fs::renameat(&target.dir, temp.as_str(), &target.dir, &target.name)?),
-        How::InPlace { .. } => {
+    match entry.in_place {
+        false => Ok(rustix::fs::renameat(&target.dir, temp, &target.dir, &target.name)?),
+        true => {
             let file = open_in_place(target)?;
             file.write_all_at(member.new, 0)?;
             file.set_len(member.new.len() as u64)?;
@@ -405,27 +384,36 @@ enum Phase {
     Commit,
 }
 
-/// Undoes (`Prep`, `Intent`) or finishes (`Commit`) a group; idempotent. Returns the
-/// files whose old content was put back.
-fn rollback(jdir: BorrowedFd<'_>, entries: &[Entry], phase: Phase) -> Vec<PathBuf> {
+/// Undoes (`Prep`, `Intent`) or finishes (`Commit`) the group `id`; idempotent. `dirs`
+/// holds each entry's directory (`None`: it could not be opened beneath its root).
+/// Returns the indices of the files whose old content was put back.
+fn rollback<'d>(
+    jdir: BorrowedFd<'_>,
+    id: &str,
+    entries: &[Entry],
+    dirs: impl Iterator<Item = Option<BorrowedFd<'d>>>,
+    phase: Phase,
+) -> Vec<usize> {
     let mut restored = Vec::new();
-    for entry in entries {
-        let dir = rustix::fs::open(entry.dir(), OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty());
-        match &entry.how {
-            How::Rename { temp, backup } => {
-                let Ok(dir) = dir else { continue };
-                let _ = rustix::fs::unlinkat(&dir, temp.as_str(), AtFlags::empty());
-                if phase == Phase::Intent && rustix::fs::renameat(&dir, backup.as_str(), &dir, entry.name()).is_ok() {
-                    restored.push(entry.dir().join(entry.name()));
+    for (i, (entry, dir)) in entries.iter().zip(dirs).enumerate() {
+        let Some(name) = entry.name() else { continue };
+        match entry.in_place {
+            false => {
+                let Some(dir) = dir else { continue };
+                let (temp, backup) = (temp_name(id, i), backup_name(id, i));
+                let _ = rustix::fs::unlinkat(dir, temp.as_str(), AtFlags::empty());
+                if phase == Phase::Intent && rustix::fs::renameat(dir, backup.as_str(), dir, name).is_ok() {
+                    restored.push(i);
                 }
-                let _ = rustix::fs::unlinkat(&dir, backup.as_str(), AtFlags::empty());
+                let _ = rustix::fs::unlinkat(dir, backup.as_str(), AtFlags::empty());
             }
-            How::InPlace { copy } => {
+            true => {
+                let copy = copy_name(id, i);
                 if phase == Phase::Intent
-                    && let Ok(dir) = dir
-                    && restore_copy(jdir, copy, dir.as_fd(), entry.name()).is_ok()
+                    && let Some(dir) = dir
+                    && restore_copy(jdir, &copy, dir, name).is_ok()
                 {
-                    restored.push(entry.dir().join(entry.name()));
+                    restored.push(i);
                 }
                 let _ = rustix::fs::unlinkat(jdir, copy.as_str(), AtFlags::empty());
             }
@@ -434,12 +422,16 @@ fn rollback(jdir: BorrowedFd<'_>, entries: &[Entry], phase: Phase) -> Vec<PathBu
     restored
 }
 
+/// Writes the old bytes kept in the journal's `copy` back into `name` (a regular file
+/// both, opened without blocking or following a symlink, read up to the size it had).
 fn restore_copy(jdir: BorrowedFd<'_>, copy: &str, dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<()> {
-    let old = File::from(rustix::fs::openat(jdir, copy, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?);
-    let mut bytes = Vec::new();
-    io::Read::read_to_end(&mut &old, &mut bytes)?;
-    let file =
-        File::from(rustix::fs::openat(dir, name, OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())?);
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let old = rustix::fs::openat(jdir, copy, flags, Mode::empty())?;
+    let bytes = recover::read_regular(old, u64::MAX)?;
+    let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
+    recover::ensure_regular(&fd)?;
+    let file = File::from(fd);
     file.write_all_at(&bytes, 0)?;
     file.set_len(bytes.len() as u64)?;
     file.sync_all()
@@ -453,66 +445,6 @@ fn remove_dead_temp(jdir: BorrowedFd<'_>, name: &str) {
     if rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_ok() {
         let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
     }
-}
-
-/// Recovery at session start: takes over every record of `root`'s journal that no live
-/// process holds, rolls its group back or finishes it, and returns one notice per group
-/// whose files were restored.
-pub fn recover(root: &RootDir) -> Vec<String> {
-    let journal = Journal::new(root);
-    let Ok(jdir) = journal.open(false) else { return Vec::new() };
-    let Ok(listing) = std::fs::read_dir(root.path().join(JOURNAL_DIR)) else { return Vec::new() };
-    let mut notices = Vec::new();
-    for item in listing.filter_map(Result::ok) {
-        let name = item.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let phase = match Path::new(name).extension().and_then(OsStr::to_str) {
-            Some("prep") => Phase::Prep,
-            Some("intent") => Phase::Intent,
-            Some("commit") => Phase::Commit,
-            Some("tmp") => {
-                remove_dead_temp(jdir.as_fd(), name);
-                continue;
-            }
-            _ => continue,
-        };
-        let Ok(fd) =
-            rustix::fs::openat(&jdir, name, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
-        else {
-            continue;
-        };
-        // A live process holds its record's lock.
-        if rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err() {
-            continue;
-        }
-        // Held until the record is gone, so that another session's recovery leaves it.
-        let mut record_file = File::from(fd);
-        let mut text = Vec::new();
-        let parsed = io::Read::read_to_end(&mut record_file, &mut text)
-            .ok()
-            .and_then(|_| serde_json::from_slice::<Record>(&text).ok());
-        let Some(record) = parsed else {
-            // Unreadable: its process stopped before it was written (made under its name
-            // where unnamed files cannot be linked).
-            let _ = rustix::fs::unlinkat(&jdir, name, AtFlags::empty());
-            continue;
-        };
-        let restored = rollback(jdir.as_fd(), &record.entries, phase);
-        if !restored.is_empty() {
-            let shown: Vec<String> = restored
-                .iter()
-                .map(|p| p.strip_prefix(root.path()).unwrap_or(p).to_string_lossy().into_owned())
-                .collect();
-            notices.push(format!(
-                "[Recovered an interrupted edit: {} restored to the content before it (the process making it stopped before it finished). Re-run read to refresh.]",
-                shown.join(", ")
-            ));
-        }
-        let _ = rustix::fs::unlinkat(&jdir, name, AtFlags::empty());
-    }
-    drop(jdir);
-    journal.tidy();
-    notices
 }
 
 #[cfg(test)]
@@ -571,15 +503,16 @@ mod tests {
     /// The interleaving behind the other failed commit (`File not found`, 90 of 360 edits
     /// in one CI run): a session starting while a commit had made its record but not yet
     /// locked or written it took the record for a dead one and removed it. The record's
-    /// name now appears once it is locked and written; one that cannot be read belongs to a
-    /// process that stopped, and goes.
+    /// name now appears once it is locked and written; one that cannot be read or does not
+    /// verify is not hashline's to act on: it stays, reported.
     #[test]
-    fn a_live_commits_record_stays_and_an_unreadable_one_goes() {
+    fn a_live_commits_record_stays_and_an_unreadable_one_is_reported() {
         let (dir, root) = scratch_root();
         let journal = Journal::new(&root);
         let jdir = journal.hold().expect("the journal");
         let record = Record { pid: std::process::id(), entries: Vec::new() };
-        let (file, name) = write_record(jdir.as_fd(), "0123abcd", &record).expect("the record");
+        let bytes = record::encode(key::key(), root.path(), "0123abcd", &record);
+        let (file, name) = write_record(jdir.as_fd(), "0123abcd", &bytes).expect("the record");
         let path = dir.path().join(JOURNAL_DIR).join(&name);
         let listed: Vec<_> =
             std::fs::read_dir(dir.path().join(JOURNAL_DIR)).unwrap().map(|e| e.unwrap().file_name()).collect();
@@ -589,10 +522,16 @@ mod tests {
         assert!(recover(&root).is_empty());
         assert!(path.exists(), "a live commit's record stays");
         drop(file);
-        std::fs::write(&path, b"{\"pid\":").unwrap();
+        drop(other);
         drop(jdir);
-        assert!(recover(&root).is_empty());
-        assert!(!path.exists(), "an unreadable record nobody holds goes");
+        assert!(recover(&root).is_empty(), "a dead empty group: nothing to restore");
+        assert!(!path.exists(), "its record goes");
         assert!(!dir.path().join(JOURNAL_DIR).exists(), "and the journal with it");
+        std::fs::create_dir(dir.path().join(JOURNAL_DIR)).unwrap();
+        std::fs::write(&path, b"{\"pid\":").unwrap();
+        let recovery = recover(&root);
+        assert_eq!(recovery.ignored, [name]);
+        assert!(recovery.notices.is_empty());
+        assert!(path.exists(), "a record hashline cannot verify stays");
     }
 }

@@ -45,6 +45,19 @@ pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     read_bounded(file, limit, len)
 }
 
+/// Reads an opened file whole if it is a regular file of at most `limit` bytes, checked
+/// through the handle, and only up to the length it had then (a file growing meanwhile
+/// is read as it was). Fails as [`read_regular`] does.
+pub fn read_opened_regular(file: File, limit: u64) -> io::Result<Vec<u8>> {
+    let len = ensure_regular(&file)?;
+    if len > limit {
+        return Err(too_large(limit));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(len).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Reads from `file` to its end, at most `limit` bytes (`expected` is a capacity hint).
 pub fn read_bounded(file: File, limit: u64, expected: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(usize::try_from(expected.min(limit)).unwrap_or(0));
@@ -56,7 +69,7 @@ pub fn read_bounded(file: File, limit: u64, expected: u64) -> io::Result<Vec<u8>
 }
 
 /// The file's length, if the handle is a regular file.
-fn ensure_regular(file: &File) -> io::Result<u64> {
+pub fn ensure_regular(file: &File) -> io::Result<u64> {
     let meta = file.metadata()?;
     if meta.is_file() {
         Ok(meta.len())

@@ -6,6 +6,10 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, ToolError};
 
+/// The journal directory's name, in the session's first root (`crate::journal`): reserved
+/// in every root.
+pub const JOURNAL_DIR: &str = ".hashline-journal";
+
 /// A path argument, resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResolvedPath {
@@ -145,6 +149,19 @@ pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Res
             format!("Path is outside the session roots: {display} (resolves to {}).", real.display()),
         )
         .with_hint(format!("Use a path inside: {allowed}."))
+        .with_path(absolute.to_string_lossy()));
+    }
+    // The journal of every root is hashline's own: a record an agent could write there
+    // would be one recovery acts on (it is authenticated as well; this keeps it out of
+    // reach entirely). Checked on the real path, so a symlink to it is refused too.
+    let reserved = roots.iter().any(|root| {
+        real.strip_prefix(root).is_ok_and(|rel| rel.components().next().is_some_and(|c| c.as_os_str() == JOURNAL_DIR))
+    });
+    if reserved {
+        return Err(ToolError::new(
+            ErrorCode::PathReserved,
+            format!("Path is reserved for hashline's own journal: {display} ({} is never read, written, listed or searched).", JOURNAL_DIR),
+        )
         .with_path(absolute.to_string_lossy()));
     }
     let root = within.cloned().unwrap_or_else(|| PathBuf::from("/"));

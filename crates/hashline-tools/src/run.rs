@@ -23,6 +23,16 @@ pub fn prepare_args<T: Tool>(raw: Value) -> Result<Prepared<T::Args>, ToolError>
 pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Result<ToolOutput<T::Value>, ToolError> {
     let Prepared { args, adjustments } = prepare_args::<T>(raw)?;
     let mut output = T::run(session, args, ctx)?;
+    if ctx.is_top_level() {
+        for warning in session.take_session_warnings().into_iter().rev() {
+            let notice = format!("{}\n\n", warning.message);
+            output.value.warnings_mut().insert(0, warning);
+            match output.content.first_mut() {
+                Some(ContentBlock::Text { text }) => text.insert_str(0, &notice),
+                _ => output.content.insert(0, ContentBlock::Text { text: notice.trim_end().to_owned() }),
+            }
+        }
+    }
     if !adjustments.is_empty() {
         let warning = Warning::params_adjusted("Params", &adjustments);
         let notice = format!("{}\n\n", warning.message);

@@ -19,6 +19,7 @@ use crate::paths::{self, ResolvedPath};
 use crate::result::{CallContext, ToolResult};
 use crate::staging::{CommitError, Hook, Member, Stage};
 use crate::tree_cache::TreeCache;
+use crate::warning::Warning;
 
 /// How a session is set up.
 ///
@@ -120,7 +121,8 @@ impl Session {
         }
         // Recovery at session start: groups of files that a stopped process left half
         // committed are rolled back; the next top-level result says so.
-        let recovered = crate::journal::recover(&root_dirs[0]);
+        let recovery = crate::journal::recover(&root_dirs[0]);
+        let journal_warning = recovery.warning();
         let session = Self {
             roots,
             root_dirs,
@@ -132,7 +134,11 @@ impl Session {
             log: config.log,
             log_error: Mutex::new(None),
             next_call: AtomicU64::new(1),
-            visibility: Mutex::new(Visibility { stale: recovered, ..Visibility::default() }),
+            visibility: Mutex::new(Visibility {
+                stale: recovery.notices,
+                warnings: journal_warning.into_iter().collect(),
+                ..Visibility::default()
+            }),
             ledger: Mutex::new(Ledger::default()),
             locks: Mutex::new(HashMap::new()),
             trees: TreeCache::default(),
@@ -317,6 +323,12 @@ impl Session {
         std::mem::take(&mut self.visibility().stale)
     }
 
+    /// Takes the pending session warnings (for the next successful top-level result): what
+    /// recovery at session start left alone in the journal (`journal-record-ignored`).
+    pub fn take_session_warnings(&self) -> Vec<Warning> {
+        std::mem::take(&mut self.visibility().warnings)
+    }
+
     /// Claims a directory's `AGENTS.md` for surfacing: true the first time per session.
     pub fn claim_instructions(&self, dir: &Path) -> bool {
         self.visibility().instructions.insert(dir.to_path_buf())
@@ -341,6 +353,8 @@ struct Visibility {
     visible: HashSet<PathBuf>,
     /// Notices waiting for the next top-level result.
     stale: Vec<String>,
+    /// Warnings waiting for the next successful top-level result.
+    warnings: Vec<Warning>,
     /// Directories whose `AGENTS.md` was surfaced.
     instructions: HashSet<PathBuf>,
 }

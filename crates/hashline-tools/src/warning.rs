@@ -43,6 +43,10 @@ pub enum WarningCode {
     UnmappableFile,
     /// grep `scope: "symbol"`: a match lies outside every symbol: it is shown as plain rows.
     NoEnclosingSymbol,
+    /// Session start found entries in the root's `.hashline-journal/` that hashline did not
+    /// write (or cannot act on safely): they were left as they are, and nothing was done
+    /// with them.
+    JournalRecordIgnored,
 }
 
 /// One warning.

@@ -1,0 +1,246 @@
+//! Recovery at session start: takes over every record of a root's journal that no live
+//! process holds, rolls its group back or finishes it — when, and only when, hashline
+//! wrote the record (see [`super::record`]). Anything else in the journal is left as it
+//! is and reported once; nothing in it is opened in a way that can block, and nothing is
+//! read without a bound.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{AtFlags, FlockOperation, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::record::{self, Entry, MAX_RECORD_BYTES, Rejected, is_id};
+use super::{JOURNAL_DIR, Journal, Phase, key, remove_dead_temp, rollback};
+use crate::confine::{RootDir, open_beneath};
+use crate::warning::{Warning, WarningCode};
+
+/// What recovery did at a session's start.
+#[derive(Debug, Default)]
+pub struct Recovery {
+    /// One notice per group whose files were restored.
+    pub notices: Vec<String>,
+    /// What it found in the journal and left alone (names in the journal, or the
+    /// journal itself): not written by hashline, or not recoverable.
+    pub ignored: Vec<String>,
+}
+
+impl Recovery {
+    /// Whether recovery restored nothing and ignored nothing.
+    pub fn is_empty(&self) -> bool {
+        self.notices.is_empty() && self.ignored.is_empty()
+    }
+
+    /// The `journal-record-ignored` warning, if anything was left alone.
+    pub fn warning(&self) -> Option<Warning> {
+        let (first, rest) = self.ignored.split_first()?;
+        let mut shown = vec![first.as_str()];
+        shown.extend(rest.iter().take(2).map(String::as_str));
+        let more = match rest.len().saturating_sub(2) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        Some(Warning::new(
+            WarningCode::JournalRecordIgnored,
+            format!(
+                "[Warning: ignored {} in {JOURNAL_DIR}/ not written by hashline for this root ({}{more}): nothing was done with {}. Remove {JOURNAL_DIR}/ unless a hashline of yours was interrupted here.]",
+                match self.ignored.len() {
+                    1 => "1 entry".to_owned(),
+                    n => format!("{n} entries"),
+                },
+                shown.join(", "),
+                if self.ignored.len() == 1 { "it" } else { "them" },
+            ),
+        ))
+    }
+}
+
+/// Reads the regular file `fd` whole, at most `limit` bytes, up to the length it had.
+pub(super) fn read_regular(fd: OwnedFd, limit: u64) -> io::Result<Vec<u8>> {
+    crate::nonblocking::read_opened_regular(File::from(fd), limit)
+}
+
+/// Fails unless `fd` is a regular file.
+pub(super) fn ensure_regular(fd: &OwnedFd) -> io::Result<()> {
+    let stat = rustix::fs::fstat(fd)?;
+    match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+        rustix::fs::FileType::RegularFile => Ok(()),
+        _ => Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")),
+    }
+}
+
+/// Recovery at session start (see the module docs).
+pub fn recover(root: &RootDir) -> Recovery {
+    let journal = Journal::new(root);
+    let mut out = Recovery::default();
+    let jdir = match journal.open(false) {
+        Ok(jdir) => jdir,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return out,
+        Err(_) => {
+            // A symlink, a file, a directory that cannot be opened: not looked into.
+            out.ignored.push(format!("{JOURNAL_DIR} itself"));
+            return out;
+        }
+    };
+    let names = match list(jdir.as_fd()) {
+        Ok(names) => names,
+        Err(_) => {
+            out.ignored.push(format!("{JOURNAL_DIR} itself"));
+            return out;
+        }
+    };
+    for name in names {
+        let Some(text) = name.to_str() else {
+            out.ignored.push(name.to_string_lossy().into_owned());
+            continue;
+        };
+        match classify(text) {
+            Kind::Record(id, phase) => match take_over(root, jdir.as_fd(), text, id, phase) {
+                Outcome::Live => {}
+                Outcome::Ignored => out.ignored.push(text.to_owned()),
+                Outcome::Done(restored) => {
+                    if !restored.is_empty() {
+                        out.notices.push(format!(
+                            "[Recovered an interrupted edit: {} restored to the content before it (the process making it stopped before it finished). Re-run read to refresh.]",
+                            restored.join(", ")
+                        ));
+                    }
+                }
+            },
+            Kind::Temp => remove_dead_temp(jdir.as_fd(), text),
+            // A live group's copy, or one its record no longer names: kept.
+            Kind::Copy => {}
+            Kind::Foreign => out.ignored.push(text.to_owned()),
+        }
+    }
+    drop(jdir);
+    journal.tidy();
+    out
+}
+
+enum Kind<'a> {
+    Record(&'a str, Phase),
+    Temp,
+    Copy,
+    Foreign,
+}
+
+/// What a name in the journal is, by hashline's own forms: `<id>.prep|intent|commit`,
+/// `.hl<id>.tmp`, `<id>-<n>.old`.
+fn classify(name: &str) -> Kind<'_> {
+    if let Some((id, phase)) = name.split_once('.')
+        && is_id(id)
+    {
+        return match phase {
+            "prep" => Kind::Record(id, Phase::Prep),
+            "intent" => Kind::Record(id, Phase::Intent),
+            "commit" => Kind::Record(id, Phase::Commit),
+            _ => Kind::Foreign,
+        };
+    }
+    if let Some(id) = name.strip_prefix(".hl").and_then(|n| n.strip_suffix(".tmp"))
+        && is_id(id)
+    {
+        return Kind::Temp;
+    }
+    if let Some((id, n)) = name.strip_suffix(".old").and_then(|n| n.split_once('-'))
+        && is_id(id)
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Kind::Copy;
+    }
+    Kind::Foreign
+}
+
+/// The journal's names, read through its handle (never by path: the directory read is
+/// the one opened).
+fn list(jdir: BorrowedFd<'_>) -> io::Result<Vec<std::ffi::OsString>> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut names = Vec::new();
+    let dir = rustix::fs::Dir::read_from(jdir)?;
+    for entry in dir {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name != b"." && name != b".." {
+            names.push(std::ffi::OsStr::from_bytes(name).to_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+enum Outcome {
+    /// A live process holds it (or it is gone).
+    Live,
+    /// Not hashline's, or not one recovery may act on: left as it is.
+    Ignored,
+    /// Rolled back or finished; the files put back, as paths to show.
+    Done(Vec<String>),
+}
+
+fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: Phase) -> Outcome {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = match rustix::fs::openat(jdir, name, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        // Renamed to its next phase, or removed, since the listing: its process is alive
+        // (or another recovery took it).
+        Err(Errno::NOENT) => return Outcome::Live,
+        Err(_) => return Outcome::Ignored,
+    };
+    if ensure_regular(&fd).is_err() {
+        return Outcome::Ignored;
+    }
+    // A live process holds its record's lock.
+    match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => {}
+        Err(Errno::WOULDBLOCK) => return Outcome::Live,
+        Err(_) => return Outcome::Ignored,
+    }
+    // The lock is held (through this description) until the record is gone, so that
+    // another session's recovery leaves it.
+    let held = match rustix::io::dup(&fd) {
+        Ok(dup) => dup,
+        Err(_) => return Outcome::Ignored,
+    };
+    let Ok(bytes) = read_regular(held, MAX_RECORD_BYTES) else {
+        return Outcome::Ignored;
+    };
+    let record = match record::decode(key::key(), root.path(), id, &bytes) {
+        Ok(record) => record,
+        Err(Rejected::NotAuthentic | Rejected::BadEntry) => return Outcome::Ignored,
+    };
+    let dirs: Vec<Option<OwnedFd>> = record.entries.iter().map(|entry| open_dir(root, entry)).collect();
+    let restored = rollback(jdir, id, &record.entries, dirs.iter().map(|d| d.as_ref().map(AsFd::as_fd)), phase);
+    let shown = restored
+        .into_iter()
+        .map(|i| {
+            let entry = &record.entries[i];
+            let rel = entry.dir().unwrap_or(Path::new("")).join(entry.name().unwrap_or_default());
+            match entry.root().flatten() {
+                Some(other) => other.join(rel),
+                None => rel,
+            }
+        })
+        .map(|p: PathBuf| p.to_string_lossy().into_owned())
+        .collect();
+    let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
+    drop(fd);
+    Outcome::Done(shown)
+}
+
+/// The entry's directory, opened beneath its root's handle (no symlink out, no `..`).
+fn open_dir(root: &RootDir, entry: &Entry) -> Option<OwnedFd> {
+    let rel = entry.dir()?;
+    let rel = if rel.as_os_str().is_empty() { Path::new(".") } else { rel };
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY;
+    match entry.root()? {
+        None => open_beneath(root.fd(), rel, flags).ok(),
+        Some(other) => {
+            let other = RootDir::open(other).ok()?;
+            open_beneath(other.fd(), rel, flags).ok()
+        }
+    }
+}
