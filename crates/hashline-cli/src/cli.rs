@@ -186,6 +186,13 @@ pub enum Command {
         #[arg(long)]
         limit: Option<u32>,
     },
+    /// Print a code or data file's structural map: its symbols with their line ranges (what
+    /// read appends to a truncated view), without the rows. With --json: the symbols as a
+    /// JSON value. Exit 1 when the file type has no map or the file did not parse.
+    Map {
+        /// The file.
+        path: String,
+    },
     /// Print every tool's name, description, annotations and JSON schemas.
     Tools,
     /// Run one tool with JSON arguments (`-` reads them from standard input) and print
@@ -337,7 +344,12 @@ impl Command {
                 put("limit", limit.map(Value::from));
                 "ast_search"
             }
-            Command::Tools | Command::Call { .. } | Command::Batch | Command::Mcp { .. } | Command::Show { .. } => {
+            Command::Tools
+            | Command::Map { .. }
+            | Command::Call { .. }
+            | Command::Batch
+            | Command::Mcp { .. }
+            | Command::Show { .. } => {
                 anyhow::bail!("not a tool subcommand")
             }
         };

@@ -82,6 +82,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
     let code = match &cli.command {
         Command::Batch => run_batch(&toolbox, &session)?,
+        Command::Map { path } => run_map(&session, path, cli.json)?,
         Command::Call { tool, args } => {
             let args = parse_json_arg(args)?;
             let result = toolbox.execute(&session, tool, args, &CallContext::top_level());
@@ -218,6 +219,31 @@ fn print_line(text: &str) -> Result<()> {
 
 /// Prints what the model would see: text to standard output (errors to standard error),
 /// images as a one-line note.
+/// `hashline map FILE`: the file's map as text, or with `--json` as
+/// `{"path", "lines", "map": {...} | null, "text"}`; a file without a map exits 1.
+fn run_map(session: &Session, path: &str, json: bool) -> Result<ExitCode> {
+    let outline = match hashline::tools::tools::outline::outline(session, path) {
+        Ok(outline) => outline,
+        Err(error) => {
+            if json {
+                print_line(&serde_json::to_string(&json!({"path": path, "error": error}))?)?;
+            } else {
+                eprintln!("{}", error.text());
+            }
+            return Ok(ExitCode::from(EXIT_TOOL_ERROR));
+        }
+    };
+    if json {
+        let value = json!({"path": outline.path, "lines": outline.lines, "map": outline.map, "text": outline.text});
+        print_line(&serde_json::to_string(&value)?)?;
+    } else if outline.map.is_some() {
+        print_line(&outline.text)?;
+    } else {
+        eprintln!("{}", outline.text);
+    }
+    Ok(if outline.map.is_some() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_TOOL_ERROR) })
+}
+
 fn print_content(content: &[ContentBlock], is_error: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     for block in content {

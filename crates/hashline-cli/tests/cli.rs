@@ -232,3 +232,34 @@ fn search_prints_structural_matches() {
     let out = dir.run(&["search", "x", "-l", "cobol"], None);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Issue 21 item 7: `hashline map FILE` (SPEC §10.2) prints the map `read` appends to a
+/// truncated view, `--json` the symbols; a file type without a map exits 1 (the command did
+/// not exist on 9b00c33: clap's usage error, exit 2).
+#[test]
+fn map_prints_a_files_symbols_as_text_and_json() {
+    let dir = Dir::new();
+    let source = "struct Calc;\nimpl Calc {\n    fn add(&self, x: i32) -> i32 {\n        x\n    }\n}\nfn main() {}\n";
+    std::fs::write(dir.0.path().join("calc.rs"), source).expect("write");
+    let out = dir.run(&["map", "calc.rs"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    insta::assert_snapshot!("map_text", stdout(&out));
+    let out = dir.run(&["--json", "map", "calc.rs"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let value: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(value["lines"], 7);
+    let symbols = &value["map"]["symbols"];
+    assert_eq!(symbols[1]["kind"], "impl");
+    assert_eq!(symbols[1]["children"][0]["name"], "add");
+    assert_eq!(
+        (symbols[1]["children"][0]["startLine"].as_u64(), symbols[1]["children"][0]["endLine"].as_u64()),
+        (Some(3), Some(5))
+    );
+    let out = dir.run(&["map", "a.txt"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "[Warning: structural map not available for .txt files]\n");
+    let out = dir.run(&["--json", "map", "missing.rs"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let value: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(value["error"]["code"], "file-not-found");
+}

@@ -5,6 +5,7 @@ pub mod edit;
 pub mod find;
 pub mod grep;
 pub mod ls;
+pub mod outline;
 pub mod pattern;
 pub mod read;
 pub mod symbol_read;
