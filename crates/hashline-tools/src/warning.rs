@@ -47,6 +47,8 @@ pub enum WarningCode {
     /// write (or cannot act on safely): they were left as they are, and nothing was done
     /// with them.
     JournalRecordIgnored,
+    /// edit: a text `replace` matched text, not an anchor: it verified no view of the file.
+    ReplaceUnverified,
 }
 
 /// One warning.
@@ -56,12 +58,39 @@ pub struct Warning {
     pub code: WarningCode,
     /// The text shown to the model.
     pub message: String,
+    /// `fuzzy-symbol-match`: what was matched, and how (so that programs need not parse the
+    /// text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<FuzzySymbol>,
+}
+
+/// The symbol a fuzzy `symbol` query matched (`fuzzy-symbol-match`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FuzzySymbol {
+    /// The query as given.
+    pub query: String,
+    /// The tier that matched: `prefix`, `camelCase` or `substring`.
+    pub tier: String,
+    /// The matched symbol's name.
+    pub name: String,
+    /// Its kind (`function`, `class`, ...).
+    pub kind: String,
+    /// Its parent's name, when nested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_name: Option<String>,
+    /// Its first line (1-based).
+    pub start_line: u32,
+    /// Its last line.
+    pub end_line: u32,
+    /// Other symbols the query matched at the same tier.
+    pub candidates: Vec<String>,
 }
 
 impl Warning {
     /// A warning from its parts.
     pub fn new(code: WarningCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
+        Self { code, message: message.into(), symbol: None }
     }
 
     /// The `params-adjusted` warning for a list of adjustments, e.g.

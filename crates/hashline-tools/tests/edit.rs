@@ -100,6 +100,16 @@ fn a_unique_replace_needs_no_read() {
     let result = ws.edit("r.txt", json!([{"replace": {"old_text": "two", "new_text": "2"}}]));
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(ws.bytes("r.txt"), b"one 2 three\n");
+    // Issue 21 item 6: the result says the replace verified no view (9b00c33 said nothing).
+    assert_eq!(result.ptc_value()["warnings"][0]["code"], "replace-unverified");
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    Edited r.txt (1 change, +1 -1 line)
+    [info: edits[0] used replace: matched by text, not by an anchor, so it did not check that the file still reads as you last saw it. For safer edits, prefer set_line/replace_lines with anchors from read/grep/ast_search.]
+
+    @@ -1,1 +1,1 @@
+    -1:80d|one two three
+    +1:909|one 2 three
+    ");
 }
 
 #[test]

@@ -349,3 +349,23 @@ fn a_blank_symbol_in_an_edit_is_refused() {
     Edit rejected — nothing was written. edits[0].insert_after_symbol.symbol must not be empty.
     ");
 }
+
+/// Issue 21 item 2: the `fuzzy-symbol-match` warning carries its tier, the matched symbol
+/// and its range in the value (on 9b00c33 it had only `code` and `message`).
+#[test]
+fn the_fuzzy_warning_says_its_tier_and_match_in_the_value() {
+    let ws = setup();
+    let camel = read(&ws, json!({"path": "cart.ts", "symbol": "with"}));
+    let warning = &camel.ptc_value()["warnings"][0];
+    assert_eq!(warning["code"], "fuzzy-symbol-match");
+    assert_eq!(
+        warning["symbol"],
+        json!({"query": "with", "tier": "camelCase", "name": "totalWithTax", "kind": "method",
+               "parentName": "ShoppingCart", "startLine": 25, "endLine": 28, "candidates": []})
+    );
+    let prefix = read(&ws, json!({"path": "cart.ts", "symbol": "roundC"}));
+    assert_eq!(prefix.ptc_value()["warnings"][0]["symbol"]["tier"], "prefix");
+    assert_eq!(prefix.ptc_value()["warnings"][0]["symbol"]["startLine"], 6);
+    let exact = read(&ws, json!({"path": "cart.ts", "symbol": "roundCents"}));
+    assert_eq!(exact.ptc_value()["warnings"], json!([]));
+}

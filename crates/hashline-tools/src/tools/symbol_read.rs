@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::map_store::ContentKey;
 use crate::paths::ResolvedPath;
 use crate::session::Session;
-use crate::warning::{Warning, WarningCode};
+use crate::warning::{FuzzySymbol, Warning, WarningCode};
 
 /// The symbol a read selected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
@@ -200,7 +200,19 @@ pub(crate) fn resolve(session: &Session, path: &ResolvedPath, doc: &Document, qu
                     " To confirm: read({{ symbol: \"{}\" }}) or {}@{} to select by start line.]",
                     symbol.name, symbol.name, symbol.start_line
                 ));
-                Warning::new(WarningCode::FuzzySymbolMatch, text)
+                Warning {
+                    symbol: Some(FuzzySymbol {
+                        query: query.to_owned(),
+                        tier: tier_name(tier).to_owned(),
+                        name: symbol.name.clone(),
+                        kind: symbol.kind.as_str().to_owned(),
+                        parent_name: symbol.parent.clone(),
+                        start_line: symbol.start_line,
+                        end_line: symbol.end_line,
+                        candidates: others.iter().map(ToString::to_string).collect(),
+                    }),
+                    ..Warning::new(WarningCode::FuzzySymbolMatch, text)
+                }
             });
             let info = SymbolInfo {
                 query: query.to_owned(),

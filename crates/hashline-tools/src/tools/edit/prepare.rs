@@ -133,6 +133,7 @@ pub(crate) fn prepare(
     }
     warnings.extend(outcome.relocation_notes().into_iter().map(|n| Warning::new(WarningCode::AnchorRelocated, n)));
     warnings.extend(outcome.warnings.iter().map(|w| Warning::new(WarningCode::EditWarning, w.clone())));
+    warnings.extend(replace_note(&ops));
     let syntax = if outcome.is_noop(&before) {
         SyntaxOutcome::unchecked(mode, LanguageId::from_path(&path.display), "nothing changed")
     } else {
@@ -153,6 +154,27 @@ pub(crate) fn prepare(
         })
         .collect();
     Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, syntax, moved_from })
+}
+
+/// The `replace-unverified` note (issue 21 item 6): a text `replace` names no anchor, so it
+/// did not check that the file still reads as the model last saw it; the model should know.
+fn replace_note(ops: &[EditOp]) -> Option<Warning> {
+    let items: Vec<String> = ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| matches!(op, EditOp::Replace { .. }))
+        .map(|(i, _)| format!("edits[{i}]"))
+        .collect();
+    if items.is_empty() {
+        return None;
+    }
+    Some(Warning::new(
+        WarningCode::ReplaceUnverified,
+        format!(
+            "[info: {} used replace: matched by text, not by an anchor, so it did not check that the file still reads as you last saw it. For safer edits, prefer set_line/replace_lines with anchors from read/grep/ast_search.]",
+            items.join(", ")
+        ),
+    ))
 }
 
 /// For a stateless edit: the hint toward a session when an anchor's text occurs more
