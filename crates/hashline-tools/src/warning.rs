@@ -61,7 +61,7 @@ pub struct Warning {
     /// `fuzzy-symbol-match`: what was matched, and how (so that programs need not parse the
     /// text).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol: Option<FuzzySymbol>,
+    pub symbol: Option<Box<FuzzySymbol>>,
 }
 
 /// The symbol a fuzzy `symbol` query matched (`fuzzy-symbol-match`).

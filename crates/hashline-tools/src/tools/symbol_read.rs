@@ -201,7 +201,7 @@ pub(crate) fn resolve(session: &Session, path: &ResolvedPath, doc: &Document, qu
                     symbol.name, symbol.name, symbol.start_line
                 ));
                 Warning {
-                    symbol: Some(FuzzySymbol {
+                    symbol: Some(Box::new(FuzzySymbol {
                         query: query.to_owned(),
                         tier: tier_name(tier).to_owned(),
                         name: symbol.name.clone(),
@@ -210,7 +210,7 @@ pub(crate) fn resolve(session: &Session, path: &ResolvedPath, doc: &Document, qu
                         start_line: symbol.start_line,
                         end_line: symbol.end_line,
                         candidates: others.iter().map(ToString::to_string).collect(),
-                    }),
+                    })),
                     ..Warning::new(WarningCode::FuzzySymbolMatch, text)
                 }
             });
