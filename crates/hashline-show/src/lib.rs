@@ -54,3 +54,4 @@ pub use error::ShowError;
 pub use html::{HtmlOptions, OPEN_UP_TO, render_html};
 pub use terminal::{TerminalOptions, render_terminal};
 pub use timeline::{CallEntry, CallResult, CardKind, OrphanResult, Timeline};
+pub use util::terminal_safe;
