@@ -74,7 +74,10 @@ fn opened(err: io::Error, path: &Path, role: Role) -> anyhow::Error {
     match err.raw_os_error() {
         // O_NOFOLLOW on a symlink.
         Some(libc::ELOOP) => {
-            anyhow::anyhow!("refusing the {} {shown}: it is a symlink (the session's files are never followed)", role.name())
+            anyhow::anyhow!(
+                "refusing the {} {shown}: it is a symlink (the session's files are never followed)",
+                role.name()
+            )
         }
         // A FIFO without a reader, opened for writing without waiting.
         Some(libc::ENXIO) => anyhow::anyhow!("cannot open the {} {shown}: {}", role.name(), NOT_REGULAR),

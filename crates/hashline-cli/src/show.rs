@@ -86,5 +86,9 @@ fn write_page(out: &Path, page: &[u8]) -> std::io::Result<()> {
 
 /// Where an existing `out` really is: the file a symlink names, else `out` itself.
 fn real_target(out: &Path) -> std::io::Result<PathBuf> {
-    if std::fs::symlink_metadata(out)?.file_type().is_symlink() { std::fs::canonicalize(out) } else { Ok(out.to_path_buf()) }
+    if std::fs::symlink_metadata(out)?.file_type().is_symlink() {
+        std::fs::canonicalize(out)
+    } else {
+        Ok(out.to_path_buf())
+    }
 }

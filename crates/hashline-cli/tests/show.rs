@@ -155,7 +155,7 @@ fn a_file_with_terminal_controls_reaches_the_terminal_escaped() {
     let dir = tempfile::tempdir().expect("tempdir");
     let project = dir.path().join("p");
     std::fs::create_dir(&project).expect("project");
-    let name = format!("evil{}.txt", String::from_utf8_lossy(PAYLOAD).replace('\x07', "").replace('\x7f', ""));
+    let name = format!("evil{}.txt", String::from_utf8_lossy(PAYLOAD).replace(['\x07', '\x7f'], ""));
     let mut content = PAYLOAD.to_vec();
     content.extend_from_slice(b"\nsecond line\n");
     std::fs::write(project.join(&name), &content).expect("write");

@@ -6,7 +6,8 @@ use hashline_show::{HtmlOptions, TerminalOptions, Timeline, render_html, render_
 use serde_json::{Value, json};
 
 /// OSC 52 (clipboard), OSC 0 (window title), CSI 2J (clear), C1 CSI and OSC, DEL, BEL, CR.
-const PAYLOAD: &str = "a\u{1b}]52;c;ZWNobyBwd25lZA==\u{7}b\u{1b}]0;owned\u{1b}\\c\u{1b}[2Jd\u{9b}31me\u{9d}0;t\u{9c}f\u{7f}g\rh";
+const PAYLOAD: &str =
+    "a\u{1b}]52;c;ZWNobyBwd25lZA==\u{7}b\u{1b}]0;owned\u{1b}\\c\u{1b}[2Jd\u{9b}31me\u{9d}0;t\u{9c}f\u{7f}g\rh";
 
 fn line(value: Value) -> String {
     let mut text = serde_json::to_string(&value).expect("json");
@@ -53,7 +54,8 @@ fn hostile_log() -> String {
         "isError": true,
         "details": {"ptcValue": {"ok": false, "error": {"code": format!("code{p}"), "message": p}}}
     }}));
-    log += &line(json!({"type": "tool/call", "callId": format!("pending{p}"), "name": "write", "args": {"path": path}}));
+    log +=
+        &line(json!({"type": "tool/call", "callId": format!("pending{p}"), "name": "write", "args": {"path": path}}));
     log
 }
 
@@ -61,8 +63,7 @@ fn hostile_log() -> String {
 /// `ESC [ digits ; m` the renderer adds itself (and `\n`, `\t`).
 fn raw_controls(text: &str) -> Vec<String> {
     let mut found = Vec::new();
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
+    for (at, c) in text.char_indices() {
         if c == '\u{1b}' {
             let rest = &text[at + 1..];
             let sgr = rest.strip_prefix('[').and_then(|r| {
