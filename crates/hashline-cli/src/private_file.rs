@@ -1,9 +1,9 @@
 //! Opening the session's own files (the session file and its lock) so that a directory
 //! others may write to (`--session /tmp/s.json`) cannot turn them against the user
 //! (docs/protocol.md §8, "Sessions"): no symlink is followed, a lock is created exclusively
-//! with mode 0600, and a file that another user owns, or that group or others may write, is
-//! refused: its ledger could let an edit pass without a read, and its lock could be held
-//! forever. Every open is non-blocking, so a FIFO or a device cannot hold the call either.
+//! with mode 0600, and a file that another user owns, or (in a directory others may write
+//! to) that group or others may write, is refused: its ledger could let an edit pass
+//! without a read, and its lock could be held forever. Every open is non-blocking, so a FIFO or a device cannot hold the call either.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -87,7 +87,17 @@ fn opened(err: io::Error, path: &Path, role: Role) -> anyhow::Error {
 
 const NOT_REGULAR: &str = "not a regular file (a FIFO, socket or device)";
 
-/// A regular file of this user that only this user may write, checked through the handle.
+/// Whether others may put files into the directory of `path`: it is group- or
+/// other-writable (like `/tmp`), or another user's. Unknown counts as shared.
+fn in_shared_dir(path: &Path, me: u32) -> bool {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::metadata(dir).map_or(true, |meta| meta.mode() & 0o022 != 0 || meta.uid() != me)
+}
+
+/// A regular file of this user, checked through the handle; in a shared directory
+/// ([`in_shared_dir`]) one that only this user may write, too. (In the user's own
+/// directory a group-writable file is the user's choice: locks of earlier versions were
+/// made with the umask's mode.)
 fn check(file: &File, path: &Path, role: Role) -> Result<()> {
     let shown = path.display();
     let meta = file.metadata().with_context(|| format!("cannot read the {} {shown}", role.name()))?;
@@ -105,7 +115,7 @@ fn check(file: &File, path: &Path, role: Role) -> Result<()> {
         meta.uid()
     );
     anyhow::ensure!(
-        meta.mode() & 0o022 == 0,
+        meta.mode() & 0o022 == 0 || !in_shared_dir(path, me),
         "refusing the {} {shown}: writable by group or others (mode {:04o})",
         role.name(),
         meta.mode() & 0o7777

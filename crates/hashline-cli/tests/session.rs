@@ -407,3 +407,21 @@ fn the_state_directory_is_private_and_new_session_files_are_the_users_alone() {
         assert_eq!(mode & 0o077, 0, "{path:?}: {mode:o}");
     }
 }
+
+#[test]
+fn a_group_writable_lock_in_a_private_directory_still_works() {
+    use std::os::unix::fs::PermissionsExt;
+    // Earlier versions made the lock with the umask's mode (0664 under umask 002): in the
+    // user's own directory that is no danger, and such a session keeps working.
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let private = env.state.path().join("private");
+    std::fs::create_dir(&private).expect("mkdir");
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let file = ledger_with_a_read(&env, &private);
+    let lock = private.join("s.json.lock");
+    std::fs::set_permissions(&lock, std::fs::Permissions::from_mode(0o664)).expect("chmod");
+    let out = set_beta(&env, &file);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nBETA\n");
+}
