@@ -3,11 +3,11 @@
 //!
 //! Neither file may hold the program: the log is opened without blocking and read only when
 //! it is a regular file of at most [`MAX_LOG_BYTES`]; `OUT` is written to a temporary file
-//! beside it and renamed into place, never opened itself, and refused when it names
-//! something other than a regular file (a FIFO, a socket, a device).
+//! beside it and renamed into place, never opened or followed itself, and refused when it
+//! names something other than a regular file or a symlink (a FIFO, a socket, a device).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anstream::{AutoStream, ColorChoice};
@@ -64,11 +64,12 @@ fn read_log(log: &Path) -> Result<Vec<u8>> {
 }
 
 /// Writes the page atomically: a temporary file in the target's directory, renamed over it.
-/// A symlink is followed to the file it names (the link stays); anything there that is not
-/// a regular file is refused, not opened.
+/// `OUT` itself is never opened nor followed: a symlink there is replaced by the page (its
+/// target is left alone, as a link planted in a shared directory must be), and anything
+/// else that is not a regular file is refused.
 fn write_page(out: &Path, page: &[u8]) -> std::io::Result<()> {
-    let target = match std::fs::metadata(out) {
-        Ok(meta) if meta.is_file() => real_target(out)?,
+    match std::fs::symlink_metadata(out) {
+        Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => {}
         Ok(meta) if meta.is_dir() => {
             return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"));
         }
@@ -78,17 +79,8 @@ fn write_page(out: &Path, page: &[u8]) -> std::io::Result<()> {
                 "not a regular file (a FIFO, socket or device)",
             ));
         }
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => out.to_path_buf(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
         Err(err) => return Err(err),
-    };
-    hashline::tools::fsio::write_atomic_unsynced(&target, page)
-}
-
-/// Where an existing `out` really is: the file a symlink names, else `out` itself.
-fn real_target(out: &Path) -> std::io::Result<PathBuf> {
-    if std::fs::symlink_metadata(out)?.file_type().is_symlink() {
-        std::fs::canonicalize(out)
-    } else {
-        Ok(out.to_path_buf())
     }
+    hashline::tools::fsio::write_atomic_unsynced(out, page)
 }

@@ -250,15 +250,18 @@ fn html_into_a_fifo_is_refused_at_once_and_the_fifo_is_left_alone() {
 }
 
 #[test]
-fn html_replaces_a_page_through_its_symlink() {
+fn html_replaces_a_symlink_and_leaves_its_target_alone() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let real = dir.path().join("real.html");
-    std::fs::write(&real, "old").expect("write");
-    let link = dir.path().join("link.html");
-    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    let precious = dir.path().join("precious");
+    std::fs::write(&precious, "keep me\n").expect("write");
+    // A link someone planted in a shared directory where the user writes the page.
+    let link = dir.path().join("page.html");
+    std::os::unix::fs::symlink(&precious, &link).expect("symlink");
     let log = fixture("fs-edit");
     let run = show_bounded(&[log.to_str().expect("utf-8"), "--html", link.to_str().expect("utf-8")], &[]);
     assert!(run.status.success(), "{}", text(&run.stderr));
-    assert!(std::fs::symlink_metadata(&link).expect("link").file_type().is_symlink(), "the link stays");
-    assert!(std::fs::read_to_string(&real).expect("page").starts_with("<!DOCTYPE html>"));
+    assert_eq!(std::fs::read_to_string(&precious).expect("target"), "keep me\n", "the link was followed");
+    let page = std::fs::symlink_metadata(&link).expect("page");
+    assert!(page.is_file(), "the page replaced the link");
+    assert!(std::fs::read_to_string(&link).expect("page").starts_with("<!DOCTYPE html>"));
 }
