@@ -6,6 +6,7 @@
 mod batch;
 mod cli;
 mod mcp;
+mod private_file;
 mod session_file;
 mod show;
 
@@ -169,6 +170,8 @@ fn map_store(cli: &Cli, root: &Path) -> Option<Arc<MapStore>> {
         return None;
     }
     let dir = session_file::default_map_dir(root)?;
+    // The state directory is made private before the cache makes anything in it.
+    session_file::create_state_dir();
     Some(Arc::new(MapStore::new(dir, build_identity()?)))
 }
 

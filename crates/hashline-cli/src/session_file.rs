@@ -21,6 +21,8 @@ use hashline::Session;
 use hashline::tools::ledger::{Ledger, ServedRows};
 use serde::{Deserialize, Serialize};
 
+use crate::private_file;
+
 /// The file's format.
 #[derive(Deserialize)]
 struct SessionFile {
@@ -81,6 +83,27 @@ pub fn default_map_dir(root: &Path) -> Option<PathBuf> {
     Some(state_dir()?.join("maps").join(root_name(root)))
 }
 
+/// Creates the state directory (`$XDG_STATE_HOME/hashline`) with mode 0700 if it is
+/// missing, so that what is kept in it is the user's alone. Best effort: a directory that
+/// cannot be made is reported by whoever writes in it.
+pub fn create_state_dir() {
+    if let Some(dir) = state_dir() {
+        let _ = create_private_dir(&dir);
+    }
+}
+
+/// Creates `dir` and its missing parents with mode 0700 (existing ones are left as they are).
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if let Some(state) = state_dir()
+        && dir.starts_with(&state)
+        && !state.exists()
+    {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&state)?;
+    }
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
 /// `$XDG_STATE_HOME/hashline`, else `~/.local/state/hashline` (absolute paths only).
 fn state_dir() -> Option<PathBuf> {
     let state = std::env::var_os("XDG_STATE_HOME")
@@ -118,16 +141,11 @@ impl Persisted {
     /// Opens (creating its directory for the default file) and locks `file`.
     pub fn open(file: PathBuf, explicit: bool) -> Result<Self> {
         if !explicit && let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            create_private_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let mut lock_path = file.clone().into_os_string();
         lock_path.push(".lock");
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .with_context(|| format!("cannot open the session lock {}", Path::new(&lock_path).display()))?;
+        let lock = private_file::open_lock(Path::new(&lock_path))?;
         lock.lock().with_context(|| format!("cannot lock {}", Path::new(&lock_path).display()))?;
         Ok(Self { file, explicit, loaded: None, _lock: lock })
     }
@@ -152,13 +170,13 @@ impl Persisted {
     /// The ledger in the file and the file's text; `None` when there is no file.
     fn read(&self) -> Result<Option<(Ledger, String)>> {
         let file = &self.file;
-        // Opened without blocking and checked through the handle: a FIFO or a device is
-        // refused at once rather than waited on or read forever.
-        let bytes = match hashline::tools::nonblocking::read_regular(file, MAX_BYTES) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(err).with_context(|| format!("cannot read session file {}", file.display())),
-        };
+        // Opened without blocking or following a symlink, and checked through the handle:
+        // a FIFO or a device is refused at once rather than waited on or read forever, and
+        // a file another user owns or may write is refused rather than trusted.
+        let Some(handle) = private_file::open_session(file)? else { return Ok(None) };
+        let expected = handle.metadata().map(|m| m.len()).unwrap_or(0);
+        let bytes = hashline::tools::nonblocking::read_bounded(handle, MAX_BYTES, expected)
+            .with_context(|| format!("cannot read session file {}", file.display()))?;
         let text = String::from_utf8(bytes).with_context(|| format!("session file {} is damaged", file.display()))?;
         let state: SessionFile =
             serde_json::from_str(&text).with_context(|| format!("session file {} is damaged", file.display()))?;

@@ -266,3 +266,162 @@ fn the_help_states_the_default_session_and_the_stateless_hazard() {
         assert!(help.contains(needle), "{needle:?} not in:\n{help}");
     }
 }
+
+/// A directory every user may write to (like `/tmp`: mode 1777), holding `--session` files.
+fn shared_dir(env: &Env) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let shared = env.state.path().join("shared");
+    std::fs::create_dir(&shared).expect("mkdir");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).expect("chmod");
+    shared
+}
+
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // A file this process makes is owned by its effective user.
+    let probe = tempfile::NamedTempFile::new().expect("probe");
+    probe.as_file().metadata().expect("meta").uid() == 0
+}
+
+/// A session file (and lock) that saw `a.txt` read, in `dir`.
+fn ledger_with_a_read(env: &Env, dir: &Path) -> PathBuf {
+    let file = dir.join("s.json");
+    let out = env.run(&["--session", file.to_str().expect("utf-8"), "read", "a.txt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(file.is_file());
+    file
+}
+
+fn set_beta(env: &Env, session: &Path) -> Output {
+    let session = session.to_str().expect("utf-8");
+    env.edit(&["--session", session], "a.txt", json!([{"set_line": {"anchor": anchor(2, "beta"), "new_text": "BETA"}}]))
+}
+
+#[test]
+fn a_planted_lock_symlink_neither_creates_nor_truncates_its_target() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let shared = shared_dir(&env);
+    let outside = tempfile::tempdir().expect("outside");
+    let missing = outside.path().join("created-by-hashline");
+    let existing = outside.path().join("precious");
+    std::fs::write(&existing, "keep me\n").expect("write");
+    for (name, target) in [("m.json", &missing), ("e.json", &existing)] {
+        let session = shared.join(name);
+        std::os::unix::fs::symlink(target, shared.join(format!("{name}.lock"))).expect("plant");
+        let out = env.run(&["--session", session.to_str().expect("utf-8"), "read", "a.txt"]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains("refusing the session lock"), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains("is a symlink"), "{name}: {}", stderr(&out));
+        assert!(!session.exists(), "{name}: no session written");
+    }
+    assert!(!missing.exists(), "the lock's symlink target was created");
+    assert_eq!(std::fs::read_to_string(&existing).expect("kept"), "keep me\n");
+
+    // The same lock planted for the default session file: the call runs statelessly.
+    assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
+    let default = env.session_files().pop().expect("default session file");
+    let mut lock = default.clone().into_os_string();
+    lock.push(".lock");
+    std::fs::remove_file(&lock).expect("remove the lock");
+    std::os::unix::fs::symlink(&missing, &lock).expect("plant");
+    let out = env.run(&["read", "a.txt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("running --stateless"), "{}", stderr(&out));
+    assert!(!missing.exists(), "the default lock's symlink target was created");
+}
+
+#[test]
+fn a_symlinked_session_file_is_refused() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let shared = shared_dir(&env);
+    let real = ledger_with_a_read(&env, &shared);
+    let link = shared.join("link.json");
+    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    let out = set_beta(&env, &link);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("refusing the session file"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is a symlink"), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nbeta\n", "the planted ledger let an edit through");
+}
+
+#[test]
+fn a_session_file_others_may_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let shared = shared_dir(&env);
+    let file = ledger_with_a_read(&env, &shared);
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    let out = set_beta(&env, &file);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("refusing the session file"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("writable by group or others (mode 0666)"), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nbeta\n");
+}
+
+#[test]
+fn a_session_file_or_lock_of_another_user_is_refused() {
+    if !is_root() {
+        eprintln!("SKIPPED a_session_file_or_lock_of_another_user_is_refused: needs root to chown");
+        return;
+    }
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let shared = shared_dir(&env);
+    let file = ledger_with_a_read(&env, &shared);
+    std::os::unix::fs::chown(&file, Some(4242), Some(4242)).expect("chown");
+    let out = set_beta(&env, &file);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("refusing the session file"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("owned by uid 4242"), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nbeta\n", "a planted ledger let an edit through");
+
+    // A lock someone else planted (they could hold it forever) is refused too.
+    let other = shared.join("o.json");
+    let lock = shared.join("o.json.lock");
+    std::fs::write(&lock, "").expect("plant");
+    std::os::unix::fs::chown(&lock, Some(4242), Some(4242)).expect("chown");
+    let out = env.run(&["--session", other.to_str().expect("utf-8"), "read", "a.txt"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("refusing the session lock"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("owned by uid 4242"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_state_directory_is_private_and_new_session_files_are_the_users_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.file("a.txt", "alpha\n");
+    assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
+    for dir in ["hashline", "hashline/sessions"] {
+        let mode = std::fs::metadata(env.state.path().join(dir)).expect("dir").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{dir}: {mode:o}");
+    }
+    let file = env.session_files().pop().expect("session file");
+    let mut lock = file.clone().into_os_string();
+    lock.push(".lock");
+    for path in [file.as_os_str(), lock.as_os_str()] {
+        let mode = std::fs::metadata(path).expect("file").permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{path:?}: {mode:o}");
+    }
+}
+
+#[test]
+fn a_group_writable_lock_in_a_private_directory_still_works() {
+    use std::os::unix::fs::PermissionsExt;
+    // Earlier versions made the lock with the umask's mode (0664 under umask 002): in the
+    // user's own directory that is no danger, and such a session keeps working.
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let private = env.state.path().join("private");
+    std::fs::create_dir(&private).expect("mkdir");
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let file = ledger_with_a_read(&env, &private);
+    let lock = private.join("s.json.lock");
+    std::fs::set_permissions(&lock, std::fs::Permissions::from_mode(0o664)).expect("chmod");
+    let out = set_beta(&env, &file);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nBETA\n");
+}

@@ -10,7 +10,9 @@
 //!   into calls with their results and views, nested calls under their parent.
 //! - [`render_terminal`] draws it as text: read cards as anchored rows with syntax
 //!   highlighting, diff cards with old and new line numbers, search cards grouped by file,
-//!   errors with their code, stale-read-context notices; plain or with ANSI colours.
+//!   errors with their code, stale-read-context notices; plain or with ANSI colours. A log is
+//!   untrusted: every control character from it but tab (C0, DEL, C1, so ESC too) is shown
+//!   as `\uXXXX` ([`terminal_safe`]), and the only escape sequences written are the colours.
 //! - [`render_html`] draws it as one page with inline CSS and JavaScript: a collapsible,
 //!   filterable timeline in which search results link to the read card of the same file.
 //!
@@ -54,3 +56,4 @@ pub use error::ShowError;
 pub use html::{HtmlOptions, OPEN_UP_TO, render_html};
 pub use terminal::{TerminalOptions, render_terminal};
 pub use timeline::{CallEntry, CallResult, CardKind, OrphanResult, Timeline};
+pub use util::terminal_safe;

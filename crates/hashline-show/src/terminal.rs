@@ -1,6 +1,9 @@
 //! Cards as terminal text: plain (for pagers, files and snapshots) or with ANSI colours.
 //!
 //! Both modes lay out the same characters; colour only adds escape sequences around them.
+//! Every text from the log goes through [`Painter::paint`], which shows control characters
+//! as `\uXXXX` (see [`crate::util::push_safe`]): the only escape sequences written are our
+//! own colours.
 
 use std::fmt::Write as _;
 
@@ -11,7 +14,7 @@ use hashline_view::{FileDiff, ReadResultView, SearchResultView, ToolResultView};
 use crate::diff::hunk_rows;
 use crate::highlight::{Highlighter, Palette, Token};
 use crate::timeline::{CallEntry, CardKind, OrphanResult, Timeline, raw_text};
-use crate::util::{display_path, plural};
+use crate::util::{display_path, plural, push_safe};
 
 /// How to draw cards in a terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -252,12 +255,15 @@ impl Painter {
         out.push_str(indent);
     }
 
+    /// `text` (from the log: escaped, so that it cannot drive the terminal), in `style`.
     fn paint(&self, out: &mut String, style: Option<Style>, text: &str) {
         match style {
             Some(style) if self.colour && !text.is_empty() => {
-                let _ = write!(out, "{}{text}{}", style.render(), style.render_reset());
+                let _ = write!(out, "{}", style.render());
+                push_safe(out, text);
+                let _ = write!(out, "{}", style.render_reset());
             }
-            _ => out.push_str(text),
+            _ => push_safe(out, text),
         }
     }
 
@@ -289,7 +295,7 @@ impl Painter {
     /// `text` coloured by its tokens (plain without them).
     fn highlighted(&self, out: &mut String, text: &str, tokens: Option<&Vec<Token>>) {
         let Some(tokens) = tokens.filter(|_| self.colour) else {
-            out.push_str(text);
+            push_safe(out, text);
             return;
         };
         for token in tokens {

@@ -14,9 +14,12 @@ pub const JOURNAL_DIR: &str = ".hashline-journal";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResolvedPath {
     /// The path as the model wrote it (after `@` stripping and space normalization):
-    /// what messages show.
+    /// what messages show. When its lexical form names another place than the path does
+    /// (a `..` after a symlink), the real path instead: relative to the working directory
+    /// when below it.
     pub display: String,
-    /// The absolute path, lexically normalized (`.`/`..` removed), symlinks kept.
+    /// The absolute path, lexically normalized (`.`/`..` removed), symlinks kept; `real`
+    /// when the lexical form names another place (a `..` after a symlink).
     pub absolute: PathBuf,
     /// The absolute path with every existing symlink resolved: what the root policy
     /// checks, and what is opened (relative to [`ResolvedPath::root`], by the kernel).
@@ -165,7 +168,28 @@ pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Res
         .with_path(absolute.to_string_lossy()));
     }
     let root = within.cloned().unwrap_or_else(|| PathBuf::from("/"));
+    let (display, absolute) = if lexical_misleads(&display, &absolute, &real) {
+        (shown_real(&real, base), real.clone())
+    } else {
+        (display, absolute)
+    };
     Ok(ResolvedPath { display, absolute, key: real.clone(), real, root })
+}
+
+/// Whether the lexical form of a path names another place than the path does: a `..` after
+/// a symlink (`link/../x` goes up from the link's target, not from `link`'s directory).
+/// Then results report the real path, so that the path they give is the file they touched
+/// and one that a later call accepts.
+fn lexical_misleads(display: &str, absolute: &Path, real: &Path) -> bool {
+    Path::new(display).components().any(|c| c == Component::ParentDir) && resolve_real(absolute) != real
+}
+
+/// `real` as messages show it: relative to `base` when below it, else absolute.
+fn shown_real(real: &Path, base: &Path) -> String {
+    match real.strip_prefix(base) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+        _ => real.to_string_lossy().into_owned(),
+    }
 }
 
 #[cfg(test)]

@@ -194,3 +194,58 @@ fn a_write_without_anchors_forgets_the_rows_shown_before() {
     ws.call::<WriteTool>(json!({"path": "f.txt", "content": big}));
     assert!(ws.session.ledger().served(&path).is_none(), "no anchors were shown for the new content");
 }
+
+/// `link/../../x.txt` with `link -> a/b` is `x.txt` at the root (the kernel follows the link
+/// before `..`), while its lexical form is beside the root. Every tool reports where the file
+/// really is, so that the path a result gives is one the next call accepts.
+#[test]
+fn a_symlink_then_dotdot_reports_the_real_path_in_every_tool() {
+    use hashline_tools::edit::EditTool;
+    let ws = Workspace::new();
+    std::fs::create_dir_all(ws.path("a/b")).expect("mkdir");
+    std::os::unix::fs::symlink("a/b", ws.path("link")).expect("symlink");
+    let real = ws.path("x.txt");
+
+    let write = ws.call::<WriteTool>(json!({"path": "link/../../x.txt", "content": "alpha\n"}));
+    assert!(!write.is_error, "{}", write.text());
+    assert_eq!(std::fs::read(&real).expect("written"), b"alpha\n");
+    assert_eq!(write.ptc_value()["path"], real.to_string_lossy().as_ref(), "{}", ws.json(&write));
+
+    // The reported path is one the next call accepts.
+    let reported = write.ptc_value()["path"].as_str().expect("path").to_owned();
+    let read = ws.call::<ReadTool>(json!({"path": reported}));
+    assert!(!read.is_error, "{}", read.text());
+
+    // Read and edit through the same spelling report the real path too, in the value and
+    // in the text and meta the model sees.
+    let read = ws.call::<ReadTool>(json!({"path": "link/../../x.txt"}));
+    assert!(!read.is_error, "{}", read.text());
+    assert_eq!(read.ptc_value()["path"], real.to_string_lossy().as_ref(), "{}", ws.json(&read));
+    let anchor = read.ptc_value()["lines"][0]["anchor"].as_str().expect("anchor").to_owned();
+    let edit = ws.call::<EditTool>(
+        json!({"path": "link/../../x.txt", "edits": [{"set_line": {"anchor": anchor, "new_text": "beta"}}]}),
+    );
+    assert!(!edit.is_error, "{}", edit.text());
+    assert_eq!(std::fs::read(&real).expect("edited"), b"beta\n");
+    let shown = ws.json(&edit);
+    assert!(!shown.contains("link/.."), "the lexical spelling leaks: {shown}");
+    assert!(shown.contains("x.txt"), "{shown}");
+
+    let overwrite = ws.call::<WriteTool>(json!({"path": "link/../../x.txt", "content": "gamma\n"}));
+    let shown = ws.json(&overwrite);
+    assert!(!shown.contains("link/.."), "the lexical spelling leaks: {shown}");
+    assert!(overwrite.ptc_value()["diff"].as_str().expect("diff").starts_with("--- a/x.txt\n+++ b/x.txt\n"), "{shown}");
+}
+
+/// A plain symlink (no `..` after it) keeps the name the model used: it names the same
+/// file whichever way it is resolved.
+#[test]
+fn a_symlinked_directory_keeps_the_name_the_model_used() {
+    let ws = Workspace::new();
+    std::fs::create_dir_all(ws.path("a/b")).expect("mkdir");
+    std::os::unix::fs::symlink("a/b", ws.path("link")).expect("symlink");
+    let write = ws.call::<WriteTool>(json!({"path": "link/y.txt", "content": "alpha\n"}));
+    assert!(!write.is_error, "{}", write.text());
+    assert_eq!(write.ptc_value()["path"], ws.path("link/y.txt").to_string_lossy().as_ref());
+    assert_eq!(std::fs::read(ws.path("a/b/y.txt")).expect("written"), b"alpha\n");
+}
