@@ -402,3 +402,41 @@ fn a_small_change_of_a_long_symbol_is_not_a_large_change() {
     assert_eq!(same, source);
     assert_eq!(result.ptc_value()["noop"], true, "{}", result.text());
 }
+
+/// Issue 21 item 1: an anchored edit inside a `replace_symbol`'s range is refused as
+/// `overlapping-edit`, nothing written, naming both — on 9b00c33 it succeeded with "only the
+/// last will apply" and the model's `set_line` was lost. The rule is the symbol's range, not
+/// the diff the replacement reduces to.
+#[test]
+fn an_anchored_edit_inside_a_replace_symbol_range_is_refused_naming_both() {
+    let ws = Workspace::new();
+    let source = "// calc\n\n\nclass Calc {\n  add(x) {\n    return x;\n  }\n}\n";
+    ws.file("t.ts", source);
+    ws.call::<ReadTool>(json!({"path": "t.ts"}));
+    let set = json!({"set_line": {"anchor": anchor(6, "    return x;"), "new_text": "    return 99;"}});
+    let body = "add(x) {\n  return x + 1;\n}";
+    let result = ws.call::<EditTool>(json!({"path": "t.ts", "edits": [set.clone(), replace("Calc.add", body)]}));
+    assert!(result.is_error, "{}", result.text());
+    assert_eq!(result.error_code(), Some("overlapping-edit"));
+    assert_snapshot!(result.text(), @"Edit rejected — nothing was written. edits[0] (set_line at line 6) falls inside the replace_symbol range of Calc.add (lines 5-7) in edits[1]: both would change the same lines. Put the change into the replace_symbol body, or send it in a separate call.");
+    assert_eq!(std::fs::read_to_string(ws.path("t.ts")).expect("read"), source, "nothing written");
+    // Either order; and an insert_after inside the range too.
+    let result = ws.call::<EditTool>(json!({"path": "t.ts", "edits": [replace("Calc.add", body), set]}));
+    assert_eq!(result.error_code(), Some("overlapping-edit"), "{}", result.text());
+    let inside = json!({"insert_after": {"anchor": anchor(5, "  add(x) {"), "new_text": "    // hi"}});
+    let result = ws.call::<EditTool>(json!({"path": "t.ts", "edits": [inside, replace("Calc.add", body)]}));
+    assert_eq!(result.error_code(), Some("overlapping-edit"), "{}", result.text());
+    // Edits next to the range (after its last line, on the line before it) are not overlaps.
+    let next = json!({"insert_after": {"anchor": anchor(7, "  }"), "new_text": "  // after add"}});
+    let above = json!({"set_line": {"anchor": anchor(4, "class Calc {"), "new_text": "class Calc2 {"}});
+    let result = ws.call::<EditTool>(json!({"path": "t.ts", "edits": [next, above, replace("Calc.add", body)]}));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(
+        std::fs::read_to_string(ws.path("t.ts")).expect("read"),
+        "// calc\n\n\nclass Calc2 {\n  add(x) {\n    return x + 1;\n  }\n  // after add\n}\n"
+    );
+}
+
+fn anchor(line: u32, text: &str) -> String {
+    format!("{line}:{}", hashline_core::LineHash::of(text.as_bytes()))
+}

@@ -25,6 +25,7 @@ pub(crate) fn resolve(
 ) -> Result<Vec<EditOp>, ToolError> {
     let mut map = None;
     let mut ops = Vec::with_capacity(items.len());
+    let mut claimed = Vec::new();
     for item in items {
         let request = match item {
             Item::Op(op) => {
@@ -37,9 +38,69 @@ pub(crate) fn resolve(
             map = Some(load_map(session, path, doc, &request)?);
         }
         let Some(map) = map.as_ref() else { continue };
-        ops.push(symbol_op(doc, map, &request, warnings)?);
+        let (op, range) = symbol_op(doc, map, &request, warnings)?;
+        claimed.extend(range.map(|(first, last)| Claim {
+            index: ops.len(),
+            symbol: request.symbol.trim().to_owned(),
+            first,
+            last,
+        }));
+        ops.push(op);
     }
+    refuse_overlaps(&ops, &claimed)?;
     Ok(ops)
+}
+
+/// The lines a `replace_symbol` replaces, as the symbol's range (not the smaller change it
+/// reduces to), for the overlap rule.
+struct Claim {
+    index: usize,
+    symbol: String,
+    first: u32,
+    last: u32,
+}
+
+/// Another edit of the batch that touches lines a `replace_symbol` replaces is refused as
+/// `overlapping-edit` (issue 21 item 1): the model meant both, and the replacement would
+/// otherwise swallow the other edit or be swallowed by it. Edits next to the range (an
+/// `insert_after` its last line, a change of the line before it) do not overlap it.
+fn refuse_overlaps(ops: &[EditOp], claimed: &[Claim]) -> Result<(), ToolError> {
+    let line = |anchor: &AnchorRef| match anchor {
+        AnchorRef::Line { anchor, .. } => Some(anchor.line.get()),
+        _ => None,
+    };
+    for claim in claimed {
+        for (index, op) in ops.iter().enumerate().filter(|(i, _)| *i != claim.index) {
+            let (name, touched) = match op {
+                EditOp::SetLine { anchor, .. } => ("set_line", line(anchor).map(|l| (l, l))),
+                EditOp::ReplaceLines { start, end, .. } => ("replace_lines", line(start).zip(line(end))),
+                // Inserting after a line inside the range, not after its last line.
+                EditOp::InsertAfter { anchor, .. } => {
+                    ("insert_after", line(anchor).filter(|&l| l < claim.last).map(|l| (l, l)))
+                }
+                EditOp::MoveLines { start, end, .. } => ("move_lines", line(start).zip(line(end))),
+                _ => ("", None),
+            };
+            let Some((low, high)) = touched else { continue };
+            let other = claimed.iter().find(|c| c.index == index);
+            let (low, high) = other.map_or((low, high), |c| (c.first, c.last));
+            if low <= claim.last && high >= claim.first {
+                let what = match other {
+                    Some(c) => format!("edits[{index}] (replace_symbol {}, lines {}-{})", c.symbol, c.first, c.last),
+                    None if low == high => format!("edits[{index}] ({name} at line {low})"),
+                    None => format!("edits[{index}] ({name} of lines {low}-{high})"),
+                };
+                return Err(ToolError::new(
+                    ErrorCode::OverlappingEdit,
+                    format!(
+                        "Edit rejected — nothing was written. {what} falls inside the replace_symbol range of {} (lines {}-{}) in edits[{}]: both would change the same lines. Put the change into the replace_symbol body, or send it in a separate call.",
+                        claim.symbol, claim.first, claim.last, claim.index
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn load_map(
@@ -75,7 +136,7 @@ fn symbol_op(
     map: &hashline_symbols::SymbolMap,
     request: &SymbolRequest,
     warnings: &mut Vec<Warning>,
-) -> Result<EditOp, ToolError> {
+) -> Result<(EditOp, Option<(u32, u32)>), ToolError> {
     let where_ = format!("edits[{}].{}", request.index, request.action.name());
     let query = request.symbol.trim();
     if query.is_empty() {
@@ -126,6 +187,18 @@ fn symbol_op(
     }
     .map_err(|message| variant(format!("{where_}: {message}")))?;
     warnings.extend(edit.warnings.iter().map(|w| Warning::new(WarningCode::NameMismatch, format!("{where_}: {w}"))));
+    let range = (request.action == SymbolAction::Replace).then_some((edit.first, edit.last));
+    let op = symbol_edit_op(doc, &located, edit, &where_)?;
+    Ok((op, range))
+}
+
+/// The engine op of a resolved symbol edit.
+fn symbol_edit_op(
+    doc: &Document,
+    located: &hashline_symbols::Located,
+    edit: hashline_symbols::SymbolEdit,
+    where_: &str,
+) -> Result<EditOp, ToolError> {
     let anchor = |number: u32| -> Result<AnchorRef, ToolError> {
         let line = LineNo::new(number)
             .and_then(|n| doc.line(n))
