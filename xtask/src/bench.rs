@@ -34,6 +34,11 @@ pub struct Options<'a> {
 pub fn run(options: &Options<'_>) -> Result<()> {
     let Options { runs, search_runs, ast_runs, criterion, search_only, search, cli } = *options;
     let root = workspace_root()?;
+    // The benchmarked processes keep their sessions, maps and journal key in a state
+    // directory of this run's own (issue 21: they were left under the user's).
+    let state = tempfile::tempdir().context("cannot make a state directory for the bench")?;
+    // SAFETY: set before any thread of this process starts (xtask is single-threaded here).
+    unsafe { std::env::set_var("XDG_STATE_HOME", state.path()) };
     if search_only {
         let cli = release_cli(&root)?;
         return crate::bench_search::run(&root, &cli, search_runs, ast_runs);
