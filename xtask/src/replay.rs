@@ -6,6 +6,7 @@
 //! a refusal (nothing wrong written), counted apart. Files are skipped only for reasons
 //! that come from the commit itself, each printed with its reason.
 
+mod cases;
 mod drive;
 mod git;
 mod script;
@@ -185,6 +186,14 @@ impl Totals {
         self.modes.get(&mode).cloned().unwrap_or_default()
     }
 
+    /// What the one-call-per-hunk modes did with stale anchors.
+    fn stale_summary(&self) -> String {
+        format!(
+            "stale anchors in the one-call-per-hunk modes: relocated {}, refused-then-retried {}",
+            self.relocated, self.retried
+        )
+    }
+
     fn modes_summary(&self) -> String {
         Mode::ALL.iter().map(|&m| self.mode(m).summary(m)).collect::<Vec<_>>().join("; ")
     }
@@ -258,6 +267,17 @@ pub fn main(repo: &Path, commits: usize) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask replay --cases <dir>`: replays every minimized case below `dir` (see
+/// [`cases`]); fails like [`main`].
+pub fn main_cases(dir: &Path) -> Result<()> {
+    let report = cases::run_all(dir, &mut std::io::stdout().lock())?;
+    let failures = report.failures();
+    if !failures.is_empty() {
+        bail!("{} case replay(s) failed: {}", failures.len(), failures.join(", "));
+    }
+    Ok(())
+}
+
 /// Replays the commits and reports, writing the progress and summary to `out`.
 pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
     let repo = Repo::open(&options.repo)?;
@@ -310,11 +330,7 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
     for mode in Mode::ALL {
         writeln!(out, "  {}", t.mode(mode).summary(mode))?;
     }
-    writeln!(
-        out,
-        "  stale anchors in the one-call-per-hunk modes: relocated {}, refused-then-retried {}",
-        t.relocated, t.retried
-    )?;
+    writeln!(out, "  {}", t.stale_summary())?;
     let reasons: Vec<String> = t.skipped.iter().map(|(reason, n)| format!("{reason}: {n}")).collect();
     writeln!(
         out,
