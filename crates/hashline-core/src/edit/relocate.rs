@@ -41,22 +41,30 @@ pub(crate) fn concrete(doc: &Document, edit: usize, anchor: &AnchorRef) -> Resul
 pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, options: &EditOptions<'_>) -> Check {
     let holds = |line: LineNo| doc.line(line).is_some_and(|l| l.hash() == anchor.hash);
     if let Some(resolve) = options.resolver {
-        match resolve(anchor) {
-            Resolution::Known(line) if holds(line) => {
-                return if line == anchor.line { Check::Exact(line) } else { Check::Reaimed(line) };
+        // The lines shown under the anchor that still hold its hash. A row shown as
+        // `LINE:HASH` that moved away, while another line with that hash now sits at
+        // `LINE`, gives the anchor two live meanings as well: the moved row, and the line
+        // a model counting lines itself would mean. Two meanings are never guessed between.
+        let live = |lines: Vec<LineNo>| {
+            let mut live: Vec<LineNo> = lines.into_iter().filter(|l| holds(*l)).collect();
+            if !live.is_empty() && !live.contains(&anchor.line) && holds(anchor.line) {
+                live.push(anchor.line);
+                live.sort_unstable();
             }
-            Resolution::Ambiguous(lines) => {
-                let live: Vec<LineNo> = lines.into_iter().filter(|l| holds(*l)).collect();
-                match live.as_slice() {
-                    [] => {}
-                    [one] if *one == anchor.line => return Check::Exact(*one),
-                    [one] => return Check::Reaimed(*one),
-                    _ => return Check::Ambiguous(live),
-                }
-            }
-            // The file changed outside the session (or the row was never shown): judge
-            // by the file alone.
-            Resolution::Known(_) | Resolution::Unknown => {}
+            live
+        };
+        let lines = match resolve(anchor) {
+            Resolution::Known(line) => vec![line],
+            Resolution::Ambiguous(lines) => lines,
+            Resolution::Unknown => Vec::new(),
+        };
+        match live(lines).as_slice() {
+            // No row shown under the anchor holds its hash: the file changed outside the
+            // session (or the row was never shown). Judge by the file alone.
+            [] => {}
+            [one] if *one == anchor.line => return Check::Exact(*one),
+            [one] => return Check::Reaimed(*one),
+            several => return Check::Ambiguous(several.to_vec()),
         }
     }
     let relocate = !options.no_relocation;
