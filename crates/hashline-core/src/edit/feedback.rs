@@ -107,7 +107,7 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
         )
     } else {
         format!(
-            "{REJECTED} {} Use the current LINE:HASH reference of the line you mean, shown below (>>> marks the candidates). A reference that reads the same as the ambiguous anchor stays ambiguous until you read the file again.",
+            "{REJECTED} {} Use the current LINE:HASH reference of the line you mean, shown below (>>> marks the candidates); where that is the anchor you sent, read the file again first.",
             ambiguous.join(" ")
         )
     };
