@@ -342,6 +342,39 @@ mod tests {
     }
 
     #[test]
+    fn a_row_shown_under_many_numbers_keeps_its_oldest_name() {
+        // The oldest name is the read's: an anchor copied from it must still find the row.
+        let mut names = Names::only(1);
+        for line in 2..=6 {
+            names.push(line);
+        }
+        assert_eq!(names.as_slice(), [1, 4, 5, 6]);
+        names.push(4);
+        assert_eq!(names.as_slice(), [1, 5, 6, 4]);
+    }
+
+    #[test]
+    fn refusal_rows_add_names_and_only_a_read_settles_them() {
+        let path = Path::new("/w/a.txt");
+        let mut ledger = Ledger::default();
+        ledger.record(path, [row(1, "a"), row(2, ""), row(3, ""), row(4, "b")], true);
+        let anchor =
+            |line: u32, text: &str| Anchor::new(LineNo::new(line).expect("line"), LineHash::of(text.as_bytes()));
+        let at = |n: u32| LineNo::new(n).expect("n");
+        // One line inserted at the top: the blank rows move to 3 and 4.
+        ledger.carry(path, (1..=4).map(|n| (at(n), at(n + 1))), [row(1, "new")]);
+        // A refusal shows the blank now at 3 as `3:`; the blank first read as `3:` keeps
+        // that name too.
+        ledger.record(path, [row(2, "a"), row(3, "")], false);
+        let served = ledger.served(path).expect("served");
+        assert_eq!(served.resolve(anchor(3, "")), Resolution::Ambiguous(vec![at(3), at(4)]));
+        assert_eq!(served.resolve(anchor(2, "")), Resolution::Known(at(3)));
+        // A read of line 3 settles `3:`: it names line 3 alone.
+        ledger.record_read(path, [row(3, "")], false);
+        assert_eq!(ledger.served(path).expect("served").resolve(anchor(3, "")), Resolution::Known(at(3)));
+    }
+
+    #[test]
     fn round_trips_through_json() {
         let mut ledger = Ledger::default();
         ledger.record(Path::new("/w/a.txt"), [row(7, "seven")], false);

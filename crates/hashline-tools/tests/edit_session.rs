@@ -259,3 +259,30 @@ fn a_refusals_target_row_does_not_take_a_name_from_the_row_first_read_under_it()
     ];
     assert_eq!(read_back(&ws, "f.txt"), want.join("\n") + "\n");
 }
+
+#[test]
+fn an_anchor_whose_row_moved_while_a_look_alike_took_its_number_is_ambiguous() {
+    // Issue 21, item 0: the first read showed W as `7:d05`. An edit above moves W to 9 and
+    // another blank line (Y, first read at 5, never shown as 7) to 7. `7:d05` now has two
+    // live meanings: W (the row shown so), and Y (the line at 7 with that hash, what a
+    // model counting lines would mean). Refused with both rows; nothing written.
+    let ws = Workspace::new();
+    let lines = ["a", "b", "c", "d", "", "e", "", "f", "g"];
+    ws.file("f.txt", lines.join("\n") + "\n");
+    ws.call::<ReadTool>(json!({"path": "f.txt"}));
+    let first = edit(&ws, "f.txt", json!([insert_after(&anchor(1, "a"), "i1\ni2")]));
+    assert!(!first.is_error, "{}", first.text());
+    assert!(!rows_in_text(&first).contains(&anchor(7, "")), "the result must not show Y as 7: {}", first.text());
+    let before = read_back(&ws, "f.txt");
+    let ambiguous = edit(&ws, "f.txt", json!([insert_after(&anchor(7, ""), "after W")]));
+    assert!(ambiguous.is_error, "applied without asking:\n{}", read_back(&ws, "f.txt"));
+    assert_eq!(code(&ambiguous), "hash-mismatch", "{}", ambiguous.text());
+    assert!(ambiguous.text().contains("lines 7 and 9 could each be the line it names"), "{}", ambiguous.text());
+    assert_eq!(marked(&ambiguous), [anchor(7, ""), anchor(9, "")]);
+    assert_eq!(read_back(&ws, "f.txt"), before, "nothing written");
+    // The fresh rows settle it either way: 9:d05 is W's alone.
+    let retry = edit(&ws, "f.txt", json!([insert_after(&anchor(9, ""), "after W")]));
+    assert!(!retry.is_error, "{}", retry.text());
+    let want = ["a", "i1", "i2", "b", "c", "d", "", "e", "", "after W", "f", "g"];
+    assert_eq!(read_back(&ws, "f.txt"), want.join("\n") + "\n");
+}
