@@ -116,6 +116,13 @@ pub struct ModeTotals {
     pub mismatch: usize,
     /// Refused.
     pub refused: usize,
+    /// One-call-per-hunk modes: calls whose stale anchors the tool re-aimed.
+    pub relocated: usize,
+    /// One-call-per-hunk modes: edit calls refused (retries included), each one round
+    /// trip more than the hunks.
+    pub refusals: usize,
+    /// One-call-per-hunk modes: whole-file re-reads after a retry refused as ambiguous.
+    pub rereads: usize,
 }
 
 impl ModeTotals {
@@ -124,6 +131,15 @@ impl ModeTotals {
         self.ok_contents += other.ok_contents;
         self.mismatch += other.mismatch;
         self.refused += other.refused;
+        self.relocated += other.relocated;
+        self.refusals += other.refusals;
+        self.rereads += other.rereads;
+    }
+
+    fn count_calls(&mut self, calls: &Calls) {
+        self.relocated += calls.relocated;
+        self.refusals += calls.refusals;
+        self.rereads += calls.rereads;
     }
 
     fn count(&mut self, verdict: &Verdict) {
@@ -139,7 +155,19 @@ impl ModeTotals {
         let wrong = if mode == Mode::Stateless { "misplaced" } else { "mismatch" };
         let endings =
             if self.ok_contents > 0 { format!(" (+{} up to endings)", self.ok_contents) } else { String::new() };
-        format!("{}: ok {}{endings} / {wrong} {} / refused {}", mode.label(), self.ok, self.mismatch, self.refused)
+        let calls = match mode {
+            Mode::Several | Mode::Stateless => {
+                format!(" (calls refused {}, re-reads {}, relocated {})", self.refusals, self.rereads, self.relocated)
+            }
+            Mode::Batch | Mode::NoLiteral => String::new(),
+        };
+        format!(
+            "{}: ok {}{endings} / {wrong} {} / refused {}{calls}",
+            mode.label(),
+            self.ok,
+            self.mismatch,
+            self.refused
+        )
     }
 }
 
@@ -400,6 +428,8 @@ impl FileOutcome {
             format!("[calls: {more}{}]", calls.trace[skip..].join("; "))
         };
         let mut wrong = Vec::new();
+        totals.modes.entry(Mode::Several).or_default().count_calls(&calls);
+        totals.modes.entry(Mode::Stateless).or_default().count_calls(&stateless);
         for (mode, verdict) in verdicts {
             totals.modes.entry(mode).or_default().count(&verdict);
             let (detail, refused) = match verdict {
