@@ -98,3 +98,41 @@ pub(crate) fn mismatch(doc: &Document, edit: usize, expected: Anchor, check: &Ch
         _ => vec![Mismatch { edit, expected, current: at(expected.line) }],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LineHash;
+
+    fn line(n: u32) -> LineNo {
+        LineNo::new(n).expect("line")
+    }
+
+    fn check_with(doc: &[u8], anchor: Anchor, resolution: Resolution) -> Check {
+        let doc = Document::parse(doc.to_vec());
+        let resolve = move |_: Anchor| resolution.clone();
+        let options = EditOptions { resolver: Some(&resolve), ..EditOptions::default() };
+        check(&doc, anchor, 20, &options)
+    }
+
+    #[test]
+    fn a_moved_row_is_followed_unless_a_look_alike_holds_its_number() {
+        let blank = Anchor::new(line(2), LineHash::of(b""));
+        // The row shown as 2: (blank) is at 4 now; line 2 is not blank: re-aimed.
+        assert_eq!(check_with(b"a\nb\nc\n\n", blank, Resolution::Known(line(4))), Check::Reaimed(line(4)));
+        // Line 2 is blank too: two live meanings.
+        assert_eq!(
+            check_with(b"a\n\nc\n\n", blank, Resolution::Known(line(4))),
+            Check::Ambiguous(vec![line(2), line(4)])
+        );
+        // Of two rows shown so, one holds the hash; with a look-alike at 2 it is ambiguous.
+        assert_eq!(
+            check_with(b"a\n\nc\n\nx\n", blank, Resolution::Ambiguous(vec![line(4), line(5)])),
+            Check::Ambiguous(vec![line(2), line(4)])
+        );
+        // The row still at its number: exact, whatever else.
+        assert_eq!(check_with(b"a\n\n\n", blank, Resolution::Known(line(2))), Check::Exact(line(2)));
+        // No shown row holds the hash: judged by the file alone.
+        assert_eq!(check_with(b"a\n\nc\n", blank, Resolution::Known(line(3))), Check::Exact(line(2)));
+    }
+}
