@@ -65,6 +65,10 @@ enum Task {
         /// How many commits of the first-parent history, counting back from HEAD.
         #[arg(long, default_value_t = 200)]
         commits: usize,
+        /// Instead of a repository's history: replay each minimized case below this
+        /// folder (`<case>/min-pre`, `<case>/min-post`), each as a two-commit repository.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["repo", "commits"])]
+        cases: Option<PathBuf>,
     },
 }
 
@@ -85,7 +89,8 @@ fn main() -> Result<()> {
                 cli: cli.as_deref(),
             })
         }
-        Task::Replay { repo, commits } => replay::main(&repo, commits),
+        Task::Replay { cases: Some(dir), .. } => replay::main_cases(&dir),
+        Task::Replay { repo, commits, cases: None } => replay::main(&repo, commits),
         Task::Fixtures { check, name } => fixtures(check, name.as_deref()),
     }
 }

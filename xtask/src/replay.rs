@@ -6,6 +6,7 @@
 //! a refusal (nothing wrong written), counted apart. Files are skipped only for reasons
 //! that come from the commit itself, each printed with its reason.
 
+mod cases;
 mod drive;
 mod git;
 mod script;
@@ -115,6 +116,13 @@ pub struct ModeTotals {
     pub mismatch: usize,
     /// Refused.
     pub refused: usize,
+    /// One-call-per-hunk modes: calls whose stale anchors the tool re-aimed.
+    pub relocated: usize,
+    /// One-call-per-hunk modes: edit calls refused (retries included), each one round
+    /// trip more than the hunks.
+    pub refusals: usize,
+    /// One-call-per-hunk modes: whole-file re-reads after a retry refused as ambiguous.
+    pub rereads: usize,
 }
 
 impl ModeTotals {
@@ -123,6 +131,15 @@ impl ModeTotals {
         self.ok_contents += other.ok_contents;
         self.mismatch += other.mismatch;
         self.refused += other.refused;
+        self.relocated += other.relocated;
+        self.refusals += other.refusals;
+        self.rereads += other.rereads;
+    }
+
+    fn count_calls(&mut self, calls: &Calls) {
+        self.relocated += calls.relocated;
+        self.refusals += calls.refusals;
+        self.rereads += calls.rereads;
     }
 
     fn count(&mut self, verdict: &Verdict) {
@@ -138,7 +155,19 @@ impl ModeTotals {
         let wrong = if mode == Mode::Stateless { "misplaced" } else { "mismatch" };
         let endings =
             if self.ok_contents > 0 { format!(" (+{} up to endings)", self.ok_contents) } else { String::new() };
-        format!("{}: ok {}{endings} / {wrong} {} / refused {}", mode.label(), self.ok, self.mismatch, self.refused)
+        let calls = match mode {
+            Mode::Several | Mode::Stateless => {
+                format!(" (calls refused {}, re-reads {}, relocated {})", self.refusals, self.rereads, self.relocated)
+            }
+            Mode::Batch | Mode::NoLiteral => String::new(),
+        };
+        format!(
+            "{}: ok {}{endings} / {wrong} {} / refused {}{calls}",
+            mode.label(),
+            self.ok,
+            self.mismatch,
+            self.refused
+        )
     }
 }
 
@@ -183,6 +212,14 @@ impl Totals {
     /// The counts of one mode.
     pub fn mode(&self, mode: Mode) -> ModeTotals {
         self.modes.get(&mode).cloned().unwrap_or_default()
+    }
+
+    /// What the one-call-per-hunk modes did with stale anchors.
+    fn stale_summary(&self) -> String {
+        format!(
+            "stale anchors in the one-call-per-hunk modes: relocated {}, refused-then-retried {}",
+            self.relocated, self.retried
+        )
     }
 
     fn modes_summary(&self) -> String {
@@ -258,6 +295,17 @@ pub fn main(repo: &Path, commits: usize) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask replay --cases <dir>`: replays every minimized case below `dir` (see
+/// [`cases`]); fails like [`main`].
+pub fn main_cases(dir: &Path) -> Result<()> {
+    let report = cases::run_all(dir, &mut std::io::stdout().lock())?;
+    let failures = report.failures();
+    if !failures.is_empty() {
+        bail!("{} case replay(s) failed: {}", failures.len(), failures.join(", "));
+    }
+    Ok(())
+}
+
 /// Replays the commits and reports, writing the progress and summary to `out`.
 pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
     let repo = Repo::open(&options.repo)?;
@@ -310,11 +358,7 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
     for mode in Mode::ALL {
         writeln!(out, "  {}", t.mode(mode).summary(mode))?;
     }
-    writeln!(
-        out,
-        "  stale anchors in the one-call-per-hunk modes: relocated {}, refused-then-retried {}",
-        t.relocated, t.retried
-    )?;
+    writeln!(out, "  {}", t.stale_summary())?;
     let reasons: Vec<String> = t.skipped.iter().map(|(reason, n)| format!("{reason}: {n}")).collect();
     writeln!(
         out,
@@ -384,6 +428,8 @@ impl FileOutcome {
             format!("[calls: {more}{}]", calls.trace[skip..].join("; "))
         };
         let mut wrong = Vec::new();
+        totals.modes.entry(Mode::Several).or_default().count_calls(&calls);
+        totals.modes.entry(Mode::Stateless).or_default().count_calls(&stateless);
         for (mode, verdict) in verdicts {
             totals.modes.entry(mode).or_default().count(&verdict);
             let (detail, refused) = match verdict {

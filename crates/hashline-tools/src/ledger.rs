@@ -42,12 +42,14 @@ impl Names {
         self.len == 0
     }
 
-    /// Adds `line` as the newest name (moving it there when present); the oldest name
-    /// goes when there are more than four.
+    /// Adds `line` as the newest name (moving it there when present). When there are more
+    /// than four, the second-oldest goes: the oldest is the name of the view the model
+    /// planned from (a read), which must not be lost to the rows of later results, or an
+    /// anchor from that read could fall through to a look-alike at its number.
     fn push(&mut self, line: u32) {
         self.retain(|n| n != line);
         if usize::from(self.len) == MAX_NAMES {
-            self.lines.copy_within(1.., 0);
+            self.lines.copy_within(2.., 1);
             self.len -= 1;
         }
         self.lines[usize::from(self.len)] = line;
@@ -139,9 +141,9 @@ impl ServedRows {
         self.rows.is_empty()
     }
 
-    /// A newer view supersedes older ones: a row shown as `LINE:HASH` is what that anchor
+    /// A read supersedes older views: a row it showed as `LINE:HASH` is what that anchor
     /// names from now on, so every other row loses the name `LINE` it had under that hash
-    /// (an anchor the model takes from the newest rows must not stay ambiguous).
+    /// (an anchor the model takes from a fresh read must not stay ambiguous).
     /// `shown` is sorted (a binary search costs less than hashing every name).
     fn supersede(&mut self, shown: &[(u32, u16)]) {
         for (line, row) in &mut self.rows {
@@ -187,23 +189,36 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Records rows shown for `path` by a view of the file as it is (a read, a refusal's
-    /// fresh rows, search results). With `complete`, they replace earlier rows; otherwise
-    /// they supersede older rows shown under the same `LINE:HASH`.
+    /// Records rows shown for `path` as it is (a refusal's rows, search results). With
+    /// `complete`, they replace earlier rows; otherwise they add names and take none away:
+    /// a name an earlier view gave another row keeps that meaning too, so an anchor both
+    /// rows were shown under is ambiguous (refused) rather than moved to the newer row.
     pub fn record<I>(&mut self, path: &Path, rows: I, complete: bool)
     where
         I: IntoIterator<Item = (LineNo, LineHash)>,
     {
-        let entry = self.files.entry(path.to_path_buf()).or_default();
         if complete {
-            // A whole view: each row named only by its line, built in one pass (the rows
-            // come in line order; of two for one line, the later one stays, as `show` does).
-            entry.rows = rows
-                .into_iter()
-                .map(|(line, hash)| (line.get(), ServedRow { hash: hash.value(), names: Names::only(line.get()) }))
-                .collect();
+            self.replace(path, rows);
             return;
         }
+        let entry = self.files.entry(path.to_path_buf()).or_default();
+        for (line, hash) in rows {
+            entry.show(line, hash);
+        }
+    }
+
+    /// Records the rows of a `read` of `path`: the one view that settles names. With
+    /// `complete`, they replace earlier rows; otherwise they supersede older rows shown
+    /// under the same `LINE:HASH` (the model asked to see those lines afresh).
+    pub fn record_read<I>(&mut self, path: &Path, rows: I, complete: bool)
+    where
+        I: IntoIterator<Item = (LineNo, LineHash)>,
+    {
+        if complete {
+            self.replace(path, rows);
+            return;
+        }
+        let entry = self.files.entry(path.to_path_buf()).or_default();
         let mut shown = Vec::new();
         for (line, hash) in rows {
             entry.show(line, hash);
@@ -212,6 +227,20 @@ impl Ledger {
         shown.sort_unstable();
         shown.dedup();
         entry.supersede(&shown);
+    }
+
+    /// A whole view of `path`: each row named only by its line.
+    fn replace<I>(&mut self, path: &Path, rows: I)
+    where
+        I: IntoIterator<Item = (LineNo, LineHash)>,
+    {
+        let entry = self.files.entry(path.to_path_buf()).or_default();
+        // Built in one pass (the rows come in line order; of two for one line, the later
+        // one stays, as `show` does).
+        entry.rows = rows
+            .into_iter()
+            .map(|(line, hash)| (line.get(), ServedRow { hash: hash.value(), names: Names::only(line.get()) }))
+            .collect();
     }
 
     /// After our own edit of `path`: rows that survived move to their new lines with their
@@ -304,12 +333,45 @@ mod tests {
             |line: u32, text: &str| Anchor::new(LineNo::new(line).expect("line"), LineHash::of(text.as_bytes()));
         let moved = (1..=3).map(|n| (LineNo::new(n).expect("n"), LineNo::new(n + 1).expect("n")));
         ledger.carry(path, moved, [row(1, "new"), row(2, "a"), row(3, "}")]);
-        // A partial view showing line 3 as `3:}` settles what `3:}` names.
-        ledger.record(path, [row(3, "}")], false);
+        // A partial read showing line 3 as `3:}` settles what `3:}` names.
+        ledger.record_read(path, [row(3, "}")], false);
         let served = ledger.served(path).expect("served");
         assert_eq!(served.resolve(anchor(3, "}")), Resolution::Known(LineNo::new(3).expect("3")));
         assert_eq!(served.resolve(anchor(2, "}")), Resolution::Known(LineNo::new(3).expect("3")));
         assert_eq!(served.resolve(anchor(4, "}")), Resolution::Unknown, "line 4 was never shown as 4");
+    }
+
+    #[test]
+    fn a_row_shown_under_many_numbers_keeps_its_oldest_name() {
+        // The oldest name is the read's: an anchor copied from it must still find the row.
+        let mut names = Names::only(1);
+        for line in 2..=6 {
+            names.push(line);
+        }
+        assert_eq!(names.as_slice(), [1, 4, 5, 6]);
+        names.push(4);
+        assert_eq!(names.as_slice(), [1, 5, 6, 4]);
+    }
+
+    #[test]
+    fn refusal_rows_add_names_and_only_a_read_settles_them() {
+        let path = Path::new("/w/a.txt");
+        let mut ledger = Ledger::default();
+        ledger.record(path, [row(1, "a"), row(2, ""), row(3, ""), row(4, "b")], true);
+        let anchor =
+            |line: u32, text: &str| Anchor::new(LineNo::new(line).expect("line"), LineHash::of(text.as_bytes()));
+        let at = |n: u32| LineNo::new(n).expect("n");
+        // One line inserted at the top: the blank rows move to 3 and 4.
+        ledger.carry(path, (1..=4).map(|n| (at(n), at(n + 1))), [row(1, "new")]);
+        // A refusal shows the blank now at 3 as `3:`; the blank first read as `3:` keeps
+        // that name too.
+        ledger.record(path, [row(2, "a"), row(3, "")], false);
+        let served = ledger.served(path).expect("served");
+        assert_eq!(served.resolve(anchor(3, "")), Resolution::Ambiguous(vec![at(3), at(4)]));
+        assert_eq!(served.resolve(anchor(2, "")), Resolution::Known(at(3)));
+        // A read of line 3 settles `3:`: it names line 3 alone.
+        ledger.record_read(path, [row(3, "")], false);
+        assert_eq!(ledger.served(path).expect("served").resolve(anchor(3, "")), Resolution::Known(at(3)));
     }
 
     #[test]

@@ -248,12 +248,22 @@ impl Session {
         *self.ledger() = ledger;
     }
 
-    /// Records rows shown to the model for a file (keyed by its real path).
+    /// Records rows shown to the model for a file (keyed by its real path): search results,
+    /// refusals. They add names and take none away (see [`Ledger::record`]).
     pub fn record_served<I>(&self, real: &Path, rows: I, complete: bool)
     where
         I: IntoIterator<Item = (LineNo, LineHash)>,
     {
         self.ledger().record(real, rows, complete);
+    }
+
+    /// Records the rows of a `read` of a file: they settle the names they show (see
+    /// [`Ledger::record_read`]).
+    pub fn record_read<I>(&self, real: &Path, rows: I, complete: bool)
+    where
+        I: IntoIterator<Item = (LineNo, LineHash)>,
+    {
+        self.ledger().record_read(real, rows, complete);
     }
 
     /// A fresh call id (`call-1`, `call-2`, ...) for calls that come without one.

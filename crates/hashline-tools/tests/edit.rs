@@ -477,7 +477,7 @@ fn the_ambiguous_refusal_says_why() {
     ws.edit("close.txt", json!([set_line(1, "h", "new\nh")]));
     let ambiguous = ws.edit("close.txt", json!([set_line(3, "}", "Z}")]));
     assert_snapshot!(ambiguous.text(), @"
-    Edit rejected — nothing was written. Anchor 3:b18 of edits[0] is ambiguous: lines moved since it was shown, and lines 3 and 4 were both shown as 3:b18. Use the current LINE:HASH references shown below (>>> marks the candidates).
+    Edit rejected — nothing was written. Anchor 3:b18 of edits[0] is ambiguous: lines moved since it was shown, and lines 3 and 4 could each be the line it names. Use the current LINE:HASH reference of the line you mean, shown below (>>> marks the candidates); where that is the anchor you sent, read the file again first.
 
         1:bdc|new
         2:f1b|h

@@ -69,7 +69,7 @@ fn the_fresh_anchor_of_an_ambiguity_refusal_resolves_on_retry() {
     // Now line 9 (the old 6) was shown as 9:d05, and so was the old 9 (now 13).
     let refused = edit(&ws, "f.txt", json!([insert_after(&anchor(9, ""), "v")]));
     assert_eq!(code(&refused), "hash-mismatch", "{}", refused.text());
-    assert!(refused.text().contains("lines 9 and 13 were both shown as 9:d05"), "{}", refused.text());
+    assert!(refused.text().contains("lines 9 and 13 could each be the line it names"), "{}", refused.text());
     assert_eq!(marked(&refused), [anchor(9, ""), anchor(13, "")]);
     // Retry with the fresh row of the line meant (the blank line now at 13).
     let retry = edit(&ws, "f.txt", json!([insert_after(&anchor(13, ""), "v")]));
@@ -176,4 +176,113 @@ fn a_bare_hash_anchor_carries_a_note() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.ptc_value()["warnings"][0]["code"], "anchor-relocated");
     assert!(result.text().contains("Resolved bare hash 589 -> 2:589"), "{}", result.text());
+}
+
+/// A hash no line of `lines` has (a mistyped anchor's).
+fn unused_hash(lines: &[&str]) -> String {
+    let used: Vec<String> = lines.iter().map(|l| LineHash::of(l.as_bytes()).to_string()).collect();
+    (0..4096u16).map(|h| format!("{h:03x}")).find(|h| !used.contains(h)).expect("a free hash")
+}
+
+fn read_back(ws: &Workspace, path: &str) -> String {
+    String::from_utf8(std::fs::read(ws.path(path)).expect("read back")).expect("utf-8")
+}
+
+#[test]
+fn context_rows_of_an_unrelated_refusal_do_not_take_a_name_from_the_row_first_read_under_it() {
+    // Issue 21, item 0 (B): the first read named the blank line 8 `8:d05` (W). An edit
+    // above moves W to 11 and another blank (X, first read at 5) to 8. A refusal of an
+    // unrelated anchor shows X as a context row `8:d05`. The first read's `8:d05` still
+    // names W too: two live meanings, so it is refused, nothing written.
+    let ws = Workspace::new();
+    let lines = ["h1", "h2", "h3", "h4", "", "m6", "m7", "", "m9", "m10", "m11", "m12"];
+    ws.file("f.txt", lines.join("\n") + "\n");
+    ws.call::<ReadTool>(json!({"path": "f.txt"}));
+    let first = edit(&ws, "f.txt", json!([insert_after(&anchor(1, "h1"), "i1\ni2\ni3")]));
+    assert!(!first.is_error, "{}", first.text());
+    // A mistyped hash at line 7: refused, with rows 5-9 (X at 8 among them).
+    let typo = format!("7:{}", unused_hash(&lines));
+    let refused = edit(&ws, "f.txt", json!([{"set_line": {"anchor": typo, "new_text": "M7"}}]));
+    assert_eq!(code(&refused), "hash-mismatch", "{}", refused.text());
+    assert!(rows_in_text(&refused).contains(&anchor(8, "")), "{}", refused.text());
+    let before = read_back(&ws, "f.txt");
+    // The first read's 8:d05, meaning W (now line 11).
+    let ambiguous = edit(&ws, "f.txt", json!([insert_after(&anchor(8, ""), "after W")]));
+    assert_eq!(code(&ambiguous), "hash-mismatch", "{}", ambiguous.text());
+    assert_eq!(read_back(&ws, "f.txt"), before, "nothing written");
+    assert_eq!(marked(&ambiguous), [anchor(8, ""), anchor(11, "")], "{}", ambiguous.text());
+    assert!(updated_anchors(&ambiguous).contains(&anchor(11, "")));
+    // W's fresh row names W alone.
+    let retry = edit(&ws, "f.txt", json!([insert_after(&anchor(11, ""), "after W")]));
+    assert!(!retry.is_error, "{}", retry.text());
+    let want = ["h1", "i1", "i2", "i3", "h2", "h3", "h4", "", "m6", "m7", "", "after W", "m9", "m10", "m11", "m12"];
+    assert_eq!(read_back(&ws, "f.txt"), want.join("\n") + "\n");
+}
+
+#[test]
+fn a_refusals_target_row_does_not_take_a_name_from_the_row_first_read_under_it() {
+    // Issue 21, item 0 (A): an ambiguity refusal shows the line meant (X, first read at 9)
+    // as `13:d05`, the name the first read gave another blank (W, now at 17). Retrying with
+    // it is ambiguous (X or W?), and so is a later call that sends the first read's `13:d05`
+    // meaning W: both refused with both rows, nothing written. A read settles the name.
+    let ws = Workspace::new();
+    let lines = ["a1", "a2", "", "b4", "b5", "", "c7", "c8", "", "d10", "d11", "d12", "", "e14", "e15", "e16"];
+    ws.file("f.txt", lines.join("\n") + "\n");
+    ws.call::<ReadTool>(json!({"path": "f.txt"}));
+    let first = edit(&ws, "f.txt", json!([insert_after(&anchor(3, ""), "x\ny\nz")]));
+    assert!(!first.is_error, "{}", first.text());
+    let second = edit(&ws, "f.txt", json!([insert_after(&anchor(6, ""), "w")]));
+    assert!(!second.is_error, "{}", second.text());
+    // The first read's 9:d05 (X) is now ambiguous: X is at 13, and line 9 was shown as 9:d05.
+    let refused = edit(&ws, "f.txt", json!([insert_after(&anchor(9, ""), "v")]));
+    assert_eq!(code(&refused), "hash-mismatch", "{}", refused.text());
+    assert_eq!(marked(&refused), [anchor(9, ""), anchor(13, "")]);
+    let before = read_back(&ws, "f.txt");
+    // The retry with X's fresh row `13:d05` (W was first read as 13:d05 and is at 17 now),
+    // then a later call with the first read's 13:d05, meaning W: neither may land on X.
+    let retry = edit(&ws, "f.txt", json!([insert_after(&anchor(13, ""), "v")]));
+    let later = edit(&ws, "f.txt", json!([insert_after(&anchor(13, ""), "after W")]));
+    assert!(later.is_error, "the first read's 13:d05 was applied to X:\n{}", read_back(&ws, "f.txt"));
+    assert_eq!(code(&later), "hash-mismatch", "{}", later.text());
+    assert_eq!(code(&retry), "hash-mismatch", "{}", retry.text());
+    assert_eq!(marked(&retry), [anchor(13, ""), anchor(17, "")], "{}", retry.text());
+    assert_eq!(read_back(&ws, "f.txt"), before, "nothing written");
+    // W's fresh row names W alone; after a read of X's line, 13:d05 names X.
+    let w = edit(&ws, "f.txt", json!([insert_after(&anchor(17, ""), "after W")]));
+    assert!(!w.is_error, "{}", w.text());
+    ws.call::<ReadTool>(json!({"path": "f.txt", "offset": 12, "limit": 3}));
+    let x = edit(&ws, "f.txt", json!([insert_after(&anchor(13, ""), "v")]));
+    assert!(!x.is_error, "{}", x.text());
+    let want = [
+        "a1", "a2", "", "x", "y", "z", "b4", "b5", "", "w", "c7", "c8", "", "v", "d10", "d11", "d12", "", "after W",
+        "e14", "e15", "e16",
+    ];
+    assert_eq!(read_back(&ws, "f.txt"), want.join("\n") + "\n");
+}
+
+#[test]
+fn an_anchor_whose_row_moved_while_a_look_alike_took_its_number_is_ambiguous() {
+    // Issue 21, item 0: the first read showed W as `7:d05`. An edit above moves W to 9 and
+    // another blank line (Y, first read at 5, never shown as 7) to 7. `7:d05` now has two
+    // live meanings: W (the row shown so), and Y (the line at 7 with that hash, what a
+    // model counting lines would mean). Refused with both rows; nothing written.
+    let ws = Workspace::new();
+    let lines = ["a", "b", "c", "d", "", "e", "", "f", "g"];
+    ws.file("f.txt", lines.join("\n") + "\n");
+    ws.call::<ReadTool>(json!({"path": "f.txt"}));
+    let first = edit(&ws, "f.txt", json!([insert_after(&anchor(1, "a"), "i1\ni2")]));
+    assert!(!first.is_error, "{}", first.text());
+    assert!(!rows_in_text(&first).contains(&anchor(7, "")), "the result must not show Y as 7: {}", first.text());
+    let before = read_back(&ws, "f.txt");
+    let ambiguous = edit(&ws, "f.txt", json!([insert_after(&anchor(7, ""), "after W")]));
+    assert!(ambiguous.is_error, "applied without asking:\n{}", read_back(&ws, "f.txt"));
+    assert_eq!(code(&ambiguous), "hash-mismatch", "{}", ambiguous.text());
+    assert!(ambiguous.text().contains("lines 7 and 9 could each be the line it names"), "{}", ambiguous.text());
+    assert_eq!(marked(&ambiguous), [anchor(7, ""), anchor(9, "")]);
+    assert_eq!(read_back(&ws, "f.txt"), before, "nothing written");
+    // The fresh rows settle it either way: 9:d05 is W's alone.
+    let retry = edit(&ws, "f.txt", json!([insert_after(&anchor(9, ""), "after W")]));
+    assert!(!retry.is_error, "{}", retry.text());
+    let want = ["a", "i1", "i2", "b", "c", "d", "", "e", "", "after W", "f", "g"];
+    assert_eq!(read_back(&ws, "f.txt"), want.join("\n") + "\n");
 }

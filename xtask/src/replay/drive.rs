@@ -38,6 +38,11 @@ pub struct Calls {
     pub relocated: usize,
     /// Calls refused for stale anchors, then retried with fresh rows.
     pub retried: usize,
+    /// Edit calls refused, retries included (each one round trip more than the hunks).
+    pub refusals: usize,
+    /// Whole-file re-reads after a retry refused as ambiguous (as a careful model does:
+    /// the refusal's rows cannot settle a name two lines answer to; a read does).
+    pub rereads: usize,
     /// One line per call, for mismatch reports.
     pub trace: Vec<String>,
 }
@@ -124,7 +129,7 @@ impl<'a> Workspace<'a> {
         let shown = self.read_all(&session)?;
         let items = steps
             .iter()
-            .map(|step| Ok(step.item(&original(&shown, step)?, literal)))
+            .map(|step| Ok(step.item(&original(&shown, step, 0)?, literal)))
             .collect::<Result<_, Failure>>()?;
         let result = self.edit(&session, items);
         if result.is_error {
@@ -134,13 +139,18 @@ impl<'a> Workspace<'a> {
     }
 
     /// One `edit` call per hunk, top-down, in a session or (`stateful: false`) without
-    /// one, each first tried with the anchors of the first read (stale by the shift of
-    /// the hunks above). A refusal for stale
-    /// anchors is retried once with rows the tools returned since, at the lines the
-    /// shift predicts. Returns the file's bytes after the last call.
+    /// one, each first tried with the anchors of the last whole read (stale by the shift
+    /// of the hunks above). A refusal for stale anchors is retried with rows the tools
+    /// returned since, at the lines the shift predicts. A retry refused as ambiguous is
+    /// followed by a read of the whole file and one more retry with its rows; the hunks
+    /// after it then take their anchors from that read. Returns the file's bytes after
+    /// the last call.
     pub fn several(&self, pre: &[u8], steps: &[Step], stateful: bool, calls: &mut Calls) -> Result<Vec<u8>, Failure> {
         let session = self.reset(pre, stateful)?;
-        let shown = self.read_all(&session)?;
+        let mut shown = self.read_all(&session)?;
+        // Where the pre-image's lines are in `shown`: `shown` was read after the hunks
+        // above had moved them by `base`.
+        let mut base = 0i64;
         // Rows known to hold for the file as it is now, by line.
         let mut current: BTreeMap<u32, String> = (1..).zip(shown.iter().cloned()).collect();
         // What the file's lines should be after each call, to name the call that erred.
@@ -149,14 +159,14 @@ impl<'a> Workspace<'a> {
         let mut shift = 0i64;
         for (index, step) in steps.iter().enumerate() {
             let label = format!("hunk {} ({})", index + 1, describe(step));
-            let first = self.edit(&session, vec![step.item(&original(&shown, step)?, true)]);
+            let first = self.edit(&session, vec![step.item(&original(&shown, step, base)?, true)]);
             let done = if !first.is_error {
-                let at = step.anchor_lines().first().map_or(0, |l| l.0);
-                let meant = i64::from(at) + shift;
+                let at = step.anchor_lines().first().map_or(0, |l| i64::from(l.0) + base);
+                let meant = at - base + shift;
                 if let Some(notes) = relocations(&first) {
                     calls.relocated += 1;
                     calls.trace.push(format!("{label}: ok, relocated ({notes} The line meant is {meant}.)"));
-                } else if shift != 0 {
+                } else if shift != base {
                     calls.trace.push(format!(
                         "{label}: applied at stale line {at} without relocation (the line meant is {meant})"
                     ));
@@ -170,26 +180,36 @@ impl<'a> Workspace<'a> {
                     calls.trace.push(format!("{label}: refused {code}"));
                     return Err(Failure::Refused(refusal("edit", &first)));
                 }
+                calls.refusals += 1;
                 calls.retried += 1;
                 learn(&mut current, &first);
-                let mut fresh = Vec::new();
-                for line in step.anchor_lines() {
-                    let line =
-                        line.shifted(shift).ok_or_else(|| Failure::Wrong(format!("{label}: shifted before line 1")))?;
-                    if !current.contains_key(&line) {
-                        let (rows, _) = self.read(&session, line, Some(1))?;
-                        current.extend(rows.into_iter().map(|r| (r.line, r.anchor)));
-                    }
-                    let row = current.get(&line).cloned();
-                    fresh.push(row.ok_or_else(|| Failure::Wrong(format!("{label}: no row for line {line}")))?);
-                }
+                let fresh = self.fresh_rows(&session, &mut current, step, shift, &label)?;
                 let retry = self.edit(&session, vec![step.item(&fresh, true)]);
-                if retry.is_error {
+                if !retry.is_error {
+                    calls.trace.push(format!("{label}: refused {code}, retried ok"));
+                    retry
+                } else if is_ambiguous(&retry) {
+                    // The refusal's rows cannot settle a name two lines answer to: read the
+                    // file again (the later hunks take their anchors from this read too).
+                    calls.refusals += 1;
+                    calls.rereads += 1;
+                    shown = self.read_all(&session)?;
+                    base = shift;
+                    current = (1..).zip(shown.iter().cloned()).collect();
+                    let fresh = self.fresh_rows(&session, &mut current, step, shift, &label)?;
+                    let again = self.edit(&session, vec![step.item(&fresh, true)]);
+                    if again.is_error {
+                        calls.refusals += 1;
+                        calls.trace.push(format!("{label}: refused {code}, retry ambiguous, re-read, refused again"));
+                        return Err(Failure::Refused(refusal("edit (after a re-read)", &again)));
+                    }
+                    calls.trace.push(format!("{label}: refused {code}, retry ambiguous, re-read, retried ok"));
+                    again
+                } else {
+                    calls.refusals += 1;
                     calls.trace.push(format!("{label}: refused {code}, retry refused too"));
                     return Err(Failure::Refused(refusal("edit (retry)", &retry)));
                 }
-                calls.trace.push(format!("{label}: refused {code}, retried ok"));
-                retry
             };
             // Rows at and below the change moved or went; the result's rows are fresh.
             let touched = step.first_touched().shifted(shift).unwrap_or(1);
@@ -217,6 +237,34 @@ impl<'a> Workspace<'a> {
         }
         self.bytes()
     }
+
+    /// The rows known to hold now at the lines `step` names (its old lines moved by
+    /// `shift`), reading a line that no tool has shown since it changed.
+    fn fresh_rows(
+        &self,
+        session: &Session,
+        current: &mut BTreeMap<u32, String>,
+        step: &Step,
+        shift: i64,
+        label: &str,
+    ) -> Result<Vec<String>, Failure> {
+        let mut fresh = Vec::new();
+        for line in step.anchor_lines() {
+            let line = line.shifted(shift).ok_or_else(|| Failure::Wrong(format!("{label}: shifted before line 1")))?;
+            if !current.contains_key(&line) {
+                let (rows, _) = self.read(session, line, Some(1))?;
+                current.extend(rows.into_iter().map(|r| (r.line, r.anchor)));
+            }
+            let row = current.get(&line).cloned();
+            fresh.push(row.ok_or_else(|| Failure::Wrong(format!("{label}: no row for line {line}")))?);
+        }
+        Ok(fresh)
+    }
+}
+
+/// Whether a refusal is for an ambiguous anchor (two lines answer to it).
+fn is_ambiguous(result: &ToolResult) -> bool {
+    result.error_code() == Some("hash-mismatch") && result.text().contains(" is ambiguous: ")
 }
 
 /// One anchored row a tool showed.
@@ -232,15 +280,17 @@ impl Row {
     }
 }
 
-/// The anchors of the first read for a step.
-fn original(shown: &[String], step: &Step) -> Result<Vec<String>, Failure> {
+/// The anchors a read showed for a step's lines, the read having been taken when the
+/// pre-image's lines there had moved by `base`.
+fn original(shown: &[String], step: &Step, base: i64) -> Result<Vec<String>, Failure> {
     step.anchor_lines()
         .into_iter()
-        .map(|OldLine(line)| {
-            shown
-                .get(line as usize - 1)
+        .map(|old| {
+            let OldLine(line) = old;
+            old.shifted(base)
+                .and_then(|at| shown.get(at as usize - 1))
                 .cloned()
-                .ok_or_else(|| Failure::Wrong(format!("read never showed line {line}")))
+                .ok_or_else(|| Failure::Wrong(format!("read never showed line {line} (moved by {base})")))
         })
         .collect()
 }

@@ -339,3 +339,32 @@ fn a_line_moved_out_of_the_window_is_not_relocated_to_a_look_alike() {
     let outcome = checked(&pre, &lf(&lines), |_| {});
     assert!(reproduced(&outcome), "{outcome:?}");
 }
+
+#[test]
+fn the_minimized_cases_replay_in_every_session_mode_and_count_their_re_reads() {
+    // Issue 21, item 0: on 9b00c33 every case left its file wrong in the several-calls mode.
+    // Some of them need a retry that is refused as ambiguous: the harness must re-read then
+    // (and count it), never give up or skip.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/replay-cases");
+    let mut out = Vec::new();
+    let report = super::cases::run_all(&dir, &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(report.failures().is_empty(), "{out}");
+    let cases = super::cases::discover(&dir).unwrap().len();
+    assert!(cases >= 7, "{out}");
+    assert_eq!(report.totals.files, cases, "{out}");
+    let several = report.totals.mode(Mode::Several);
+    assert_eq!(several.ok + several.ok_contents, cases, "{out}");
+    assert!(several.rereads > 0 && several.refusals >= several.rereads, "{out}");
+    assert!(out.contains(&format!("re-reads {}", several.rereads)), "{out}");
+}
+
+#[test]
+fn a_case_names_its_file_after_project_and_commit() {
+    let case = |name: &str| super::cases::Case { name: name.to_owned(), dir: std::path::PathBuf::new() };
+    assert_eq!(case("zlib-423eb40306-Makefile").file_name(), "Makefile");
+    assert_eq!(case("requests-27f34a5487-requests_exceptions.py").file_name(), "requests_exceptions.py");
+    assert_eq!(case("a-b-c-d.txt").file_name(), "c-d.txt");
+    assert_eq!(case("nodashes").file_name(), "file");
+    assert_eq!(case("a-b-.hidden").file_name(), "file");
+}

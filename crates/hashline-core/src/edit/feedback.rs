@@ -90,12 +90,10 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
             .collect();
         lines.dedup();
         let note = format!(
-            "Anchor {} of edits[{}] is ambiguous: lines moved since it was shown, and lines {} were {} shown as {}.",
+            "Anchor {} of edits[{}] is ambiguous: lines moved since it was shown, and lines {} could each be the line it names.",
             m.expected,
             m.edit,
             lines.join(" and "),
-            if lines.len() == 2 { "both" } else { "all" },
-            m.expected
         );
         if lines.len() > 1 && !ambiguous.contains(&note) {
             ambiguous.push(note);
@@ -109,7 +107,7 @@ pub(crate) fn stale_anchors(doc: &Document, window: usize, mismatches: Vec<Misma
         )
     } else {
         format!(
-            "{REJECTED} {} Use the current LINE:HASH references shown below (>>> marks the candidates).",
+            "{REJECTED} {} Use the current LINE:HASH reference of the line you mean, shown below (>>> marks the candidates); where that is the anchor you sent, read the file again first.",
             ambiguous.join(" ")
         )
     };

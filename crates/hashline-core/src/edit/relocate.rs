@@ -41,22 +41,30 @@ pub(crate) fn concrete(doc: &Document, edit: usize, anchor: &AnchorRef) -> Resul
 pub(crate) fn check(doc: &Document, anchor: Anchor, window: usize, options: &EditOptions<'_>) -> Check {
     let holds = |line: LineNo| doc.line(line).is_some_and(|l| l.hash() == anchor.hash);
     if let Some(resolve) = options.resolver {
-        match resolve(anchor) {
-            Resolution::Known(line) if holds(line) => {
-                return if line == anchor.line { Check::Exact(line) } else { Check::Reaimed(line) };
+        // The lines shown under the anchor that still hold its hash. A row shown as
+        // `LINE:HASH` that moved away, while another line with that hash now sits at
+        // `LINE`, gives the anchor two live meanings as well: the moved row, and the line
+        // a model counting lines itself would mean. Two meanings are never guessed between.
+        let live = |lines: Vec<LineNo>| {
+            let mut live: Vec<LineNo> = lines.into_iter().filter(|l| holds(*l)).collect();
+            if !live.is_empty() && !live.contains(&anchor.line) && holds(anchor.line) {
+                live.push(anchor.line);
+                live.sort_unstable();
             }
-            Resolution::Ambiguous(lines) => {
-                let live: Vec<LineNo> = lines.into_iter().filter(|l| holds(*l)).collect();
-                match live.as_slice() {
-                    [] => {}
-                    [one] if *one == anchor.line => return Check::Exact(*one),
-                    [one] => return Check::Reaimed(*one),
-                    _ => return Check::Ambiguous(live),
-                }
-            }
-            // The file changed outside the session (or the row was never shown): judge
-            // by the file alone.
-            Resolution::Known(_) | Resolution::Unknown => {}
+            live
+        };
+        let lines = match resolve(anchor) {
+            Resolution::Known(line) => vec![line],
+            Resolution::Ambiguous(lines) => lines,
+            Resolution::Unknown => Vec::new(),
+        };
+        match live(lines).as_slice() {
+            // No row shown under the anchor holds its hash: the file changed outside the
+            // session (or the row was never shown). Judge by the file alone.
+            [] => {}
+            [one] if *one == anchor.line => return Check::Exact(*one),
+            [one] => return Check::Reaimed(*one),
+            several => return Check::Ambiguous(several.to_vec()),
         }
     }
     let relocate = !options.no_relocation;
@@ -88,5 +96,43 @@ pub(crate) fn mismatch(doc: &Document, edit: usize, expected: Anchor, check: &Ch
     match check {
         Check::Ambiguous(lines) => lines.iter().map(|l| Mismatch { edit, expected, current: at(*l) }).collect(),
         _ => vec![Mismatch { edit, expected, current: at(expected.line) }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LineHash;
+
+    fn line(n: u32) -> LineNo {
+        LineNo::new(n).expect("line")
+    }
+
+    fn check_with(doc: &[u8], anchor: Anchor, resolution: Resolution) -> Check {
+        let doc = Document::parse(doc.to_vec());
+        let resolve = move |_: Anchor| resolution.clone();
+        let options = EditOptions { resolver: Some(&resolve), ..EditOptions::default() };
+        check(&doc, anchor, 20, &options)
+    }
+
+    #[test]
+    fn a_moved_row_is_followed_unless_a_look_alike_holds_its_number() {
+        let blank = Anchor::new(line(2), LineHash::of(b""));
+        // The row shown as 2: (blank) is at 4 now; line 2 is not blank: re-aimed.
+        assert_eq!(check_with(b"a\nb\nc\n\n", blank, Resolution::Known(line(4))), Check::Reaimed(line(4)));
+        // Line 2 is blank too: two live meanings.
+        assert_eq!(
+            check_with(b"a\n\nc\n\n", blank, Resolution::Known(line(4))),
+            Check::Ambiguous(vec![line(2), line(4)])
+        );
+        // Of two rows shown so, one holds the hash; with a look-alike at 2 it is ambiguous.
+        assert_eq!(
+            check_with(b"a\n\nc\n\nx\n", blank, Resolution::Ambiguous(vec![line(4), line(5)])),
+            Check::Ambiguous(vec![line(2), line(4)])
+        );
+        // The row still at its number: exact, whatever else.
+        assert_eq!(check_with(b"a\n\n\n", blank, Resolution::Known(line(2))), Check::Exact(line(2)));
+        // No shown row holds the hash: judged by the file alone.
+        assert_eq!(check_with(b"a\n\nc\n", blank, Resolution::Known(line(3))), Check::Exact(line(2)));
     }
 }

@@ -393,7 +393,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
             Err(_) => {}
         }
     }
-    session.record_served(&path.key, served.iter().copied(), start == 1 && shown_end == total && !bundled);
+    session.record_read(&path.key, served.iter().copied(), start == 1 && shown_end == total && !bundled);
     session.note_visible(&path.key, ctx);
     let meta = ReadMeta {
         path: absolute.clone(),
