@@ -221,6 +221,7 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
         ("path-is-directory", main, "write", json!({"path": "dir", "content": "x"})),
         ("path-not-directory", main, "ls", json!({"path": "a.txt"})),
         ("path-outside-root", main, "read", json!({"path": "../outside.txt"})),
+        ("path-reserved", main, "write", json!({"path": ".hashline-journal/00000001.intent", "content": "{}"})),
         ("permission-denied", main, "write", json!({"path": "denied.txt", "content": "b"})),
         ("fs-error", main, "write", json!({"path": "a.txt/child.txt", "content": "x"})),
         ("file-too-large", main, "read", json!({"path": "huge.log"})),
