@@ -3,6 +3,7 @@
 //! every match located on hashline's line model.
 
 use std::borrow::Cow;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use ast_grep_core::matcher::PatternBuilder;
@@ -12,8 +13,13 @@ use hashline_core::document::BOM;
 use hashline_core::{Document, LineNo};
 use hashline_syntax::LanguageId;
 
+use crate::open::open_regular;
 use crate::scan::{HitKind, HitLine};
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
+
+/// The largest file structural search reads and parses, in bytes (32 MiB): a larger one
+/// is skipped (counted in [`AstOutcome::skipped_files`]).
+pub const MAX_AST_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// A registry language as an `ast-grep-core` language (same grammar, same tree-sitter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,12 +270,14 @@ pub struct AstOutcome {
     pub total_matches: u64,
     /// Files searched (of a language the query runs on).
     pub searched_files: u64,
-    /// Files skipped: not UTF-8 (ast-grep needs text), or unreadable.
+    /// Files skipped: not UTF-8 (ast-grep needs text), over [`MAX_AST_FILE_BYTES`], or
+    /// unreadable (FIFOs, sockets and devices included).
     pub skipped_files: u64,
 }
 
 /// Searches `root` (a directory walked in parallel with `rg`'s rules and the optional
-/// `glob`, or one file) for the query. `threads`: 0 = one per core.
+/// `glob`, or one file) for the query. `threads`: 0 = one per core. A `root` that is a
+/// FIFO, socket or device fails at once ([`crate::NotRegularFile`]).
 pub fn ast_search(
     root: &Path,
     query: &AstQuery,
@@ -281,7 +289,7 @@ pub fn ast_search(
         walk_files(&walker(root, threads, glob)?, || Worker { query, found: AstOutcome::default() })
     } else {
         let mut worker = Worker { query, found: AstOutcome::default() };
-        worker.file(root);
+        worker.search(root)?;
         vec![worker]
     };
     let mut outcome = AstOutcome::default();
@@ -322,31 +330,46 @@ struct Worker<'a> {
     found: AstOutcome,
 }
 
-impl FileVisitor for Worker<'_> {
-    fn file(&mut self, path: &Path) {
-        let Some((lang, pattern)) = self.query.for_path(path) else { return };
-        let Ok(bytes) = std::fs::read(path) else {
+impl Worker<'_> {
+    /// Searches one file, or fails when it cannot be read (a FIFO, socket or device with
+    /// [`crate::NotRegularFile`]). A file of no wanted language, over
+    /// [`MAX_AST_FILE_BYTES`] or not UTF-8 is skipped.
+    fn search(&mut self, path: &Path) -> io::Result<()> {
+        let Some((lang, pattern)) = self.query.for_path(path) else { return Ok(()) };
+        let opened = open_regular(path)?;
+        if opened.len > MAX_AST_FILE_BYTES {
             self.found.skipped_files += 1;
-            return;
-        };
+            return Ok(());
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(opened.len).unwrap_or(0));
+        opened.reader(MAX_AST_FILE_BYTES).read_to_end(&mut bytes)?;
         let text_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
         let Ok(text) = std::str::from_utf8(&bytes[text_start..]) else {
             self.found.skipped_files += 1;
-            return;
+            return Ok(());
         };
         self.found.searched_files += 1;
         if !self.query.may_match(text.as_bytes()) {
-            return;
+            return Ok(());
         }
         let ranges = find_ranges(text, lang, pattern);
         if ranges.is_empty() {
-            return;
+            return Ok(());
         }
         // Only a file with matches gets its line model (the bytes move into it).
         let document = Document::parse(bytes);
         let matches = to_lines(&document, text_start, &ranges);
         self.found.total_matches += matches.len() as u64;
         self.found.files.push(AstFileHits { path: path.to_path_buf(), language: lang, matches, document });
+        Ok(())
+    }
+}
+
+impl FileVisitor for Worker<'_> {
+    fn file(&mut self, path: &Path) {
+        if self.search(path).is_err() {
+            self.found.skipped_files += 1;
+        }
     }
 
     fn error(&mut self) {}

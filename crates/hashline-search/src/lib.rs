@@ -29,13 +29,17 @@
 #![warn(missing_docs)]
 
 mod ast;
+mod open;
 mod query;
 mod scan;
 mod scope;
 mod walk;
 
-pub use ast::{AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, ast_search, merge_ranges};
+pub use ast::{
+    AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, MAX_AST_FILE_BYTES, ast_search, merge_ranges,
+};
 pub use hashline_syntax::LanguageId;
+pub use open::NotRegularFile;
 pub use query::{CompiledQuery, Query, QueryError};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
 pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};

@@ -1,8 +1,7 @@
 //! Searching a tree: the `ignore` crate's parallel walker with `rg`'s rules, one searcher
 //! and one read buffer per thread, results gathered and sorted by path.
 
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -11,6 +10,7 @@ use grep_searcher::{Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
+use crate::open::read_into;
 use crate::query::CompiledQuery;
 use crate::scan::{FileHits, FileScan, scan_bytes};
 
@@ -76,7 +76,9 @@ pub(crate) fn searcher(context: usize) -> Searcher {
         .build()
 }
 
-/// Searches one file, whatever the ignore rules say about it (as `rg FILE` does).
+/// Searches one file, whatever the ignore rules say about it (as `rg FILE` does). Only a
+/// regular file is read (anything else fails with [`crate::NotRegularFile`], at once), and
+/// only up to the length it had when it was opened.
 pub fn search_file(path: &Path, query: &CompiledQuery, keep: usize) -> io::Result<FileScan> {
     let mut buffer = Vec::new();
     read_into(path, &mut buffer)?;
@@ -193,16 +195,6 @@ pub(crate) fn walker(root: &Path, threads: usize, glob: Option<&str>) -> Result<
         walk.overrides(overrides.build().map_err(glob_error)?);
     }
     Ok(walk)
-}
-
-fn read_into(path: &Path, buffer: &mut Vec<u8>) -> io::Result<()> {
-    buffer.clear();
-    let mut file = File::open(path)?;
-    if let Ok(meta) = file.metadata() {
-        buffer.reserve(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-    }
-    file.read_to_end(buffer)?;
-    Ok(())
 }
 
 /// One thread's searcher, buffer and findings.

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
 use super::grep::clip_line;
-use super::ls::{effective_path, quoted, root_error};
+use super::ls::{effective_path, file_target_error, quoted, root_error};
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
 use crate::error::{ErrorCode, ToolError};
 use crate::ptc::{PtcLine, PtcRange};
@@ -142,7 +142,7 @@ pub fn ast_search_in(
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
-        hashline_search::SearchError::Io(err) => root_error(&err, &path),
+        hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
 
     let mut warnings = Vec::new();

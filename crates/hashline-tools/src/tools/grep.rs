@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
-use super::ls::{effective_path, quoted, root_error};
+use super::ls::{effective_path, file_target_error, quoted, root_error};
 use crate::error::{ErrorCode, ToolError};
 use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
@@ -245,7 +245,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     }
 
     if !meta.is_dir() {
-        let scan = search_file(&path.real, &query, 0).map_err(|err| root_error(&err, &path))?;
+        let scan = search_file(&path.real, &query, 0).map_err(|err| file_target_error(&err, &path))?;
         if scan == FileScan::Binary {
             return Ok(binary_target(&path.display, summary, warnings));
         }
@@ -256,7 +256,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
-        hashline_search::SearchError::Io(err) => root_error(&err, &path),
+        hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
 
     let admitted =

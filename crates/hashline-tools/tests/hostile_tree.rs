@@ -1,0 +1,90 @@
+//! `grep`, `find` and `ast_search` on trees built to hang or exhaust them: FIFOs and
+//! devices as targets, files that keep growing. Every call runs on a thread with a
+//! generous deadline, so a regression fails instead of hanging the test run.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{Workspace as Ws, code};
+use hashline_tools::ToolResult;
+use hashline_tools::ast_search::AstSearchTool;
+use hashline_tools::grep::GrepTool;
+use serde_json::{Value, json};
+
+/// How long any call may take before it counts as hung.
+const DEADLINE: Duration = Duration::from_secs(10);
+
+/// Runs `T` on `args` on its own thread; fails if it has not returned by `DEADLINE`.
+fn call<T: hashline_tools::Tool>(ws: &Arc<Ws>, args: Value) -> ToolResult {
+    let (tx, rx) = mpsc::channel();
+    let ws = Arc::clone(ws);
+    let shown = args.to_string();
+    std::thread::spawn(move || {
+        let _ = tx.send(ws.call::<T>(args));
+    });
+    match rx.recv_timeout(DEADLINE) {
+        Ok(result) => result,
+        Err(_) => panic!("{} {shown} did not return within {DEADLINE:?}", T::NAME),
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success(), "mkfifo {path:?}");
+}
+
+#[test]
+fn a_fifo_or_device_as_path_is_refused_at_once() {
+    let ws = Arc::new(Ws::new());
+    mkfifo(&ws.path("pipe.rs"));
+    for name in ["pipe.rs"] {
+        let grep = call::<GrepTool>(&ws, json!({"pattern": "x", "path": name}));
+        assert_eq!(code(&grep), "fs-error", "grep {name}");
+        assert_eq!(
+            grep.text().lines().next(),
+            Some(
+                format!("Not a regular file: {name} (a FIFO, socket or device). The tools only read regular files.")
+                    .as_str()
+            ),
+            "grep {name}"
+        );
+        let ast = call::<AstSearchTool>(&ws, json!({"pattern": "$X.unwrap()", "path": name}));
+        assert_eq!(code(&ast), "fs-error", "ast_search {name}");
+        assert_eq!(grep.text().lines().next(), ast.text().lines().next(), "ast_search {name}");
+    }
+}
+
+/// A file that grows while it is searched is read to the length it had when it was opened.
+#[test]
+fn a_growing_file_is_searched_to_its_length_at_open() {
+    let ws = Arc::new(Ws::new());
+    let path = ws.file("grow.log", "needle\n");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new().append(true).open(&path).expect("append");
+            let chunk = "hay\n".repeat(1 << 13);
+            let started = Instant::now();
+            // Bounded: about 50 MB/s for at most 30 s, whatever happens to the search.
+            while !stop.load(Ordering::Relaxed) && started.elapsed() < Duration::from_secs(30) {
+                file.write_all(chunk.as_bytes()).expect("write");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let _ = std::fs::remove_file(&path);
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    for path in ["grow.log", "."] {
+        let result = call::<GrepTool>(&ws, json!({"pattern": "needle", "path": path, "summary": true}));
+        assert!(!result.is_error, "{}", result.text());
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().expect("writer");
+}
