@@ -14,6 +14,7 @@ use hashline_core::{Document, LineNo};
 use hashline_syntax::LanguageId;
 
 use crate::open::open_regular;
+use crate::query::MAX_PATTERN_BYTES;
 use crate::scan::{HitKind, HitLine};
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
 
@@ -98,6 +99,12 @@ pub enum AstPatternError {
     /// The pattern is empty or blank.
     #[error("the pattern is empty")]
     Empty,
+    /// The pattern is longer than [`crate::MAX_PATTERN_BYTES`].
+    #[error("the pattern is {len} bytes long; the limit is {MAX_PATTERN_BYTES} bytes")]
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+    },
     /// The pattern does not parse in the language (the message says why).
     #[error("{0}")]
     Parse(String),
@@ -161,11 +168,15 @@ fn pattern_words(pattern: &str) -> Vec<String> {
 
 impl AstQuery {
     /// Compiles `pattern` for `lang`, or (without `lang`) for every registry language it
-    /// parses in. Fails when it compiles for none; the error is the first language's.
+    /// parses in. Fails when it compiles for none (the error is the first language's), or
+    /// when it is over [`crate::MAX_PATTERN_BYTES`].
     /// With `lang: typescript`, `.tsx` files are searched with the TSX grammar too.
     pub fn new(pattern: &str, lang: Option<LanguageId>) -> Result<Self, AstPatternError> {
         if pattern.trim().is_empty() {
             return Err(AstPatternError::Empty);
+        }
+        if pattern.len() > MAX_PATTERN_BYTES {
+            return Err(AstPatternError::TooLong { len: pattern.len() });
         }
         let candidates: Vec<LanguageId> = match lang {
             Some(LanguageId::TypeScript) => vec![LanguageId::TypeScript, LanguageId::Tsx],
@@ -423,6 +434,8 @@ mod tests {
     #[test]
     fn bad_patterns_are_refused() {
         assert_eq!(AstQuery::new("  ", None).err(), Some(AstPatternError::Empty));
+        let long = format!("f({})", "a, ".repeat(MAX_PATTERN_BYTES / 3));
+        assert_eq!(AstQuery::new(&long, None).err(), Some(AstPatternError::TooLong { len: long.len() }));
         assert!(matches!(
             AstQuery::new("fn (", Some(LanguageId::Rust)),
             Err(AstPatternError::Parse(_) | AstPatternError::Shape(_))

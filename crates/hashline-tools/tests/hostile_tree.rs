@@ -88,3 +88,31 @@ fn a_growing_file_is_searched_to_its_length_at_open() {
     stop.store(true, Ordering::Relaxed);
     writer.join().expect("writer");
 }
+
+/// A 10 MB pattern, and a short one whose program would be huge, are `invalid-pattern` at
+/// once (the first took 11 s and 2 GB to compile).
+#[test]
+fn oversized_patterns_are_refused_at_once() {
+    let ws = Arc::new(Ws::new());
+    ws.file("a.rs", "fn a() {}\n");
+    let huge = "a".repeat(10 << 20);
+    let started = Instant::now();
+    let grep = call::<GrepTool>(&ws, json!({"pattern": huge}));
+    assert_eq!(code(&grep), "invalid-pattern");
+    assert_eq!(
+        grep.text().lines().next(),
+        Some("Invalid pattern: the pattern is 10485760 bytes long; the limit is 16384 bytes.")
+    );
+    let literal = call::<GrepTool>(&ws, json!({"pattern": huge, "literal": true}));
+    assert_eq!(code(&literal), "invalid-pattern");
+    let ast = call::<AstSearchTool>(&ws, json!({"pattern": huge, "lang": "rust"}));
+    assert_eq!(code(&ast), "invalid-pattern");
+    assert_eq!(
+        ast.text().lines().next(),
+        Some("Invalid pattern: the pattern is 10485760 bytes long; the limit is 16384 bytes.")
+    );
+    let program = call::<GrepTool>(&ws, json!({"pattern": r"\w{1000}"}));
+    assert_eq!(code(&program), "invalid-pattern");
+    assert!(program.text().contains("size limit"), "{}", program.text());
+    assert!(started.elapsed() < DEADLINE);
+}

@@ -196,9 +196,16 @@ fn unsupported(name: &str) -> ToolError {
 fn pattern_error(pattern: &str, err: AstPatternError) -> ToolError {
     let code = match err {
         AstPatternError::Parse(_) => ErrorCode::PatternParseError,
-        AstPatternError::Empty | AstPatternError::Shape(_) => ErrorCode::InvalidPattern,
+        AstPatternError::Empty | AstPatternError::Shape(_) | AstPatternError::TooLong { .. } => {
+            ErrorCode::InvalidPattern
+        }
     };
-    ToolError::new(code, format!("Invalid pattern {}: {err}", quoted(pattern)))
+    let message = match err {
+        // Too long to quote back.
+        AstPatternError::TooLong { .. } => format!("Invalid pattern: {err}."),
+        _ => format!("Invalid pattern {}: {err}", quoted(pattern)),
+    };
+    ToolError::new(code, message)
         .with_hint("Write the pattern as code of the language (one expression, statement or item), with $NAME and $$$NAME metavariables, and set lang.")
 }
 

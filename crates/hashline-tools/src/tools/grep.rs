@@ -10,7 +10,7 @@ pub(crate) use render::clip_line;
 
 use std::fs;
 
-use hashline_search::{FileScan, HitKind, HitLine, Query, SearchOptions, search, search_file};
+use hashline_search::{FileScan, HitKind, HitLine, Query, QueryError, SearchOptions, search, search_file};
 use hashline_view::MatchesMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -230,9 +230,12 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         ignore_case: args.ignore_case == Some(true),
         context: args.context.unwrap_or(0),
     };
-    let query = query.compile().map_err(|err| {
-        ToolError::new(ErrorCode::InvalidPattern, format!("Invalid pattern {}: {err}", quoted(&args.pattern)))
-            .with_hint("Escape regex metacharacters, or pass literal: true to search for the text as written.")
+    let query = query.compile().map_err(|err| match err {
+        // Too long to quote back.
+        QueryError::TooLong { .. } => ToolError::new(ErrorCode::InvalidPattern, format!("Invalid pattern: {err}."))
+            .with_hint("Search for a shorter, distinctive part of the text; run one grep per alternative."),
+        _ => ToolError::new(ErrorCode::InvalidPattern, format!("Invalid pattern {}: {err}", quoted(&args.pattern)))
+            .with_hint("Escape regex metacharacters, or pass literal: true to search for the text as written."),
     })?;
     let mut adjustments = Vec::new();
     let raw_path = effective_path(args.path.as_deref(), &mut adjustments);
