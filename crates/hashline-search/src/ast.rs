@@ -15,6 +15,7 @@ use hashline_syntax::LanguageId;
 
 use crate::open::open_regular;
 use crate::query::MAX_PATTERN_BYTES;
+use crate::rules::SkippedIgnoreFile;
 use crate::scan::{HitKind, HitLine};
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
 
@@ -284,6 +285,8 @@ pub struct AstOutcome {
     /// Files skipped: not UTF-8 (ast-grep needs text), over [`MAX_AST_FILE_BYTES`], or
     /// unreadable (FIFOs, sockets and devices included).
     pub skipped_files: u64,
+    /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
+    pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
 }
 
 /// Searches `root` (a directory walked in parallel with `rg`'s rules and the optional
@@ -296,14 +299,17 @@ pub fn ast_search(
     threads: usize,
 ) -> Result<AstOutcome, SearchError> {
     let meta = std::fs::metadata(root)?;
+    let mut outcome = AstOutcome::default();
     let workers = if meta.is_dir() {
-        walk_files(&walker(root, threads, glob)?, || Worker { query, found: AstOutcome::default() })
+        let (walk, rules) = walker(root, threads, glob)?;
+        let workers = walk_files(&walk, || Worker { query, found: AstOutcome::default() });
+        outcome.skipped_ignore_files = rules.skipped();
+        workers
     } else {
         let mut worker = Worker { query, found: AstOutcome::default() };
         worker.search(root)?;
         vec![worker]
     };
-    let mut outcome = AstOutcome::default();
     for found in workers.into_iter().map(|w| w.found) {
         outcome.files.extend(found.files);
         outcome.total_matches += found.total_matches;

@@ -31,6 +31,7 @@
 mod ast;
 mod open;
 mod query;
+mod rules;
 mod scan;
 mod scope;
 mod walk;
@@ -41,6 +42,7 @@ pub use ast::{
 pub use hashline_syntax::LanguageId;
 pub use open::NotRegularFile;
 pub use query::{CompiledQuery, DFA_SIZE_LIMIT, MATCHER_SIZE_LIMIT, MAX_PATTERN_BYTES, Query, QueryError};
+pub use rules::{IgnoreConfig, MAX_IGNORE_FILE_BYTES, SkipReason, SkippedIgnoreFile, TreeRules};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
 pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};
 pub use walk::{SearchError, SearchOptions, SearchOutcome, relative_to, search, search_file};

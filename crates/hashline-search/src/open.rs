@@ -66,6 +66,18 @@ pub(crate) fn read_into(path: &Path, buffer: &mut Vec<u8>) -> io::Result<()> {
     Ok(())
 }
 
+/// Reads a whole regular file of at most `limit` bytes (its length at open). A larger one
+/// fails with [`io::ErrorKind::FileTooLarge`], before any of it is read.
+pub(crate) fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let opened = open_regular(path)?;
+    if opened.len > limit {
+        return Err(io::Error::new(io::ErrorKind::FileTooLarge, format!("larger than {limit} bytes")));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len).unwrap_or(0));
+    opened.reader(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

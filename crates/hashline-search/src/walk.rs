@@ -3,12 +3,14 @@
 
 use std::io;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use grep_matcher::LineTerminator;
 use grep_searcher::{Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+
+use crate::rules::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
 
 use crate::open::read_into;
 use crate::query::CompiledQuery;
@@ -44,8 +46,11 @@ pub struct SearchOutcome {
     pub searched_files: u64,
     /// Files skipped because they hold a NUL byte.
     pub binary_files: u64,
-    /// Files or directories that could not be read (skipped, as `rg` does with a message).
+    /// Files or directories that could not be read (skipped, as `rg` does with a message),
+    /// and ignore files with lines that are not globs.
     pub unreadable: u64,
+    /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
+    pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
 }
 
 /// Why a search could not start.
@@ -109,7 +114,7 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         }
         return Ok(outcome);
     }
-    let walk = walker(root, options.threads, options.glob.as_deref())?;
+    let (walk, rules) = walker(root, options.threads, options.glob.as_deref())?;
     let workers = walk_files(&walk, || Worker {
         query,
         keep: options.keep_per_file,
@@ -117,7 +122,11 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         buffer: Vec::new(),
         found: SearchOutcome::default(),
     });
-    let mut outcome = SearchOutcome::default();
+    let mut outcome = SearchOutcome {
+        unreadable: rules.broken_files(),
+        skipped_ignore_files: rules.skipped(),
+        ..SearchOutcome::default()
+    };
     for found in workers.into_iter().map(|w| w.found) {
         outcome.files.extend(found.files);
         outcome.total_matches += found.total_matches;
@@ -183,18 +192,24 @@ impl<V: FileVisitor> Drop for Slot<'_, V> {
     }
 }
 
-/// The walker of a directory search: `rg`'s rules (the `ignore` defaults plus `.rgignore`),
-/// `threads` (0 = one per core), and the optional `rg --glob` filter.
-pub(crate) fn walker(root: &Path, threads: usize, glob: Option<&str>) -> Result<WalkBuilder, SearchError> {
-    let mut walk = WalkBuilder::new(root);
-    walk.threads(threads).add_custom_ignore_filename(".rgignore");
-    if let Some(glob) = glob {
-        let glob_error = |err: ignore::Error| SearchError::Glob { glob: glob.to_owned(), message: err.to_string() };
-        let mut overrides = OverrideBuilder::new(root);
-        overrides.add(glob).map_err(glob_error)?;
-        walk.overrides(overrides.build().map_err(glob_error)?);
-    }
-    Ok(walk)
+/// The walker of a directory search: `rg`'s rules ([`IgnoreConfig::RG`], ignore files read
+/// by [`TreeRules`]), `threads` (0 = one per core), and the optional `rg --glob` filter.
+pub(crate) fn walker(
+    root: &Path,
+    threads: usize,
+    glob: Option<&str>,
+) -> Result<(WalkBuilder, Arc<TreeRules>), SearchError> {
+    let overrides = match glob {
+        Some(glob) => {
+            let glob_error = |err: ignore::Error| SearchError::Glob { glob: glob.to_owned(), message: err.to_string() };
+            let mut overrides = OverrideBuilder::new(root);
+            overrides.add(glob).map_err(glob_error)?;
+            Some(overrides.build().map_err(glob_error)?)
+        }
+        None => None,
+    };
+    let rules = Arc::new(TreeRules::new(root, IgnoreConfig::RG, overrides));
+    Ok((rules.walk_builder(threads), rules))
 }
 
 /// One thread's searcher, buffer and findings.

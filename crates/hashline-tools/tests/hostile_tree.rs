@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use common::{Workspace as Ws, code};
 use hashline_tools::ToolResult;
 use hashline_tools::ast_search::AstSearchTool;
+use hashline_tools::find::FindTool;
 use hashline_tools::grep::GrepTool;
 use serde_json::{Value, json};
 
@@ -115,4 +116,83 @@ fn oversized_patterns_are_refused_at_once() {
     assert_eq!(code(&program), "invalid-pattern");
     assert!(program.text().contains("size limit"), "{}", program.text());
     assert!(started.elapsed() < DEADLINE);
+}
+
+/// Ignore files that would hang or fill memory: a FIFO `.ignore`, a `.gitignore` linked to
+/// `/dev/zero`, a worktree `.git` file naming a FIFO `commondir`. Each walk returns at once
+/// with an `ignore-file-skipped` warning per file and searches what the other rules allow
+/// (before, the first hung grep, find and ast_search, and the second grew memory ~0.5 GB/s).
+#[test]
+fn hostile_ignore_files_are_skipped_with_a_warning() {
+    let ws = Arc::new(Ws::new());
+    ws.file("a.rs", "fn main() { x.unwrap(); }\n");
+    ws.file("sub/b.rs", "fn b() { y.unwrap(); }\n");
+    ws.file("sub/.ignore", "skipped.rs\n");
+    ws.file("sub/skipped.rs", "fn s() { z.unwrap(); }\n");
+    ws.file("wt/.git", "gitdir: gd\n");
+    ws.file("wt/c.rs", "fn c() { w.unwrap(); }\n");
+    mkfifo(&ws.path(".ignore"));
+    mkfifo(
+        &ws.path("wt/gd/commondir")
+            .parent()
+            .map(|p| {
+                std::fs::create_dir_all(p).expect("mkdir");
+                p.join("commondir")
+            })
+            .expect("parent"),
+    );
+    std::os::unix::fs::symlink("/dev/zero", ws.path("sub/.gitignore")).expect("symlink");
+
+    let grep = call::<GrepTool>(&ws, json!({"pattern": "unwrap"}));
+    assert!(!grep.is_error, "{}", grep.text());
+    insta::assert_snapshot!(ws.redact(&grep.text()), @r"
+        [Warning: ignore file .ignore skipped (not a regular file); its rules were not applied]
+
+        [Warning: ignore file sub/.gitignore skipped (not a regular file); its rules were not applied]
+
+        [Warning: ignore file wt/gd/commondir skipped (not a regular file); its rules were not applied]
+
+        [3 matches in 3 files]
+        --- a.rs (1 matches) ---
+        a.rs:>>1:44e|fn main() { x.unwrap(); }
+        --- sub/b.rs (1 matches) ---
+        sub/b.rs:>>1:4e2|fn b() { y.unwrap(); }
+        --- wt/c.rs (1 matches) ---
+        wt/c.rs:>>1:490|fn c() { w.unwrap(); }
+        ");
+    assert_eq!(grep.ptc_value()["completeness"]["search"], "complete");
+    let codes: Vec<&str> =
+        grep.ptc_value()["warnings"].as_array().expect("warnings").iter().filter_map(|w| w["code"].as_str()).collect();
+    assert_eq!(codes, ["ignore-file-skipped"; 3]);
+
+    let find = call::<FindTool>(&ws, json!({"pattern": "*.rs"}));
+    assert!(!find.is_error, "{}", find.text());
+    insta::assert_snapshot!(ws.redact(&find.text()), @r"
+        [Warning: ignore file .ignore skipped (not a regular file); its rules were not applied]
+
+        [Warning: ignore file sub/.gitignore skipped (not a regular file); its rules were not applied]
+
+        [Warning: ignore file wt/gd/commondir skipped (not a regular file); its rules were not applied]
+
+        a.rs
+        sub/b.rs
+        wt/c.rs
+        ");
+
+    let ast = call::<AstSearchTool>(&ws, json!({"pattern": "$X.unwrap()", "lang": "rust"}));
+    assert!(!ast.is_error, "{}", ast.text());
+    insta::assert_snapshot!(ws.redact(&ast.text()), @r"
+        [Warning: ignore file .ignore skipped (not a regular file); its rules were not applied]
+
+        [Warning: ignore file sub/.gitignore skipped (not a regular file); its rules were not applied]
+
+        [Warning: ignore file wt/gd/commondir skipped (not a regular file); its rules were not applied]
+
+        --- a.rs ---
+        >>1:44e|fn main() { x.unwrap(); }
+        --- sub/b.rs ---
+        >>1:4e2|fn b() { y.unwrap(); }
+        --- wt/c.rs ---
+        >>1:490|fn c() { w.unwrap(); }
+        ");
 }

@@ -149,6 +149,12 @@ pub fn ast_search_in(
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Ast_search params", &adjustments));
     }
+    warnings.extend(
+        found
+            .skipped_ignore_files
+            .iter()
+            .map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)),
+    );
     let mut files = Vec::new();
     let mut blocks = Vec::new();
     let mut admitted = 0usize;

@@ -262,6 +262,12 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
 
+    warnings.extend(
+        found
+            .skipped_ignore_files
+            .iter()
+            .map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)),
+    );
     let admitted =
         if summary { admit::Admitted::default() } else { admit::admit(&found.files, limit, query.context()) };
     let shown = |p: &std::path::Path| session.relative_display(p);
