@@ -34,6 +34,7 @@ mod query;
 mod rules;
 mod scan;
 mod scope;
+mod stream;
 mod walk;
 
 pub use ast::{
@@ -45,4 +46,5 @@ pub use query::{CompiledQuery, DFA_SIZE_LIMIT, MATCHER_SIZE_LIMIT, MAX_PATTERN_B
 pub use rules::{IgnoreConfig, MAX_IGNORE_FILE_BYTES, SkipReason, SkippedIgnoreFile, TreeRules};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
 pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};
-pub use walk::{SearchError, SearchOptions, SearchOutcome, relative_to, search, search_file};
+pub use stream::{MAX_KEPT_BYTES, MAX_LINE_BYTES};
+pub use walk::{SearchError, SearchOptions, SearchOutcome, WHOLE_FILE_BYTES, relative_to, search, search_file};

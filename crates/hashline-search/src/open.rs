@@ -56,16 +56,6 @@ pub(crate) fn open_regular(path: &Path) -> io::Result<Opened> {
     Ok(Opened { file, len: meta.len() })
 }
 
-/// Reads a whole regular file, up to the length it had when opened, into `buffer`
-/// (cleared first).
-pub(crate) fn read_into(path: &Path, buffer: &mut Vec<u8>) -> io::Result<()> {
-    buffer.clear();
-    let opened = open_regular(path)?;
-    buffer.reserve(usize::try_from(opened.len).unwrap_or(0));
-    opened.reader(u64::MAX).read_to_end(buffer)?;
-    Ok(())
-}
-
 /// Reads a whole regular file of at most `limit` bytes (its length at open). A larger one
 /// fails with [`io::ErrorKind::FileTooLarge`], before any of it is read.
 pub(crate) fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
@@ -112,8 +102,7 @@ mod tests {
         let mut bytes = Vec::new();
         opened.reader(u64::MAX).read_to_end(&mut bytes).expect("read");
         assert_eq!(bytes, b"first\n");
-        let mut buffer = b"stale".to_vec();
-        read_into(&path, &mut buffer).expect("read");
-        assert_eq!(buffer, b"first\nlater\n");
+        assert_eq!(read_capped(&path, 12).expect("read"), b"first\nlater\n");
+        assert_eq!(read_capped(&path, 11).expect_err("larger").kind(), io::ErrorKind::FileTooLarge);
     }
 }

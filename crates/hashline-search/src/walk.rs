@@ -1,7 +1,7 @@
 //! Searching a tree: the `ignore` crate's parallel walker with `rg`'s rules, one searcher
 //! and one read buffer per thread, results gathered and sorted by path.
 
-use std::io;
+use std::io::{self, Read};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -12,9 +12,10 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 
 use crate::rules::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
 
-use crate::open::read_into;
+use crate::open::open_regular;
 use crate::query::CompiledQuery;
 use crate::scan::{FileHits, FileScan, scan_bytes};
+use crate::stream::scan_stream;
 
 /// How a tree is searched.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,9 +86,31 @@ pub(crate) fn searcher(context: usize) -> Searcher {
 /// regular file is read (anything else fails with [`crate::NotRegularFile`], at once), and
 /// only up to the length it had when it was opened.
 pub fn search_file(path: &Path, query: &CompiledQuery, keep: usize) -> io::Result<FileScan> {
-    let mut buffer = Vec::new();
-    read_into(path, &mut buffer)?;
-    let mut scan = scan_bytes(&buffer, query, &mut searcher(query.context), keep);
+    scan_file(path, query, &mut searcher(query.context), &mut Vec::new(), keep)
+}
+
+/// The largest file searched from one buffer holding it whole (16 MiB); a larger one is
+/// streamed in bounded memory, and one with a NUL byte stops at the first chunk holding it.
+pub const WHOLE_FILE_BYTES: u64 = 16 * (1 << 20);
+
+/// Searches one regular file up to its length at open: whole in `buffer` up to
+/// [`WHOLE_FILE_BYTES`], streamed above.
+fn scan_file(
+    path: &Path,
+    query: &CompiledQuery,
+    searcher: &mut Searcher,
+    buffer: &mut Vec<u8>,
+    keep: usize,
+) -> io::Result<FileScan> {
+    let opened = open_regular(path)?;
+    let mut scan = if opened.len > WHOLE_FILE_BYTES {
+        scan_stream(opened.reader(u64::MAX), query, keep)?
+    } else {
+        buffer.clear();
+        buffer.reserve(usize::try_from(opened.len).unwrap_or(0));
+        opened.reader(WHOLE_FILE_BYTES).read_to_end(buffer)?;
+        scan_bytes(buffer, query, searcher, keep)
+    };
     if let FileScan::Matched(hits) = &mut scan {
         hits.path = path.to_path_buf();
     }
@@ -223,19 +246,15 @@ struct Worker<'a> {
 
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
-        if read_into(path, &mut self.buffer).is_err() {
-            self.found.unreadable += 1;
-            return;
-        }
-        match scan_bytes(&self.buffer, self.query, &mut self.searcher, self.keep) {
-            FileScan::Matched(mut hits) => {
+        match scan_file(path, self.query, &mut self.searcher, &mut self.buffer, self.keep) {
+            Ok(FileScan::Matched(hits)) => {
                 self.found.searched_files += 1;
                 self.found.total_matches += hits.match_count;
-                hits.path = path.to_path_buf();
                 self.found.files.push(hits);
             }
-            FileScan::NoMatch => self.found.searched_files += 1,
-            FileScan::Binary => self.found.binary_files += 1,
+            Ok(FileScan::NoMatch) => self.found.searched_files += 1,
+            Ok(FileScan::Binary) => self.found.binary_files += 1,
+            Err(_) => self.found.unreadable += 1,
         }
     }
 
@@ -252,7 +271,7 @@ pub fn relative_to<'a>(path: &'a Path, base: &Path) -> &'a Path {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Query;
+    use crate::{HitKind, Query};
 
     fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -295,6 +314,27 @@ mod tests {
         assert_eq!(names(&search(dir.path(), &query, &options).expect("search"), dir.path()), ["a.rs"]);
         let options = SearchOptions { glob: Some("a[".into()), ..SearchOptions::default() };
         assert!(matches!(search(dir.path(), &query, &options), Err(SearchError::Glob { .. })));
+    }
+
+    /// A file over [`WHOLE_FILE_BYTES`] is streamed: the same anchors, its bare `\r` noticed.
+    #[test]
+    fn a_large_file_is_streamed_with_the_same_anchors() {
+        let lines = WHOLE_FILE_BYTES as usize / 1024 + 1;
+        let filler = format!("{}\n", "x".repeat(1023)).repeat(lines);
+        let dir = tree(&[
+            ("big.txt", format!("{filler}needle\r\nbeta\rneedle").as_bytes()),
+            ("small.txt", b"needle\r\nbeta\rneedle"),
+        ]);
+        let query = Query::new("needle").context(1).compile().expect("query");
+        let big = search_file(&dir.path().join("big.txt"), &query, 10).expect("big");
+        let small = search_file(&dir.path().join("small.txt"), &query, 10).expect("small");
+        let (FileScan::Matched(big), FileScan::Matched(small)) = (big, small) else { panic!("no match") };
+        let offset = lines as u32;
+        let shifted: Vec<(u32, HitKind)> = small.lines.iter().map(|l| (l.line.get() + offset, l.kind)).collect();
+        assert_eq!(big.lines.iter().map(|l| (l.line.get(), l.kind)).collect::<Vec<_>>()[1..], shifted);
+        assert_eq!((big.match_count, big.bare_cr), (2, true));
+        let found = search(dir.path(), &query, &SearchOptions::default()).expect("search");
+        assert_eq!((found.total_matches, found.searched_files), (4, 2));
     }
 
     #[test]

@@ -196,3 +196,35 @@ fn hostile_ignore_files_are_skipped_with_a_warning() {
         >>1:490|fn c() { w.unwrap(); }
         ");
 }
+
+/// The peak resident memory of this test process, in bytes.
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+    let kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .expect("VmHWM");
+    kib * 1024
+}
+
+/// A 64 GiB sparse file (all NUL) is binary after its first chunk: grep neither reads nor
+/// allocates it, and ast_search skips it by its size (before, both tried to allocate it
+/// whole; a 6 GB one took 6.3 GB).
+#[test]
+fn a_huge_sparse_file_is_binary_at_once_in_bounded_memory() {
+    let ws = Arc::new(Ws::new());
+    ws.file("a.rs", "fn a() { needle.unwrap(); }\n");
+    std::fs::File::create(ws.path("sparse.rs")).expect("create").set_len(64 << 30).expect("sparse");
+    let before = peak_rss();
+    let single = call::<GrepTool>(&ws, json!({"pattern": "needle", "path": "sparse.rs"}));
+    assert!(!single.is_error, "{}", single.text());
+    insta::assert_snapshot!(single.text(), @"[Warning: 'sparse.rs' appears to be a binary file — grep skips binary files by default. Use a hex tool or the read tool to inspect it.]");
+    assert_eq!(single.ptc_value()["binaryFiles"], 1);
+    let tree = call::<GrepTool>(&ws, json!({"pattern": "needle"}));
+    assert_eq!((&tree.ptc_value()["totalMatches"], &tree.ptc_value()["binaryFiles"]), (&json!(1), &json!(1)));
+    let ast = call::<AstSearchTool>(&ws, json!({"pattern": "$X.unwrap()", "lang": "rust"}));
+    assert_eq!((&ast.ptc_value()["totalMatches"], &ast.ptc_value()["skippedFiles"]), (&json!(1), &json!(1)));
+    let grown = peak_rss().saturating_sub(before);
+    assert!(grown < 1 << 30, "the peak memory grew by {grown} bytes");
+}
