@@ -20,7 +20,7 @@ use std::fmt;
 use std::fs::FileType;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -31,6 +31,11 @@ use crate::open::{NotRegularFile, read_capped};
 
 /// The largest ignore file read, in bytes (1 MiB): a larger one is skipped.
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
+
+/// The most rules (lines that are not blank or comments) all the ignore files of one walk
+/// may hold together: 10 000. Each compiled glob costs memory and time (a complex one up to
+/// ~13 KB and ~0.1 ms), so an ignore file that would take the walk past this is skipped.
+pub const MAX_IGNORE_RULES: usize = 10_000;
 
 /// Which ignore rules a walk honours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +70,8 @@ pub enum SkipReason {
     NotRegular,
     /// Over [`MAX_IGNORE_FILE_BYTES`].
     TooLarge,
+    /// Its rules would take the walk past [`MAX_IGNORE_RULES`].
+    OverRuleBudget,
     /// Any other read error (its message).
     Unreadable(String),
 }
@@ -74,6 +81,7 @@ impl fmt::Display for SkipReason {
         match self {
             SkipReason::NotRegular => f.write_str("not a regular file"),
             SkipReason::TooLarge => write!(f, "over {} MiB", MAX_IGNORE_FILE_BYTES >> 20),
+            SkipReason::OverRuleBudget => write!(f, "over the walk's budget of {MAX_IGNORE_RULES} ignore rules"),
             SkipReason::Unreadable(message) => write!(f, "unreadable: {message}"),
         }
     }
@@ -139,6 +147,8 @@ pub struct TreeRules {
     dirs: Mutex<HashMap<PathBuf, Arc<DirRules>>>,
     skipped: Mutex<BTreeMap<PathBuf, SkipReason>>,
     broken: AtomicU64,
+    /// Rules read so far (see [`MAX_IGNORE_RULES`]).
+    rules_read: AtomicUsize,
 }
 
 impl TreeRules {
@@ -155,6 +165,7 @@ impl TreeRules {
             dirs: Mutex::new(HashMap::new()),
             skipped: Mutex::new(BTreeMap::new()),
             broken: AtomicU64::new(0),
+            rules_read: AtomicUsize::new(0),
         };
         if let Some(base) = rules.base.clone() {
             rules.parents = base.ancestors().skip(1).map(|dir| rules.read_dir(dir, None)).collect();
@@ -322,16 +333,37 @@ impl TreeRules {
             io::ErrorKind::FileTooLarge => SkipReason::TooLarge,
             _ => SkipReason::Unreadable(err.to_string()),
         };
-        self.skipped.lock().unwrap_or_else(|p| p.into_inner()).insert(path.to_path_buf(), reason);
+        self.skip(path, reason);
         None
     }
 
+    fn skip(&self, path: &Path, reason: SkipReason) {
+        self.skipped.lock().unwrap_or_else(|p| p.into_inner()).insert(path.to_path_buf(), reason);
+    }
+
+    /// Takes `rules` from the walk's budget; `false` (nothing taken) when they do not fit.
+    fn take_rules(&self, rules: usize) -> bool {
+        self.rules_read
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |read| {
+                read.checked_add(rules).filter(|total| *total <= MAX_IGNORE_RULES)
+            })
+            .is_ok()
+    }
+
     /// The rules of one ignore file, matched below `dir`; `None` when it is missing,
-    /// skipped or has no rule. Lines are read as the `ignore` crate reads them: `\n` or
+    /// skipped (unreadable, or over the walk's [`MAX_IGNORE_RULES`]) or has no rule. Lines are read as the `ignore` crate reads them: `\n` or
     /// `\r\n` ends a line, a BOM before the first is dropped, a line that is not UTF-8 is
     /// skipped.
     fn read_ignore(&self, dir: &Path, path: &Path) -> Option<Gitignore> {
         let bytes = self.read(path)?;
+        let rules = bytes
+            .split(|b| *b == b'\n')
+            .filter(|line| line.iter().any(|b| !b.is_ascii_whitespace()) && !line.starts_with(b"#"))
+            .count();
+        if !self.take_rules(rules) {
+            self.skip(path, SkipReason::OverRuleBudget);
+            return None;
+        }
         let mut builder = GitignoreBuilder::new(dir);
         let mut broken = false;
         for (index, line) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -481,6 +513,29 @@ mod tests {
                 (".ignore".to_owned(), "not a regular file".to_owned()),
                 ("big/.gitignore".to_owned(), "over 1 MiB".to_owned())
             ]
+        );
+    }
+
+    /// The rules of all the ignore files of a walk are bounded together: the file that
+    /// would go past the budget is skipped (here the third of three).
+    #[test]
+    fn the_rules_of_a_walk_are_bounded() {
+        let many = |name: &str| -> String {
+            (0..MAX_IGNORE_RULES / 2 - 1).map(|i| format!("{name}{i}.tmp\n# c\n\n")).collect()
+        };
+        let dir = tree(&[
+            ("a/.ignore", &many("f")),
+            ("a/b/.ignore", &many("f")),
+            ("a/b/c/.ignore", &many("g")),
+            ("a/b/c/f1.tmp", ""),
+            ("a/b/c/g1.tmp", ""),
+        ]);
+        let (found, skipped) = walked(dir.path(), IgnoreConfig::FIND);
+        assert_eq!(found, ["a/.ignore", "a/b/.ignore", "a/b/c/.ignore", "a/b/c/g1.tmp"]);
+        let skipped: Vec<(PathBuf, String)> = skipped.into_iter().map(|s| (s.path, s.reason.to_string())).collect();
+        assert_eq!(
+            skipped,
+            [(dir.path().join("a/b/c/.ignore"), "over the walk's budget of 10000 ignore rules".to_owned())]
         );
     }
 }
