@@ -65,6 +65,12 @@ pub enum SearchError {
         /// Why it does not parse.
         message: String,
     },
+    /// The glob is longer than [`MAX_GLOB_BYTES`] (not compiled).
+    #[error("the glob is {len} bytes long; the limit is {MAX_GLOB_BYTES} bytes")]
+    GlobTooLong {
+        /// Its length in bytes.
+        len: usize,
+    },
     /// The searched path cannot be read.
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -215,6 +221,9 @@ impl<V: FileVisitor> Drop for Slot<'_, V> {
     }
 }
 
+/// The longest `glob` a search compiles, in bytes (as for `ls` and `find`).
+pub const MAX_GLOB_BYTES: usize = 4096;
+
 /// The walker of a directory search: `rg`'s rules ([`IgnoreConfig::RG`], ignore files read
 /// by [`TreeRules`]), `threads` (0 = one per core), and the optional `rg --glob` filter.
 pub(crate) fn walker(
@@ -223,6 +232,7 @@ pub(crate) fn walker(
     glob: Option<&str>,
 ) -> Result<(WalkBuilder, Arc<TreeRules>), SearchError> {
     let overrides = match glob {
+        Some(glob) if glob.len() > MAX_GLOB_BYTES => return Err(SearchError::GlobTooLong { len: glob.len() }),
         Some(glob) => {
             let glob_error = |err: ignore::Error| SearchError::Glob { glob: glob.to_owned(), message: err.to_string() };
             let mut overrides = OverrideBuilder::new(root);
@@ -314,6 +324,8 @@ mod tests {
         assert_eq!(names(&search(dir.path(), &query, &options).expect("search"), dir.path()), ["a.rs"]);
         let options = SearchOptions { glob: Some("a[".into()), ..SearchOptions::default() };
         assert!(matches!(search(dir.path(), &query, &options), Err(SearchError::Glob { .. })));
+        let options = SearchOptions { glob: Some("*".repeat(MAX_GLOB_BYTES + 1)), ..SearchOptions::default() };
+        assert!(matches!(search(dir.path(), &query, &options), Err(SearchError::GlobTooLong { len: 4097 })));
     }
 
     /// A file over [`WHOLE_FILE_BYTES`] is streamed: the same anchors, its bare `\r` noticed.

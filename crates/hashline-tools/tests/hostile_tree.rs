@@ -228,3 +228,17 @@ fn a_huge_sparse_file_is_binary_at_once_in_bounded_memory() {
     let grown = peak_rss().saturating_sub(before);
     assert!(grown < 1 << 30, "the peak memory grew by {grown} bytes");
 }
+
+/// A 10 MB `glob` is `invalid-pattern` at once, not quoted back (it was compiled before).
+#[test]
+fn an_oversized_glob_is_refused_at_once() {
+    let ws = Arc::new(Ws::new());
+    ws.file("a.rs", "fn a() { x.unwrap(); }\n");
+    let glob = "*".repeat(10 << 20);
+    let grep = call::<GrepTool>(&ws, json!({"pattern": "x", "glob": glob}));
+    assert_eq!(code(&grep), "invalid-pattern");
+    assert_eq!(grep.text(), "Invalid glob: the glob is 10485760 bytes long; the limit is 4096 bytes.");
+    let ast = call::<AstSearchTool>(&ws, json!({"pattern": "$X.unwrap()", "lang": "rust", "glob": glob}));
+    assert_eq!(code(&ast), "invalid-pattern");
+    assert_eq!(ast.text(), grep.text());
+}

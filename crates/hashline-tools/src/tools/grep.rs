@@ -259,6 +259,9 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
+        err @ hashline_search::SearchError::GlobTooLong { .. } => {
+            ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob: {err}."))
+        }
         hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
 
