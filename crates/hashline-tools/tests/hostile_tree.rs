@@ -242,3 +242,27 @@ fn an_oversized_glob_is_refused_at_once() {
     assert_eq!(code(&ast), "invalid-pattern");
     assert_eq!(ast.text(), grep.text());
 }
+
+/// `scope: "symbol"` reads a file with matches again for its map: at most
+/// `MAX_SCOPED_FILE_BYTES`, through the guarded open. A larger Markdown file (its map is
+/// scanned, not parsed, so nothing else bounded it) shows plain rows with a warning.
+#[test]
+fn symbol_scope_reads_no_file_over_its_bound() {
+    let ws = Arc::new(Ws::new());
+    let filler = "text\n".repeat(hashline_tools::grep::MAX_SCOPED_FILE_BYTES as usize / 5 + 1);
+    ws.file("big.md", format!("# Title\n\nneedle\n{filler}"));
+    ws.file("small.md", "# Title\n\nneedle\n");
+    let result = call::<GrepTool>(&ws, json!({"pattern": "needle", "scope": "symbol"}));
+    assert!(!result.is_error, "{}", result.text());
+    insta::assert_snapshot!(ws.redact(&result.text()), @r"
+        [Warning: symbol scoping unavailable for big.md — showing normal grep lines for this file]
+
+        [2 matches in 2 files]
+        --- big.md (1 matches) ---
+        big.md:>>3:fae|needle
+        --- small.md :: heading Title (1-3, 1 matches) ---
+        small.md:  1:7d8|# Title
+        small.md:  2:d05|
+        small.md:>>3:fae|needle
+        ");
+}

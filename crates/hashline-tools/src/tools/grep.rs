@@ -24,7 +24,7 @@ use crate::tool::Tool;
 use crate::warning::Warning;
 
 pub use admit::{PER_FILE_CAP, PER_FILE_CAP_ABOVE};
-pub use scoped::{GrepScopeGroup, GrepScopeWarning, GrepScopes, MAX_SCOPE_RECORDS, ScopeSymbol};
+pub use scoped::{GrepScopeGroup, GrepScopeWarning, GrepScopes, MAX_SCOPE_RECORDS, MAX_SCOPED_FILE_BYTES, ScopeSymbol};
 
 /// How many matches `grep` returns when `limit` is not given.
 pub const DEFAULT_LIMIT: u32 = 100;
