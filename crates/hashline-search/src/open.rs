@@ -43,7 +43,14 @@ impl Opened {
 /// [`io::ErrorKind::IsADirectory`].
 pub(crate) fn open_regular(path: &Path) -> io::Result<Opened> {
     let flags = OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let file = OpenOptions::new().read(true).custom_flags(flags.bits() as i32).open(path)?;
+    let file = match OpenOptions::new().read(true).custom_flags(flags.bits() as i32).open(path) {
+        Ok(file) => file,
+        // A socket (or a device without its driver) cannot be opened at all.
+        Err(err) if err.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, NotRegularFile));
+        }
+        Err(err) => return Err(err),
+    };
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
@@ -79,8 +86,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let fifo = dir.path().join("fifo");
         rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR).expect("mkfifo");
+        let socket = dir.path().join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("socket");
         let started = Instant::now();
-        for path in [fifo.as_path(), Path::new("/dev/zero"), Path::new("/dev/null")] {
+        for path in [fifo.as_path(), &socket, Path::new("/dev/zero"), Path::new("/dev/null")] {
             let err = open_regular(path).err().expect("refused");
             assert!(NotRegularFile::is(&err), "{path:?}: {err}");
             assert_eq!(err.kind(), io::ErrorKind::InvalidInput);

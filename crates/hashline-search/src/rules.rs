@@ -496,7 +496,7 @@ mod tests {
     #[test]
     fn unreadable_ignore_files_are_skipped_and_reported() {
         let dir = tree(&[("a.txt", ""), ("big/.gitignore", ""), ("big/x.txt", "")]);
-        rustix::fs::mkfifoat(rustix::fs::CWD, &dir.path().join(".ignore"), rustix::fs::Mode::RUSR).expect("mkfifo");
+        rustix::fs::mkfifoat(rustix::fs::CWD, dir.path().join(".ignore"), rustix::fs::Mode::RUSR).expect("mkfifo");
         std::os::unix::fs::symlink("/dev/zero", dir.path().join(".gitignore")).expect("symlink");
         std::fs::write(dir.path().join("big/.gitignore"), vec![b'x'; MAX_IGNORE_FILE_BYTES as usize + 1])
             .expect("write");
