@@ -7,6 +7,13 @@
 //! part of line 1, `\r\n` ends a line like `\n`, and a file with bare `\r` line endings is
 //! searched line by line on the real model, so its anchors are right too.
 //!
+//! Nothing in the searched tree can hold a search or fill memory: files are opened without
+//! waiting and checked to be regular through the handle, read only to their length at open,
+//! and streamed above [`WHOLE_FILE_BYTES`]; the walker reads no ignore file itself —
+//! [`TreeRules`] reads them through the same guarded open, bounded, with the `ignore`
+//! crate's precedence, and reports the ones it skipped. Patterns and globs are bounded
+//! ([`MAX_PATTERN_BYTES`], [`MATCHER_SIZE_LIMIT`], [`MAX_GLOB_BYTES`]).
+//!
 //! Structural search ([`ast_search`]) runs `ast-grep-core` patterns over the grammars of
 //! `hashline-syntax`'s language registry, with the same walk.
 //!
