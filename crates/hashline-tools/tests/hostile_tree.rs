@@ -61,7 +61,10 @@ fn a_fifo_or_device_as_path_is_refused_at_once() {
     }
 }
 
-/// A file that grows while it is searched is read to the length it had when it was opened.
+/// A file that grows while it is searched is read to the length it had when it was opened,
+/// so the search ends. (A guard against hangs: how fast the writer outruns a reader varies,
+/// so the exact bound is pinned by `hashline-search`'s
+/// `open::tests::a_read_stops_at_the_length_seen_at_open`.)
 #[test]
 fn a_growing_file_is_searched_to_its_length_at_open() {
     let ws = Arc::new(Ws::new());
