@@ -8,6 +8,7 @@ mod scoped;
 
 pub(crate) use render::clip_line;
 
+use std::collections::HashMap;
 use std::fs;
 
 use hashline_search::{FileScan, HitKind, HitLine, Query, QueryError, SearchOptions, search, search_file};
@@ -321,13 +322,19 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         matched.len() as u64
     };
     let returned_matches: u64 = shown_rows.iter().map(|(_, lines)| returned_of(lines)).sum();
+    // By path, once (a lookup per file with matches: a scan of the rows per file was
+    // quadratic with many matching files).
+    let mut returned_by_path: HashMap<&std::path::Path, u64> = HashMap::with_capacity(shown_rows.len());
+    for (path, lines) in &shown_rows {
+        returned_by_path.entry(path.as_path()).or_insert_with(|| returned_of(lines));
+    }
     let files = found
         .files
         .iter()
         .map(|hits| GrepFile {
             path: hits.path.to_string_lossy().into_owned(),
             matches: hits.match_count,
-            returned_matches: shown_rows.iter().find(|(p, _)| *p == hits.path).map_or(0, |(_, l)| returned_of(l)),
+            returned_matches: returned_by_path.get(hits.path.as_path()).copied().unwrap_or(0),
         })
         .collect();
     let completeness = Completeness {
