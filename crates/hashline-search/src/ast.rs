@@ -3,6 +3,7 @@
 //! every match located on hashline's line model.
 
 use std::borrow::Cow;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use ast_grep_core::matcher::PatternBuilder;
@@ -12,8 +13,15 @@ use hashline_core::document::BOM;
 use hashline_core::{Document, LineNo};
 use hashline_syntax::LanguageId;
 
+use crate::open::open_regular;
+use crate::query::MAX_PATTERN_BYTES;
+use crate::rules::SkippedIgnoreFile;
 use crate::scan::{HitKind, HitLine};
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
+
+/// The largest file structural search reads and parses, in bytes (32 MiB): a larger one
+/// is skipped (counted in [`AstOutcome::skipped_files`]).
+pub const MAX_AST_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// A registry language as an `ast-grep-core` language (same grammar, same tree-sitter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +100,12 @@ pub enum AstPatternError {
     /// The pattern is empty or blank.
     #[error("the pattern is empty")]
     Empty,
+    /// The pattern is longer than [`crate::MAX_PATTERN_BYTES`].
+    #[error("the pattern is {len} bytes long; the limit is {MAX_PATTERN_BYTES} bytes")]
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+    },
     /// The pattern does not parse in the language (the message says why).
     #[error("{0}")]
     Parse(String),
@@ -155,11 +169,15 @@ fn pattern_words(pattern: &str) -> Vec<String> {
 
 impl AstQuery {
     /// Compiles `pattern` for `lang`, or (without `lang`) for every registry language it
-    /// parses in. Fails when it compiles for none; the error is the first language's.
+    /// parses in. Fails when it compiles for none (the error is the first language's), or
+    /// when it is over [`crate::MAX_PATTERN_BYTES`].
     /// With `lang: typescript`, `.tsx` files are searched with the TSX grammar too.
     pub fn new(pattern: &str, lang: Option<LanguageId>) -> Result<Self, AstPatternError> {
         if pattern.trim().is_empty() {
             return Err(AstPatternError::Empty);
+        }
+        if pattern.len() > MAX_PATTERN_BYTES {
+            return Err(AstPatternError::TooLong { len: pattern.len() });
         }
         let candidates: Vec<LanguageId> = match lang {
             Some(LanguageId::TypeScript) => vec![LanguageId::TypeScript, LanguageId::Tsx],
@@ -264,12 +282,16 @@ pub struct AstOutcome {
     pub total_matches: u64,
     /// Files searched (of a language the query runs on).
     pub searched_files: u64,
-    /// Files skipped: not UTF-8 (ast-grep needs text), or unreadable.
+    /// Files skipped: not UTF-8 (ast-grep needs text), over [`MAX_AST_FILE_BYTES`], or
+    /// unreadable (FIFOs, sockets and devices included).
     pub skipped_files: u64,
+    /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
+    pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
 }
 
 /// Searches `root` (a directory walked in parallel with `rg`'s rules and the optional
-/// `glob`, or one file) for the query. `threads`: 0 = one per core.
+/// `glob`, or one file) for the query. `threads`: 0 = one per core. A `root` that is a
+/// FIFO, socket or device fails at once ([`crate::NotRegularFile`]).
 pub fn ast_search(
     root: &Path,
     query: &AstQuery,
@@ -277,14 +299,17 @@ pub fn ast_search(
     threads: usize,
 ) -> Result<AstOutcome, SearchError> {
     let meta = std::fs::metadata(root)?;
+    let mut outcome = AstOutcome::default();
     let workers = if meta.is_dir() {
-        walk_files(&walker(root, threads, glob)?, || Worker { query, found: AstOutcome::default() })
+        let (walk, rules) = walker(root, threads, glob)?;
+        let workers = walk_files(&walk, || Worker { query, found: AstOutcome::default() });
+        outcome.skipped_ignore_files = rules.skipped();
+        workers
     } else {
         let mut worker = Worker { query, found: AstOutcome::default() };
-        worker.file(root);
+        worker.search(root)?;
         vec![worker]
     };
-    let mut outcome = AstOutcome::default();
     for found in workers.into_iter().map(|w| w.found) {
         outcome.files.extend(found.files);
         outcome.total_matches += found.total_matches;
@@ -322,31 +347,46 @@ struct Worker<'a> {
     found: AstOutcome,
 }
 
-impl FileVisitor for Worker<'_> {
-    fn file(&mut self, path: &Path) {
-        let Some((lang, pattern)) = self.query.for_path(path) else { return };
-        let Ok(bytes) = std::fs::read(path) else {
+impl Worker<'_> {
+    /// Searches one file, or fails when it cannot be read (a FIFO, socket or device with
+    /// [`crate::NotRegularFile`]). A file of no wanted language, over
+    /// [`MAX_AST_FILE_BYTES`] or not UTF-8 is skipped.
+    fn search(&mut self, path: &Path) -> io::Result<()> {
+        let Some((lang, pattern)) = self.query.for_path(path) else { return Ok(()) };
+        let opened = open_regular(path)?;
+        if opened.len > MAX_AST_FILE_BYTES {
             self.found.skipped_files += 1;
-            return;
-        };
+            return Ok(());
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(opened.len).unwrap_or(0));
+        opened.reader(MAX_AST_FILE_BYTES).read_to_end(&mut bytes)?;
         let text_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
         let Ok(text) = std::str::from_utf8(&bytes[text_start..]) else {
             self.found.skipped_files += 1;
-            return;
+            return Ok(());
         };
         self.found.searched_files += 1;
         if !self.query.may_match(text.as_bytes()) {
-            return;
+            return Ok(());
         }
         let ranges = find_ranges(text, lang, pattern);
         if ranges.is_empty() {
-            return;
+            return Ok(());
         }
         // Only a file with matches gets its line model (the bytes move into it).
         let document = Document::parse(bytes);
         let matches = to_lines(&document, text_start, &ranges);
         self.found.total_matches += matches.len() as u64;
         self.found.files.push(AstFileHits { path: path.to_path_buf(), language: lang, matches, document });
+        Ok(())
+    }
+}
+
+impl FileVisitor for Worker<'_> {
+    fn file(&mut self, path: &Path) {
+        if self.search(path).is_err() {
+            self.found.skipped_files += 1;
+        }
     }
 
     fn error(&mut self) {}
@@ -400,6 +440,8 @@ mod tests {
     #[test]
     fn bad_patterns_are_refused() {
         assert_eq!(AstQuery::new("  ", None).err(), Some(AstPatternError::Empty));
+        let long = format!("f({})", "a, ".repeat(MAX_PATTERN_BYTES / 3));
+        assert_eq!(AstQuery::new(&long, None).err(), Some(AstPatternError::TooLong { len: long.len() }));
         assert!(matches!(
             AstQuery::new("fn (", Some(LanguageId::Rust)),
             Err(AstPatternError::Parse(_) | AstPatternError::Shape(_))

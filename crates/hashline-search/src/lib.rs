@@ -7,6 +7,13 @@
 //! part of line 1, `\r\n` ends a line like `\n`, and a file with bare `\r` line endings is
 //! searched line by line on the real model, so its anchors are right too.
 //!
+//! Nothing in the searched tree can hold a search or fill memory: files are opened without
+//! waiting and checked to be regular through the handle, read only to their length at open,
+//! and streamed above [`WHOLE_FILE_BYTES`]; the walker reads no ignore file itself —
+//! [`TreeRules`] reads them through the same guarded open, bounded, with the `ignore`
+//! crate's precedence, and reports the ones it skipped. Patterns and globs are bounded
+//! ([`MAX_PATTERN_BYTES`], [`MATCHER_SIZE_LIMIT`], [`MAX_GLOB_BYTES`]).
+//!
 //! Structural search ([`ast_search`]) runs `ast-grep-core` patterns over the grammars of
 //! `hashline-syntax`'s language registry, with the same walk.
 //!
@@ -29,14 +36,24 @@
 #![warn(missing_docs)]
 
 mod ast;
+mod open;
 mod query;
+mod rules;
 mod scan;
 mod scope;
+mod stream;
 mod walk;
 
-pub use ast::{AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, ast_search, merge_ranges};
+pub use ast::{
+    AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, MAX_AST_FILE_BYTES, ast_search, merge_ranges,
+};
 pub use hashline_syntax::LanguageId;
-pub use query::{CompiledQuery, Query, QueryError};
+pub use open::NotRegularFile;
+pub use query::{CompiledQuery, DFA_SIZE_LIMIT, MATCHER_SIZE_LIMIT, MAX_PATTERN_BYTES, Query, QueryError};
+pub use rules::{IgnoreConfig, MAX_IGNORE_FILE_BYTES, SkipReason, SkippedIgnoreFile, TreeRules};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
 pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};
-pub use walk::{SearchError, SearchOptions, SearchOutcome, relative_to, search, search_file};
+pub use stream::{MAX_KEPT_BYTES, MAX_LINE_BYTES};
+pub use walk::{
+    MAX_GLOB_BYTES, SearchError, SearchOptions, SearchOutcome, WHOLE_FILE_BYTES, relative_to, search, search_file,
+};

@@ -33,7 +33,7 @@ pub struct HitLine {
 }
 
 impl HitLine {
-    fn new(line: LineNo, content: &[u8], kind: HitKind) -> Self {
+    pub(crate) fn new(line: LineNo, content: &[u8], kind: HitKind) -> Self {
         Self { line, hash: LineHash::of(content), content: content.to_vec(), kind }
     }
 

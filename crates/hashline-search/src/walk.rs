@@ -1,18 +1,21 @@
 //! Searching a tree: the `ignore` crate's parallel walker with `rg`'s rules, one searcher
 //! and one read buffer per thread, results gathered and sorted by path.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use grep_matcher::LineTerminator;
 use grep_searcher::{Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
+use crate::rules::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
+
+use crate::open::open_regular;
 use crate::query::CompiledQuery;
 use crate::scan::{FileHits, FileScan, scan_bytes};
+use crate::stream::scan_stream;
 
 /// How a tree is searched.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,8 +47,11 @@ pub struct SearchOutcome {
     pub searched_files: u64,
     /// Files skipped because they hold a NUL byte.
     pub binary_files: u64,
-    /// Files or directories that could not be read (skipped, as `rg` does with a message).
+    /// Files or directories that could not be read (skipped, as `rg` does with a message),
+    /// and ignore files with lines that are not globs.
     pub unreadable: u64,
+    /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
+    pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
 }
 
 /// Why a search could not start.
@@ -58,6 +64,12 @@ pub enum SearchError {
         glob: String,
         /// Why it does not parse.
         message: String,
+    },
+    /// The glob is longer than [`MAX_GLOB_BYTES`] (not compiled).
+    #[error("the glob is {len} bytes long; the limit is {MAX_GLOB_BYTES} bytes")]
+    GlobTooLong {
+        /// Its length in bytes.
+        len: usize,
     },
     /// The searched path cannot be read.
     #[error(transparent)]
@@ -76,11 +88,35 @@ pub(crate) fn searcher(context: usize) -> Searcher {
         .build()
 }
 
-/// Searches one file, whatever the ignore rules say about it (as `rg FILE` does).
+/// Searches one file, whatever the ignore rules say about it (as `rg FILE` does). Only a
+/// regular file is read (anything else fails with [`crate::NotRegularFile`], at once), and
+/// only up to the length it had when it was opened.
 pub fn search_file(path: &Path, query: &CompiledQuery, keep: usize) -> io::Result<FileScan> {
-    let mut buffer = Vec::new();
-    read_into(path, &mut buffer)?;
-    let mut scan = scan_bytes(&buffer, query, &mut searcher(query.context), keep);
+    scan_file(path, query, &mut searcher(query.context), &mut Vec::new(), keep)
+}
+
+/// The largest file searched from one buffer holding it whole (16 MiB); a larger one is
+/// streamed in bounded memory, and one with a NUL byte stops at the first chunk holding it.
+pub const WHOLE_FILE_BYTES: u64 = 16 * (1 << 20);
+
+/// Searches one regular file up to its length at open: whole in `buffer` up to
+/// [`WHOLE_FILE_BYTES`], streamed above.
+fn scan_file(
+    path: &Path,
+    query: &CompiledQuery,
+    searcher: &mut Searcher,
+    buffer: &mut Vec<u8>,
+    keep: usize,
+) -> io::Result<FileScan> {
+    let opened = open_regular(path)?;
+    let mut scan = if opened.len > WHOLE_FILE_BYTES {
+        scan_stream(opened.reader(u64::MAX), query, keep)?
+    } else {
+        buffer.clear();
+        buffer.reserve(usize::try_from(opened.len).unwrap_or(0));
+        opened.reader(WHOLE_FILE_BYTES).read_to_end(buffer)?;
+        scan_bytes(buffer, query, searcher, keep)
+    };
     if let FileScan::Matched(hits) = &mut scan {
         hits.path = path.to_path_buf();
     }
@@ -107,7 +143,7 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         }
         return Ok(outcome);
     }
-    let walk = walker(root, options.threads, options.glob.as_deref())?;
+    let (walk, rules) = walker(root, options.threads, options.glob.as_deref())?;
     let workers = walk_files(&walk, || Worker {
         query,
         keep: options.keep_per_file,
@@ -115,7 +151,11 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         buffer: Vec::new(),
         found: SearchOutcome::default(),
     });
-    let mut outcome = SearchOutcome::default();
+    let mut outcome = SearchOutcome {
+        unreadable: rules.broken_files(),
+        skipped_ignore_files: rules.skipped(),
+        ..SearchOutcome::default()
+    };
     for found in workers.into_iter().map(|w| w.found) {
         outcome.files.extend(found.files);
         outcome.total_matches += found.total_matches;
@@ -181,28 +221,28 @@ impl<V: FileVisitor> Drop for Slot<'_, V> {
     }
 }
 
-/// The walker of a directory search: `rg`'s rules (the `ignore` defaults plus `.rgignore`),
-/// `threads` (0 = one per core), and the optional `rg --glob` filter.
-pub(crate) fn walker(root: &Path, threads: usize, glob: Option<&str>) -> Result<WalkBuilder, SearchError> {
-    let mut walk = WalkBuilder::new(root);
-    walk.threads(threads).add_custom_ignore_filename(".rgignore");
-    if let Some(glob) = glob {
-        let glob_error = |err: ignore::Error| SearchError::Glob { glob: glob.to_owned(), message: err.to_string() };
-        let mut overrides = OverrideBuilder::new(root);
-        overrides.add(glob).map_err(glob_error)?;
-        walk.overrides(overrides.build().map_err(glob_error)?);
-    }
-    Ok(walk)
-}
+/// The longest `glob` a search compiles, in bytes (as for `ls` and `find`).
+pub const MAX_GLOB_BYTES: usize = 4096;
 
-fn read_into(path: &Path, buffer: &mut Vec<u8>) -> io::Result<()> {
-    buffer.clear();
-    let mut file = File::open(path)?;
-    if let Ok(meta) = file.metadata() {
-        buffer.reserve(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-    }
-    file.read_to_end(buffer)?;
-    Ok(())
+/// The walker of a directory search: `rg`'s rules ([`IgnoreConfig::RG`], ignore files read
+/// by [`TreeRules`]), `threads` (0 = one per core), and the optional `rg --glob` filter.
+pub(crate) fn walker(
+    root: &Path,
+    threads: usize,
+    glob: Option<&str>,
+) -> Result<(WalkBuilder, Arc<TreeRules>), SearchError> {
+    let overrides = match glob {
+        Some(glob) if glob.len() > MAX_GLOB_BYTES => return Err(SearchError::GlobTooLong { len: glob.len() }),
+        Some(glob) => {
+            let glob_error = |err: ignore::Error| SearchError::Glob { glob: glob.to_owned(), message: err.to_string() };
+            let mut overrides = OverrideBuilder::new(root);
+            overrides.add(glob).map_err(glob_error)?;
+            Some(overrides.build().map_err(glob_error)?)
+        }
+        None => None,
+    };
+    let rules = Arc::new(TreeRules::new(root, IgnoreConfig::RG, overrides));
+    Ok((rules.walk_builder(threads), rules))
 }
 
 /// One thread's searcher, buffer and findings.
@@ -216,19 +256,15 @@ struct Worker<'a> {
 
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
-        if read_into(path, &mut self.buffer).is_err() {
-            self.found.unreadable += 1;
-            return;
-        }
-        match scan_bytes(&self.buffer, self.query, &mut self.searcher, self.keep) {
-            FileScan::Matched(mut hits) => {
+        match scan_file(path, self.query, &mut self.searcher, &mut self.buffer, self.keep) {
+            Ok(FileScan::Matched(hits)) => {
                 self.found.searched_files += 1;
                 self.found.total_matches += hits.match_count;
-                hits.path = path.to_path_buf();
                 self.found.files.push(hits);
             }
-            FileScan::NoMatch => self.found.searched_files += 1,
-            FileScan::Binary => self.found.binary_files += 1,
+            Ok(FileScan::NoMatch) => self.found.searched_files += 1,
+            Ok(FileScan::Binary) => self.found.binary_files += 1,
+            Err(_) => self.found.unreadable += 1,
         }
     }
 
@@ -245,7 +281,7 @@ pub fn relative_to<'a>(path: &'a Path, base: &Path) -> &'a Path {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Query;
+    use crate::{HitKind, Query};
 
     fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -288,6 +324,29 @@ mod tests {
         assert_eq!(names(&search(dir.path(), &query, &options).expect("search"), dir.path()), ["a.rs"]);
         let options = SearchOptions { glob: Some("a[".into()), ..SearchOptions::default() };
         assert!(matches!(search(dir.path(), &query, &options), Err(SearchError::Glob { .. })));
+        let options = SearchOptions { glob: Some("*".repeat(MAX_GLOB_BYTES + 1)), ..SearchOptions::default() };
+        assert!(matches!(search(dir.path(), &query, &options), Err(SearchError::GlobTooLong { len: 4097 })));
+    }
+
+    /// A file over [`WHOLE_FILE_BYTES`] is streamed: the same anchors, its bare `\r` noticed.
+    #[test]
+    fn a_large_file_is_streamed_with_the_same_anchors() {
+        let lines = WHOLE_FILE_BYTES as usize / 1024 + 1;
+        let filler = format!("{}\n", "x".repeat(1023)).repeat(lines);
+        let dir = tree(&[
+            ("big.txt", format!("{filler}needle\r\nbeta\rneedle").as_bytes()),
+            ("small.txt", b"needle\r\nbeta\rneedle"),
+        ]);
+        let query = Query::new("needle").context(1).compile().expect("query");
+        let big = search_file(&dir.path().join("big.txt"), &query, 10).expect("big");
+        let small = search_file(&dir.path().join("small.txt"), &query, 10).expect("small");
+        let (FileScan::Matched(big), FileScan::Matched(small)) = (big, small) else { panic!("no match") };
+        let offset = lines as u32;
+        let shifted: Vec<(u32, HitKind)> = small.lines.iter().map(|l| (l.line.get() + offset, l.kind)).collect();
+        assert_eq!(big.lines.iter().map(|l| (l.line.get(), l.kind)).collect::<Vec<_>>()[1..], shifted);
+        assert_eq!((big.match_count, big.bare_cr), (2, true));
+        let found = search(dir.path(), &query, &SearchOptions::default()).expect("search");
+        assert_eq!((found.total_matches, found.searched_files), (4, 2));
     }
 
     #[test]

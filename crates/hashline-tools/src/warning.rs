@@ -49,6 +49,9 @@ pub enum WarningCode {
     JournalRecordIgnored,
     /// edit: a text `replace` matched text, not an anchor: it verified no view of the file.
     ReplaceUnverified,
+    /// grep, find, ast_search: an ignore file could not be read safely (a FIFO, a device,
+    /// over 1 MiB, unreadable): the walk went on without its rules.
+    IgnoreFileSkipped,
 }
 
 /// One warning.
@@ -91,6 +94,15 @@ impl Warning {
     /// A warning from its parts.
     pub fn new(code: WarningCode, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), symbol: None }
+    }
+
+    /// The `ignore-file-skipped` warning, e.g.
+    /// `[Warning: ignore file .gitignore skipped (not a regular file); its rules were not applied]`.
+    pub fn ignore_file_skipped(shown_path: &str, reason: &hashline_search::SkipReason) -> Self {
+        Self::new(
+            WarningCode::IgnoreFileSkipped,
+            format!("[Warning: ignore file {shown_path} skipped ({reason}); its rules were not applied]"),
+        )
     }
 
     /// The `params-adjusted` warning for a list of adjustments, e.g.

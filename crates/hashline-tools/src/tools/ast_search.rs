@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
 use super::grep::clip_line;
-use super::ls::{effective_path, quoted, root_error};
+use super::ls::{effective_path, file_target_error, quoted, root_error};
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
 use crate::error::{ErrorCode, ToolError};
 use crate::ptc::{PtcLine, PtcRange};
@@ -142,13 +142,22 @@ pub fn ast_search_in(
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
-        hashline_search::SearchError::Io(err) => root_error(&err, &path),
+        err @ hashline_search::SearchError::GlobTooLong { .. } => {
+            ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob: {err}."))
+        }
+        hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
 
     let mut warnings = Vec::new();
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Ast_search params", &adjustments));
     }
+    warnings.extend(
+        found
+            .skipped_ignore_files
+            .iter()
+            .map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)),
+    );
     let mut files = Vec::new();
     let mut blocks = Vec::new();
     let mut admitted = 0usize;
@@ -196,9 +205,16 @@ fn unsupported(name: &str) -> ToolError {
 fn pattern_error(pattern: &str, err: AstPatternError) -> ToolError {
     let code = match err {
         AstPatternError::Parse(_) => ErrorCode::PatternParseError,
-        AstPatternError::Empty | AstPatternError::Shape(_) => ErrorCode::InvalidPattern,
+        AstPatternError::Empty | AstPatternError::Shape(_) | AstPatternError::TooLong { .. } => {
+            ErrorCode::InvalidPattern
+        }
     };
-    ToolError::new(code, format!("Invalid pattern {}: {err}", quoted(pattern)))
+    let message = match err {
+        // Too long to quote back.
+        AstPatternError::TooLong { .. } => format!("Invalid pattern: {err}."),
+        _ => format!("Invalid pattern {}: {err}", quoted(pattern)),
+    };
+    ToolError::new(code, message)
         .with_hint("Write the pattern as code of the language (one expression, statement or item), with $NAME and $$$NAME metavariables, and set lang.")
 }
 

@@ -7,10 +7,11 @@ mod filters;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+use hashline_search::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -192,7 +193,7 @@ pub fn find(session: &Session, args: FindArgs) -> Result<ToolOutput<FindValue>, 
         kind: args.kind.unwrap_or_default(),
         needs_stat: filters.needs_stat(args.sort_by.unwrap_or_default()),
     };
-    let mut found = search.walk(&path.real, args.max_depth);
+    let (mut found, skipped) = search.walk(&path.real, args.max_depth);
     found.retain(|candidate| filters.keep(candidate));
     sort(&mut found, args.sort_by.unwrap_or_default(), args.reverse == Some(true));
 
@@ -208,6 +209,8 @@ pub fn find(session: &Session, args: FindArgs) -> Result<ToolOutput<FindValue>, 
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Find params", &adjustments));
     }
+    warnings
+        .extend(skipped.iter().map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)));
     let body = if total == 0 {
         let mut none = format!("No files found matching pattern: {}", args.pattern);
         if !regex && args.pattern.contains('/') {
@@ -336,23 +339,18 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
-    /// Walks `root` in parallel and returns the matching entries, unordered.
-    fn walk(&self, root: &Path, max_depth: Option<u32>) -> Vec<Candidate> {
+    /// Walks `root` in parallel and returns the matching entries, unordered, and the ignore
+    /// files it could not apply. The ignore files are read by `hashline-search`'s
+    /// [`TreeRules`] (guarded, bounded reads), never by the walker itself.
+    fn walk(&self, root: &Path, max_depth: Option<u32>) -> (Vec<Candidate>, Vec<SkippedIgnoreFile>) {
         let found = Mutex::new(Vec::new());
-        WalkBuilder::new(root)
-            .hidden(false)
-            .parents(true)
-            .ignore(true)
-            .git_ignore(true)
-            .git_global(false)
-            .git_exclude(true)
-            .require_git(false)
-            .follow_links(false)
+        let rules = Arc::new(TreeRules::new(root, IgnoreConfig::FIND, None));
+        rules
+            .walk_builder(0)
             .max_depth(max_depth.map(|d| d as usize))
-            .filter_entry(|entry| entry.depth() == 0 || entry.file_name() != ".git")
             .build_parallel()
             .visit(&mut CollectorBuilder { search: self, found: &found });
-        found.into_inner().unwrap_or_else(|p| p.into_inner())
+        (found.into_inner().unwrap_or_else(|p| p.into_inner()), rules.skipped())
     }
 
     /// The candidate for one walked entry, when it matches.

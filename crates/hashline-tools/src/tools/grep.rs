@@ -8,15 +8,16 @@ mod scoped;
 
 pub(crate) use render::clip_line;
 
+use std::collections::HashMap;
 use std::fs;
 
-use hashline_search::{FileScan, HitKind, HitLine, Query, SearchOptions, search, search_file};
+use hashline_search::{FileScan, HitKind, HitLine, Query, QueryError, SearchOptions, search, search_file};
 use hashline_view::MatchesMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
-use super::ls::{effective_path, quoted, root_error};
+use super::ls::{effective_path, file_target_error, quoted, root_error};
 use crate::error::{ErrorCode, ToolError};
 use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
@@ -24,7 +25,7 @@ use crate::tool::Tool;
 use crate::warning::Warning;
 
 pub use admit::{PER_FILE_CAP, PER_FILE_CAP_ABOVE};
-pub use scoped::{GrepScopeGroup, GrepScopeWarning, GrepScopes, MAX_SCOPE_RECORDS, ScopeSymbol};
+pub use scoped::{GrepScopeGroup, GrepScopeWarning, GrepScopes, MAX_SCOPE_RECORDS, MAX_SCOPED_FILE_BYTES, ScopeSymbol};
 
 /// How many matches `grep` returns when `limit` is not given.
 pub const DEFAULT_LIMIT: u32 = 100;
@@ -230,9 +231,12 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         ignore_case: args.ignore_case == Some(true),
         context: args.context.unwrap_or(0),
     };
-    let query = query.compile().map_err(|err| {
-        ToolError::new(ErrorCode::InvalidPattern, format!("Invalid pattern {}: {err}", quoted(&args.pattern)))
-            .with_hint("Escape regex metacharacters, or pass literal: true to search for the text as written.")
+    let query = query.compile().map_err(|err| match err {
+        // Too long to quote back.
+        QueryError::TooLong { .. } => ToolError::new(ErrorCode::InvalidPattern, format!("Invalid pattern: {err}."))
+            .with_hint("Search for a shorter, distinctive part of the text; run one grep per alternative."),
+        _ => ToolError::new(ErrorCode::InvalidPattern, format!("Invalid pattern {}: {err}", quoted(&args.pattern)))
+            .with_hint("Escape regex metacharacters, or pass literal: true to search for the text as written."),
     })?;
     let mut adjustments = Vec::new();
     let raw_path = effective_path(args.path.as_deref(), &mut adjustments);
@@ -245,7 +249,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     }
 
     if !meta.is_dir() {
-        let scan = search_file(&path.real, &query, 0).map_err(|err| root_error(&err, &path))?;
+        let scan = search_file(&path.real, &query, 0).map_err(|err| file_target_error(&err, &path))?;
         if scan == FileScan::Binary {
             return Ok(binary_target(&path.display, summary, warnings));
         }
@@ -256,9 +260,18 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
-        hashline_search::SearchError::Io(err) => root_error(&err, &path),
+        err @ hashline_search::SearchError::GlobTooLong { .. } => {
+            ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob: {err}."))
+        }
+        hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
 
+    warnings.extend(
+        found
+            .skipped_ignore_files
+            .iter()
+            .map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)),
+    );
     let admitted =
         if summary { admit::Admitted::default() } else { admit::admit(&found.files, limit, query.context()) };
     let shown = |p: &std::path::Path| session.relative_display(p);
@@ -309,13 +322,19 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         matched.len() as u64
     };
     let returned_matches: u64 = shown_rows.iter().map(|(_, lines)| returned_of(lines)).sum();
+    // By path, once (a lookup per file with matches: a scan of the rows per file was
+    // quadratic with many matching files).
+    let mut returned_by_path: HashMap<&std::path::Path, u64> = HashMap::with_capacity(shown_rows.len());
+    for (path, lines) in &shown_rows {
+        returned_by_path.entry(path.as_path()).or_insert_with(|| returned_of(lines));
+    }
     let files = found
         .files
         .iter()
         .map(|hits| GrepFile {
             path: hits.path.to_string_lossy().into_owned(),
             matches: hits.match_count,
-            returned_matches: shown_rows.iter().find(|(p, _)| *p == hits.path).map_or(0, |(_, l)| returned_of(l)),
+            returned_matches: returned_by_path.get(hits.path.as_path()).copied().unwrap_or(0),
         })
         .collect();
     let completeness = Completeness {

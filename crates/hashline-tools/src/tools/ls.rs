@@ -233,6 +233,20 @@ pub(crate) fn root_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
     error.with_path(path.absolute_str())
 }
 
+/// The error of a searched path that could not be opened as a file (`grep` and
+/// `ast_search` given one file): a FIFO, socket or device is refused as `read` refuses it,
+/// anything else as [`root_error`].
+pub(crate) fn file_target_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
+    if !hashline_search::NotRegularFile::is(err) {
+        return root_error(err, path);
+    }
+    ToolError::new(
+        ErrorCode::FsError,
+        format!("Not a regular file: {} (a FIFO, socket or device). The tools only read regular files.", path.display),
+    )
+    .with_path(path.absolute_str())
+}
+
 /// A path as a listing line shows it: control characters (newlines included) escaped as
 /// `\uXXXX`, and a trailing `/` for a directory.
 pub(crate) fn shown_path(path: &str, kind: EntryKind) -> String {

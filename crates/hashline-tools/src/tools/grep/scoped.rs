@@ -269,15 +269,22 @@ fn symbol_section(
     }
 }
 
-/// The file as it is now and its map, when files of its type have maps, it parses, and its
-/// matched lines are still the ones the search saw (else: `None`, plain rows).
+/// The largest file whose matches are grouped by symbol (8 MiB, the largest source the
+/// parser maps): a larger one shows plain rows with an `unmappable-file` warning.
+pub const MAX_SCOPED_FILE_BYTES: u64 = hashline_syntax::ParseLimits::DEFAULT.max_bytes as u64;
+
+/// The file as it is now and its map, when files of its type have maps, it is at most
+/// [`MAX_SCOPED_FILE_BYTES`], it parses, and its matched lines are still the ones the search
+/// saw (else: `None`, plain rows).
 fn mapped(session: &Session, file: &AdmittedFile<'_>) -> Option<(Document, Arc<SymbolMap>)> {
     let path = &file.hits.path;
     let name = path.to_string_lossy();
     if !has_map(&name) {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
+    // Through the guarded open (a file swapped for a FIFO since the search cannot hold
+    // the call) and no larger than a map is ever built from.
+    let bytes = crate::nonblocking::read_regular(path, MAX_SCOPED_FILE_BYTES).ok()?;
     let doc = Document::parse(bytes);
     let unchanged = file.lines.iter().all(|l| doc.line(l.line).is_some_and(|now| now.hash() == l.hash));
     if !unchanged {
