@@ -10,8 +10,9 @@ use ast_grep_core::tree_sitter::{LanguageExt, StrDoc, TSLanguage};
 use ast_grep_core::{Language, Pattern, PatternError};
 use hashline_core::document::BOM;
 use hashline_core::{Document, LineNo};
-use hashline_syntax::LanguageId;
+use hashline_syntax::{LanguageId, ParseLimits};
 
+use crate::ast_bounds::{MAX_PATTERN_DEPTH, deeper_than};
 use crate::scan::{HitKind, HitLine};
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
 
@@ -98,6 +99,22 @@ pub enum AstPatternError {
     /// The pattern parses but is not one node (no AST root, several roots, ...).
     #[error("{0}")]
     Shape(String),
+    /// The pattern's syntax tree nests deeper than [`MAX_PATTERN_DEPTH`] levels.
+    #[error("the pattern nests more than {limit} levels deep as {language}")]
+    TooDeep {
+        /// The bound.
+        limit: usize,
+        /// The language it was parsed as.
+        language: &'static str,
+    },
+    /// The pattern could not be parsed within the parse bounds (too large, too slow).
+    #[error("the pattern could not be parsed as {language}: {reason}")]
+    Unbounded {
+        /// The language.
+        language: &'static str,
+        /// Which bound it passed.
+        reason: String,
+    },
 }
 
 impl From<PatternError> for AstPatternError {
@@ -109,6 +126,20 @@ impl From<PatternError> for AstPatternError {
             _ => AstPatternError::Shape(message),
         }
     }
+}
+
+/// Refuses a pattern whose tree (as `ast-grep-core` will parse it for `lang`) nests deeper
+/// than [`MAX_PATTERN_DEPTH`]: compiling, matching and dropping a pattern recurse once per
+/// level. The parse itself is bounded like the syntax check's.
+fn check_depth(pattern: &str, lang: LanguageId) -> Result<(), AstPatternError> {
+    let ast_lang = AstLanguage(lang);
+    let source = ast_lang.pre_process_pattern(pattern);
+    let tree = hashline_syntax::parse(lang, source.as_bytes(), None, ParseLimits::DEFAULT)
+        .map_err(|err| AstPatternError::Unbounded { language: lang.display_name(), reason: err.to_string() })?;
+    if deeper_than(tree.root_node(), MAX_PATTERN_DEPTH) {
+        return Err(AstPatternError::TooDeep { limit: MAX_PATTERN_DEPTH, language: lang.display_name() });
+    }
+    Ok(())
 }
 
 /// A structural query: the pattern compiled for each language it may run on.
@@ -169,6 +200,10 @@ impl AstQuery {
         let mut patterns = Vec::new();
         let mut first_error = None;
         for lang in candidates {
+            if let Err(err) = check_depth(pattern, lang) {
+                first_error.get_or_insert(err);
+                continue;
+            }
             match Pattern::try_new(pattern, AstLanguage(lang)) {
                 Ok(compiled) if compiled.has_error() => {
                     first_error.get_or_insert(AstPatternError::Parse(format!(

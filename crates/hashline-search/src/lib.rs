@@ -29,12 +29,14 @@
 #![warn(missing_docs)]
 
 mod ast;
+mod ast_bounds;
 mod query;
 mod scan;
 mod scope;
 mod walk;
 
 pub use ast::{AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, ast_search, merge_ranges};
+pub use ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_DEPTH};
 pub use hashline_syntax::LanguageId;
 pub use query::{CompiledQuery, Query, QueryError};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};

@@ -143,3 +143,31 @@ fn a_line_between_merged_matches_is_a_context_row() {
     ");
     assert_eq!(result.ptc_value()["files"][0]["lines"].as_array().map(Vec::len), Some(4));
 }
+
+/// A pattern nested 30,000 deep (issue 20) used to overflow the stack and abort the process;
+/// it is refused, in every language and without `lang`, and one just under the bound works.
+#[test]
+fn a_pattern_nested_too_deep_is_refused() {
+    let ws = Ws::new();
+    ws.file("a.js", "let a = ((x));\nlet b = [[[y]]];\n");
+    let parens = "(".repeat(30_000) + "x" + &")".repeat(30_000);
+    let brackets = "[".repeat(30_000) + "]".repeat(30_000).as_str();
+    let chain = "a".to_owned() + &".b".repeat(30_000);
+    for pattern in [&parens, &brackets, &chain] {
+        for lang in [Some("js"), Some("rust"), Some("python"), None] {
+            let mut args = json!({"pattern": pattern});
+            if let Some(lang) = lang {
+                args["lang"] = json!(lang);
+            }
+            let result = search(&ws, args);
+            assert_eq!(code(&result), "invalid-pattern", "{lang:?}: {}", &result.text()[..200.min(result.text().len())]);
+        }
+    }
+    let result = search(&ws, json!({"pattern": parens, "lang": "js"}));
+    assert_snapshot!(result.text().replace(&"(".repeat(200), "<200 x (>"), @r#"
+    Invalid pattern "<200 x (>…": the pattern nests more than 256 levels deep as JavaScript
+    Write the pattern as code of the language (one expression, statement or item), with $NAME and $$$NAME metavariables, and set lang.
+    "#);
+    let shallow = "(".repeat(200) + "x" + &")".repeat(200);
+    assert!(!search(&ws, json!({"pattern": shallow, "lang": "js"})).is_error);
+}

@@ -3,6 +3,7 @@
 //! merges their line ranges, renders whole blocks under the budget and records the rows it
 //! returned as served.
 
+use std::borrow::Cow;
 use std::fs;
 
 use hashline_core::display::display_line;
@@ -196,10 +197,22 @@ fn unsupported(name: &str) -> ToolError {
 fn pattern_error(pattern: &str, err: AstPatternError) -> ToolError {
     let code = match err {
         AstPatternError::Parse(_) => ErrorCode::PatternParseError,
-        AstPatternError::Empty | AstPatternError::Shape(_) => ErrorCode::InvalidPattern,
+        AstPatternError::Empty
+        | AstPatternError::Shape(_)
+        | AstPatternError::TooDeep { .. }
+        | AstPatternError::Unbounded { .. } => ErrorCode::InvalidPattern,
     };
-    ToolError::new(code, format!("Invalid pattern {}: {err}", quoted(pattern)))
+    ToolError::new(code, format!("Invalid pattern {}: {err}", quoted(&clip_pattern(pattern))))
         .with_hint("Write the pattern as code of the language (one expression, statement or item), with $NAME and $$$NAME metavariables, and set lang.")
+}
+
+/// The pattern as an error message quotes it: at most 200 characters, then `…`.
+fn clip_pattern(pattern: &str) -> Cow<'_, str> {
+    const SHOWN: usize = 200;
+    match pattern.char_indices().nth(SHOWN) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &pattern[..cut])),
+        None => Cow::Borrowed(pattern),
+    }
 }
 
 fn served_row(line: &PtcLine) -> Option<(hashline_core::LineNo, hashline_core::LineHash)> {

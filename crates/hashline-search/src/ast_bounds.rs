@@ -1,0 +1,139 @@
+//! The bounds of a structural search: how deep a pattern may nest, how large a file may be,
+//! how long a file's parse and match may take, and how deep a file may nest when the
+//! pattern compares subtrees. `ast-grep-core` recurses over the pattern (compiling it,
+//! matching it, dropping it) and, for a metavariable written twice, over the two subtrees
+//! it compares; both recursions must stay well inside a 2 MiB thread stack (the size of
+//! Tokio's blocking threads and of the walker's threads).
+
+use std::time::Duration;
+
+use hashline_syntax::tree_sitter::Node;
+
+/// Patterns whose syntax tree nests deeper than this are refused. Measured in a debug
+/// build: a 256-deep pattern compiles and matches on a 1 MiB stack, a 512-deep one does
+/// not; hand-written patterns nest a few dozen levels at most.
+pub const MAX_PATTERN_DEPTH: usize = 256;
+
+/// With a pattern that repeats a metavariable (`$A == $A`), files whose syntax tree nests
+/// deeper than this are not searched: the comparison of the two subtrees recurses once per
+/// level. Measured in a debug build: 512 levels compare on a 1 MiB stack.
+pub const MAX_COMPARE_DEPTH: usize = 512;
+
+/// The bounds of one file's search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AstLimits {
+    /// Larger files are not read (nor parsed).
+    pub max_file_bytes: u64,
+    /// A parse still running after this long is cancelled and the file is not searched.
+    pub max_parse_time: Duration,
+    /// A match over one file's tree still running after this long is stopped and the
+    /// file's matches are dropped.
+    pub max_match_time: Duration,
+}
+
+impl AstLimits {
+    /// 4 MiB, 2 s to parse and 2 s to match. A syntax tree costs about 200 bytes per node,
+    /// so a pathological 4 MiB file (a node per byte) still stays under 1 GB; real source
+    /// files are far smaller and parse in milliseconds.
+    pub const DEFAULT: AstLimits = AstLimits {
+        max_file_bytes: 4 * 1024 * 1024,
+        max_parse_time: Duration::from_secs(2),
+        max_match_time: Duration::from_secs(2),
+    };
+}
+
+impl Default for AstLimits {
+    fn default() -> Self {
+        AstLimits::DEFAULT
+    }
+}
+
+/// Whether the tree under `root` nests deeper than `limit` levels (the root is level 1).
+/// Iterative, and it stops at the first node past the limit.
+pub(crate) fn deeper_than(root: Node<'_>, limit: usize) -> bool {
+    let mut cursor = root.walk();
+    let mut depth = 1usize;
+    loop {
+        if depth > limit {
+            return true;
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// Whether the pattern writes a capturing metavariable (`$A`, `$$A`, `$$$A`; not `$_`,
+/// `$_X` or `$$$`) more than once: then ast-grep compares the subtrees the occurrences
+/// bind. Read from the text, so a `$A` inside a string literal counts too (erring on the
+/// side of the bound).
+#[allow(dead_code, reason = "used by the file bound, next")]
+pub(crate) fn repeats_metavariable(pattern: &str) -> bool {
+    let mut seen: Vec<&str> = Vec::new();
+    let bytes = pattern.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        while i < bytes.len() && bytes[i] == b'$' {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_uppercase() || bytes[i].is_ascii_digit() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let name = &pattern[start..i];
+        if name.is_empty() || name.starts_with('_') || name.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        if seen.contains(&name) {
+            return true;
+        }
+        seen.push(name);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashline_syntax::{LanguageId, ParseLimits, parse};
+
+    #[test]
+    fn depth_is_measured_without_recursion() {
+        let text = "(".repeat(50_000) + "x" + &")".repeat(50_000);
+        let worker = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || {
+            let tree = parse(LanguageId::JavaScript, text.as_bytes(), None, ParseLimits::DEFAULT).expect("parse");
+            (deeper_than(tree.root_node(), 49_000), deeper_than(tree.root_node(), 60_000))
+        });
+        assert_eq!(worker.expect("thread").join().expect("no overflow"), (true, false));
+        let tree = parse(LanguageId::JavaScript, b"f(a, [b]);", None, ParseLimits::DEFAULT).expect("parse");
+        // program > expression_statement > call_expression > arguments > array > identifier
+        assert!(deeper_than(tree.root_node(), 5));
+        assert!(!deeper_than(tree.root_node(), 6));
+    }
+
+    #[test]
+    fn repeated_capturing_metavariables_are_found() {
+        assert!(repeats_metavariable("$A == $A"));
+        assert!(repeats_metavariable("f($$$ARGS); g($$$ARGS)"));
+        assert!(repeats_metavariable("$A + $$A"));
+        assert!(!repeats_metavariable("$A == $B"));
+        assert!(!repeats_metavariable("$_ == $_"));
+        assert!(!repeats_metavariable("$_X == $_X"));
+        assert!(!repeats_metavariable("f($$$, $$$)"));
+        assert!(!repeats_metavariable("\"$\" + $ + $1 + $1"));
+    }
+}
