@@ -3,16 +3,18 @@
 //! every match located on hashline's line model.
 
 use std::borrow::Cow;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-use ast_grep_core::matcher::PatternBuilder;
+use ast_grep_core::matcher::{MatcherExt, PatternBuilder};
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc, TSLanguage};
-use ast_grep_core::{Language, Pattern, PatternError};
+use ast_grep_core::{AstGrep, Language, Matcher, Pattern, PatternError};
 use hashline_core::document::BOM;
 use hashline_core::{Document, LineNo};
-use hashline_syntax::{LanguageId, ParseLimits};
+use hashline_syntax::{LanguageId, ParseLimits, SyntaxError};
 
-use crate::ast_bounds::{MAX_PATTERN_DEPTH, deeper_than};
+use crate::ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_DEPTH, deeper_than, repeats_metavariable};
 use crate::scan::{HitKind, HitLine};
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
 
@@ -150,6 +152,8 @@ pub struct AstQuery {
     /// Words of the pattern that every match holds as written (see [`pattern_words`]): a
     /// file without one of them is not parsed.
     words: Vec<memchr::memmem::Finder<'static>>,
+    /// The pattern repeats a metavariable: matching compares subtrees of the file.
+    compares: bool,
 }
 
 /// The identifier-like words of a pattern outside its metavariables (`$X`, `$$$ARGS`,
@@ -227,7 +231,7 @@ impl AstQuery {
             .collect();
         match first_error {
             Some(err) if !usable => Err(err),
-            _ => Ok(Self { patterns, only: lang, words }),
+            _ => Ok(Self { patterns, only: lang, words, compares: repeats_metavariable(pattern) }),
         }
     }
 
@@ -290,6 +294,21 @@ pub fn merge_ranges(matches: &[(LineNo, LineNo)]) -> Vec<(LineNo, LineNo)> {
     merged
 }
 
+/// Why a file of the search's languages was not searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NotSearched {
+    /// Larger than [`AstLimits::max_file_bytes`].
+    TooLarge,
+    /// Its parse or its match ran past the time bound.
+    TimedOut,
+    /// The pattern repeats a metavariable and the file nests deeper than
+    /// [`MAX_COMPARE_DEPTH`](crate::MAX_COMPARE_DEPTH).
+    TooDeep,
+}
+
+/// How many skipped files a search keeps by name (it counts them all).
+pub const MAX_NOT_SEARCHED_KEPT: usize = 1000;
+
 /// What a structural search found.
 #[derive(Default)]
 pub struct AstOutcome {
@@ -301,45 +320,106 @@ pub struct AstOutcome {
     pub searched_files: u64,
     /// Files skipped: not UTF-8 (ast-grep needs text), or unreadable.
     pub skipped_files: u64,
+    /// Files a bound kept from being searched, by reason.
+    pub too_large_files: u64,
+    /// See [`NotSearched::TimedOut`].
+    pub timed_out_files: u64,
+    /// See [`NotSearched::TooDeep`].
+    pub too_deep_files: u64,
+    /// The files a bound kept from being searched (the first [`MAX_NOT_SEARCHED_KEPT`] a
+    /// thread met), sorted by path.
+    pub not_searched: Vec<(PathBuf, NotSearched)>,
+}
+
+impl AstOutcome {
+    fn not_searched(&mut self, path: &Path, why: NotSearched) {
+        *match why {
+            NotSearched::TooLarge => &mut self.too_large_files,
+            NotSearched::TimedOut => &mut self.timed_out_files,
+            NotSearched::TooDeep => &mut self.too_deep_files,
+        } += 1;
+        if self.not_searched.len() < MAX_NOT_SEARCHED_KEPT {
+            self.not_searched.push((path.to_path_buf(), why));
+        }
+    }
+
+    fn absorb(&mut self, found: AstOutcome) {
+        self.files.extend(found.files);
+        self.total_matches += found.total_matches;
+        self.searched_files += found.searched_files;
+        self.skipped_files += found.skipped_files;
+        self.too_large_files += found.too_large_files;
+        self.timed_out_files += found.timed_out_files;
+        self.too_deep_files += found.too_deep_files;
+        self.not_searched.extend(found.not_searched);
+    }
 }
 
 /// Searches `root` (a directory walked in parallel with `rg`'s rules and the optional
-/// `glob`, or one file) for the query. `threads`: 0 = one per core.
+/// `glob`, or one file) for the query, each file within `limits`. `threads`: 0 = one per
+/// core.
 pub fn ast_search(
     root: &Path,
     query: &AstQuery,
     glob: Option<&str>,
     threads: usize,
+    limits: AstLimits,
 ) -> Result<AstOutcome, SearchError> {
     let meta = std::fs::metadata(root)?;
+    let make = || Worker { query, limits, found: AstOutcome::default() };
     let workers = if meta.is_dir() {
-        walk_files(&walker(root, threads, glob)?, || Worker { query, found: AstOutcome::default() })
+        walk_files(&walker(root, threads, glob)?, make)
     } else {
-        let mut worker = Worker { query, found: AstOutcome::default() };
+        let mut worker = make();
         worker.file(root);
         vec![worker]
     };
     let mut outcome = AstOutcome::default();
-    for found in workers.into_iter().map(|w| w.found) {
-        outcome.files.extend(found.files);
-        outcome.total_matches += found.total_matches;
-        outcome.searched_files += found.searched_files;
-        outcome.skipped_files += found.skipped_files;
+    for worker in workers {
+        outcome.absorb(worker.found);
     }
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    outcome.not_searched.sort_unstable();
+    outcome.not_searched.truncate(MAX_NOT_SEARCHED_KEPT);
     Ok(outcome)
 }
 
-/// The byte ranges (first byte, last byte) of the matches of `pattern` in one source text.
-fn find_ranges(text: &str, lang: LanguageId, pattern: &Pattern) -> Vec<(usize, usize)> {
-    let root = AstLanguage(lang).ast_grep(text);
-    root.root()
-        .find_all(pattern)
-        .map(|m| {
-            let range = m.range();
-            (range.start, range.end.max(range.start + 1) - 1)
-        })
-        .collect()
+/// The byte ranges (first byte, last byte) of the matches of `pattern` in one source text,
+/// or why the file cannot be searched within `limits`. `compares`: the pattern repeats a
+/// metavariable, so the file's depth is bounded too.
+fn find_ranges(
+    text: &str,
+    lang: LanguageId,
+    pattern: &Pattern,
+    compares: bool,
+    limits: AstLimits,
+) -> Result<Vec<(usize, usize)>, NotSearched> {
+    let parse_limits = ParseLimits { max_bytes: usize::MAX, max_time: limits.max_parse_time };
+    let tree = match hashline_syntax::parse(lang, text.as_bytes(), None, parse_limits) {
+        Ok(tree) => tree,
+        Err(SyntaxError::TooLarge { .. }) => return Err(NotSearched::TooLarge),
+        Err(_) => return Err(NotSearched::TimedOut),
+    };
+    if compares && deeper_than(tree.root_node(), MAX_COMPARE_DEPTH) {
+        return Err(NotSearched::TooDeep);
+    }
+    let root = AstGrep::doc(StrDoc { src: text.to_owned(), lang: AstLanguage(lang), tree });
+    let kinds = pattern.potential_kinds();
+    let started = Instant::now();
+    let mut ranges = Vec::new();
+    for (visited, node) in root.root().dfs().enumerate() {
+        if visited % 1024 == 0 && started.elapsed() > limits.max_match_time {
+            return Err(NotSearched::TimedOut);
+        }
+        if kinds.as_ref().is_some_and(|kinds| !kinds.contains(node.kind_id().into())) {
+            continue;
+        }
+        if let Some(found) = pattern.match_node(node) {
+            let range = found.range();
+            ranges.push((range.start, range.end.max(range.start + 1) - 1));
+        }
+    }
+    Ok(ranges)
 }
 
 /// The lines of byte ranges of a text that starts at `text_start` of the document's bytes
@@ -354,26 +434,57 @@ fn to_lines(doc: &Document, text_start: usize, ranges: &[(usize, usize)]) -> Vec
 /// One thread's findings.
 struct Worker<'a> {
     query: &'a AstQuery,
+    limits: AstLimits,
     found: AstOutcome,
+}
+
+impl Worker<'_> {
+    /// The file's bytes, at most the size bound; `Err(None)` when it cannot be read, or is
+    /// not a regular file (a FIFO would block the read).
+    fn read(&self, path: &Path) -> Result<Vec<u8>, Option<NotSearched>> {
+        let meta = std::fs::metadata(path).map_err(|_| None)?;
+        if !meta.is_file() {
+            return Err(None);
+        }
+        if meta.len() > self.limits.max_file_bytes {
+            return Err(Some(NotSearched::TooLarge));
+        }
+        let file = std::fs::File::open(path).map_err(|_| None)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+        // The file may have grown since: read one byte past the bound at most.
+        file.take(self.limits.max_file_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|_| None)?;
+        if bytes.len() as u64 > self.limits.max_file_bytes {
+            return Err(Some(NotSearched::TooLarge));
+        }
+        Ok(bytes)
+    }
 }
 
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
         let Some((lang, pattern)) = self.query.for_path(path) else { return };
-        let Ok(bytes) = std::fs::read(path) else {
-            self.found.skipped_files += 1;
-            return;
+        let bytes = match self.read(path) {
+            Ok(bytes) => bytes,
+            Err(Some(why)) => return self.found.not_searched(path, why),
+            Err(None) => {
+                self.found.skipped_files += 1;
+                return;
+            }
         };
         let text_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
         let Ok(text) = std::str::from_utf8(&bytes[text_start..]) else {
             self.found.skipped_files += 1;
             return;
         };
-        self.found.searched_files += 1;
         if !self.query.may_match(text.as_bytes()) {
+            self.found.searched_files += 1;
             return;
         }
-        let ranges = find_ranges(text, lang, pattern);
+        let ranges = match find_ranges(text, lang, pattern, self.query.compares, self.limits) {
+            Ok(ranges) => ranges,
+            Err(why) => return self.found.not_searched(path, why),
+        };
+        self.found.searched_files += 1;
         if ranges.is_empty() {
             return;
         }
@@ -389,6 +500,8 @@ impl FileVisitor for Worker<'_> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn line(n: u32) -> LineNo {
@@ -428,7 +541,8 @@ mod tests {
         let doc = Document::parse(bytes.clone());
         let text = std::str::from_utf8(&bytes[3..]).expect("utf8");
         let (lang, pattern) = query.for_path(Path::new("a.rs")).expect("rust file");
-        assert_eq!(to_lines(&doc, 3, &find_ranges(text, lang, pattern)), [(line(2), line(3))]);
+        let ranges = find_ranges(text, lang, pattern, false, AstLimits::DEFAULT).expect("searched");
+        assert_eq!(to_lines(&doc, 3, &ranges), [(line(2), line(3))]);
         assert!(query.for_path(Path::new("a.py")).is_none());
     }
 
@@ -439,6 +553,44 @@ mod tests {
             AstQuery::new("fn (", Some(LanguageId::Rust)),
             Err(AstPatternError::Parse(_) | AstPatternError::Shape(_))
         ));
+    }
+
+    #[test]
+    fn files_past_a_bound_are_counted_and_named_not_searched() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("big.rs"), "fn a() { b.unwrap(); }\n".repeat(20_000)).expect("write");
+        std::fs::write(dir.path().join("small.rs"), "fn a() { b.unwrap(); }\n").expect("write");
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        let run = |limits| ast_search(dir.path(), &query, None, 1, limits).expect("search");
+        let whole = run(AstLimits::DEFAULT);
+        assert_eq!((whole.total_matches, whole.searched_files, whole.not_searched.len()), (20_001, 2, 0));
+
+        let small = AstLimits { max_file_bytes: 1000, ..AstLimits::DEFAULT };
+        let found = run(small);
+        assert_eq!((found.total_matches, found.searched_files, found.too_large_files), (1, 1, 1));
+        assert_eq!(found.not_searched, [(dir.path().join("big.rs"), NotSearched::TooLarge)]);
+
+        let no_parse_time = AstLimits { max_parse_time: Duration::ZERO, ..AstLimits::DEFAULT };
+        let found = run(no_parse_time);
+        assert_eq!(found.timed_out_files, 1, "the big file's parse is cancelled");
+        assert_eq!(found.not_searched[0], (dir.path().join("big.rs"), NotSearched::TimedOut));
+
+        let no_match_time = AstLimits { max_match_time: Duration::ZERO, ..AstLimits::DEFAULT };
+        let found = run(no_match_time);
+        assert_eq!((found.total_matches, found.timed_out_files), (0, 2));
+    }
+
+    #[test]
+    fn a_special_file_is_skipped_without_blocking() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("pipe.rs");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return;
+        }
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        let found = ast_search(&fifo, &query, None, 1, AstLimits::DEFAULT).expect("search");
+        assert_eq!((found.skipped_files, found.searched_files), (1, 0));
     }
 
     #[test]

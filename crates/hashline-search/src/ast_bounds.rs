@@ -77,7 +77,6 @@ pub(crate) fn deeper_than(root: Node<'_>, limit: usize) -> bool {
 /// `$_X` or `$$$`) more than once: then ast-grep compares the subtrees the occurrences
 /// bind. Read from the text, so a `$A` inside a string literal counts too (erring on the
 /// side of the bound).
-#[allow(dead_code, reason = "used by the file bound, next")]
 pub(crate) fn repeats_metavariable(pattern: &str) -> bool {
     let mut seen: Vec<&str> = Vec::new();
     let bytes = pattern.as_bytes();

@@ -35,7 +35,10 @@ mod scan;
 mod scope;
 mod walk;
 
-pub use ast::{AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, ast_search, merge_ranges};
+pub use ast::{
+    AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search,
+    merge_ranges,
+};
 pub use ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_DEPTH};
 pub use hashline_syntax::LanguageId;
 pub use query::{CompiledQuery, Query, QueryError};

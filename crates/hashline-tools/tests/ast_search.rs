@@ -171,3 +171,45 @@ fn a_pattern_nested_too_deep_is_refused() {
     let shallow = "(".repeat(200) + "x" + &")".repeat(200);
     assert!(!search(&ws, json!({"pattern": shallow, "lang": "js"})).is_error);
 }
+/// A pattern that repeats a metavariable compares subtrees recursively: a file nesting
+/// deeper than the bound is not searched (and reported), and the search survives.
+#[test]
+fn a_repeated_metavariable_skips_a_file_nested_too_deep() {
+    let ws = Ws::new();
+    let deep = "(".repeat(20_000) + "x" + &")".repeat(20_000);
+    ws.file("deep.js", format!("let v = {deep} + {deep};\n"));
+    ws.file("flat.js", "let w = y + y;\n");
+    let result = search(&ws, json!({"pattern": "$A + $A", "lang": "js"}));
+    assert!(!result.is_error, "{}", result.text());
+    let value = result.ptc_value();
+    assert_eq!(value["totalMatches"], 1);
+    assert_eq!(value["completeness"]["tooDeepFiles"], 1);
+    assert_eq!(value["completeness"]["search"], "partial");
+}
+
+/// A file over the size bound is not read, and the result says so (issue 20: a 40 MB file
+/// took 9.8 GB and 95 s).
+#[test]
+fn a_file_over_the_size_bound_is_reported_not_searched() {
+    let ws = Ws::new();
+    let line = "console.log(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20);\n";
+    ws.file("big.js", line.repeat(4 * 1024 * 1024 / line.len() + 1));
+    ws.file("small.js", "console.log(1);\n");
+    let result = search(&ws, json!({"pattern": "console.log($$$A)"}));
+    assert!(!result.is_error, "{}", result.text());
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    --- small.js ---
+    >>1:545|console.log(1);
+
+    [Not searched: 1 file over the 4 MiB ast_search limit (big.js). Use grep on them.]
+    ");
+    let value = result.ptc_value();
+    assert_eq!(value["totalMatches"], 1);
+    assert_eq!(value["completeness"]["search"], "partial");
+    assert_eq!(value["completeness"]["tooLargeFiles"], 1);
+    assert_eq!(value["completeness"]["notSearched"][0]["reason"], "too-large");
+    let alone = search(&ws, json!({"pattern": "console.log($$$A)", "path": "big.js"}));
+    assert_eq!(alone.ptc_value()["completeness"]["tooLargeFiles"], 1);
+    let small = search(&ws, json!({"pattern": "console.log($$$A)", "path": "small.js"}));
+    assert_eq!(small.ptc_value()["completeness"], json!({"search": "complete", "tooLargeFiles": 0, "timedOutFiles": 0, "tooDeepFiles": 0, "notSearched": []}));
+}
