@@ -160,7 +160,12 @@ fn a_pattern_nested_too_deep_is_refused() {
                 args["lang"] = json!(lang);
             }
             let result = search(&ws, args);
-            assert_eq!(code(&result), "invalid-pattern", "{lang:?}: {}", &result.text()[..200.min(result.text().len())]);
+            assert_eq!(
+                code(&result),
+                "invalid-pattern",
+                "{lang:?}: {}",
+                &result.text()[..200.min(result.text().len())]
+            );
         }
     }
     let result = search(&ws, json!({"pattern": parens, "lang": "js"}));
@@ -211,5 +216,8 @@ fn a_file_over_the_size_bound_is_reported_not_searched() {
     let alone = search(&ws, json!({"pattern": "console.log($$$A)", "path": "big.js"}));
     assert_eq!(alone.ptc_value()["completeness"]["tooLargeFiles"], 1);
     let small = search(&ws, json!({"pattern": "console.log($$$A)", "path": "small.js"}));
-    assert_eq!(small.ptc_value()["completeness"], json!({"search": "complete", "tooLargeFiles": 0, "timedOutFiles": 0, "tooDeepFiles": 0, "notSearched": []}));
+    assert_eq!(
+        small.ptc_value()["completeness"],
+        json!({"search": "complete", "tooLargeFiles": 0, "timedOutFiles": 0, "tooDeepFiles": 0, "notSearched": []})
+    );
 }

@@ -90,7 +90,11 @@ const NAMED: usize = 3;
 /// `[Not searched: 2 files over the 4 MiB ast_search limit (a.js, b.js). Use grep on them.]`.
 pub fn notice(session: &Session, found: &AstOutcome, limits: AstLimits) -> Option<String> {
     let groups = [
-        (NotSearched::TooLarge, found.too_large_files, format!("over the {} ast_search limit", mib(limits.max_file_bytes))),
+        (
+            NotSearched::TooLarge,
+            found.too_large_files,
+            format!("over the {} ast_search limit", mib(limits.max_file_bytes)),
+        ),
         (
             NotSearched::TimedOut,
             found.timed_out_files,
@@ -102,7 +106,9 @@ pub fn notice(session: &Session, found: &AstOutcome, limits: AstLimits) -> Optio
         (
             NotSearched::TooDeep,
             found.too_deep_files,
-            format!("nesting deeper than {MAX_COMPARE_DEPTH} levels, too deep for a pattern that repeats a metavariable"),
+            format!(
+                "nesting deeper than {MAX_COMPARE_DEPTH} levels, too deep for a pattern that repeats a metavariable"
+            ),
         ),
     ];
     let parts: Vec<String> = groups
