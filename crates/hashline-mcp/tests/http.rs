@@ -472,4 +472,17 @@ async fn headers_that_never_end_are_cut_off() {
     let mut idle = TcpStream::connect(server.addr).await.expect("connect");
     let (_, closed) = read_until_closed(&mut idle, header_timeout + Duration::from_secs(10)).await;
     assert!(closed, "an idle connection is still open");
+    // So is a keep-alive connection that goes quiet after a request.
+    let mut quiet = TcpStream::connect(server.addr).await.expect("connect");
+    let body = call_body("ls", json!({}));
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: none\r\nContent-Length: {}\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    quiet.write_all(head.as_bytes()).await.expect("head");
+    quiet.write_all(&body).await.expect("body");
+    let (answer, closed) = read_until_closed(&mut quiet, header_timeout + Duration::from_secs(10)).await;
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 404"), "{}", String::from_utf8_lossy(&answer));
+    assert!(closed, "a quiet keep-alive connection is still open");
 }
