@@ -133,5 +133,5 @@ pub fn notice(session: &Session, found: &AstOutcome, limits: AstLimits) -> Optio
 
 fn mib(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if bytes % MIB == 0 { format!("{} MiB", bytes / MIB) } else { format!("{bytes}-byte") }
+    if bytes.is_multiple_of(MIB) { format!("{} MiB", bytes / MIB) } else { format!("{bytes}-byte") }
 }
