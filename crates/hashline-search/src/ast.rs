@@ -14,7 +14,9 @@ use hashline_core::document::BOM;
 use hashline_core::{Document, LineNo};
 use hashline_syntax::{LanguageId, ParseLimits, SyntaxError};
 
-use crate::ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_DEPTH, deeper_than, repeats_metavariable};
+use crate::ast_bounds::{
+    AstLimits, Held, InFlight, MAX_COMPARE_DEPTH, MAX_PATTERN_DEPTH, deeper_than, repeats_metavariable,
+};
 use crate::scan::{HitKind, HitLine};
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
 
@@ -366,7 +368,8 @@ pub fn ast_search(
     limits: AstLimits,
 ) -> Result<AstOutcome, SearchError> {
     let meta = std::fs::metadata(root)?;
-    let make = || Worker { query, limits, found: AstOutcome::default() };
+    let in_flight = InFlight::new(limits.max_bytes_in_flight);
+    let make = || Worker { query, limits, in_flight: &in_flight, found: AstOutcome::default() };
     let workers = if meta.is_dir() {
         walk_files(&walker(root, threads, glob)?, make)
     } else {
@@ -435,36 +438,41 @@ fn to_lines(doc: &Document, text_start: usize, ranges: &[(usize, usize)]) -> Vec
 struct Worker<'a> {
     query: &'a AstQuery,
     limits: AstLimits,
+    in_flight: &'a InFlight,
     found: AstOutcome,
 }
 
-impl Worker<'_> {
-    /// The file's bytes, at most the size bound; `Err(None)` when it cannot be read, or is
-    /// not a regular file (a FIFO would block the read).
-    fn read(&self, path: &Path) -> Result<Vec<u8>, Option<NotSearched>> {
-        let meta = std::fs::metadata(path).map_err(|_| None)?;
-        if !meta.is_file() {
-            return Err(None);
-        }
-        if meta.len() > self.limits.max_file_bytes {
-            return Err(Some(NotSearched::TooLarge));
-        }
-        let file = std::fs::File::open(path).map_err(|_| None)?;
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-        // The file may have grown since: read one byte past the bound at most.
-        file.take(self.limits.max_file_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|_| None)?;
-        if bytes.len() as u64 > self.limits.max_file_bytes {
-            return Err(Some(NotSearched::TooLarge));
-        }
-        Ok(bytes)
+/// The file's bytes, at most the size bound, held in the search's bytes in flight;
+/// `Err(None)` when it cannot be read, or is not a regular file (a FIFO would block the
+/// read).
+fn read<'p>(
+    path: &Path,
+    limits: AstLimits,
+    in_flight: &'p InFlight,
+) -> Result<(Vec<u8>, Held<'p>), Option<NotSearched>> {
+    let meta = std::fs::metadata(path).map_err(|_| None)?;
+    if !meta.is_file() {
+        return Err(None);
     }
+    if meta.len() > limits.max_file_bytes {
+        return Err(Some(NotSearched::TooLarge));
+    }
+    let held = in_flight.hold(meta.len());
+    let file = std::fs::File::open(path).map_err(|_| None)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    // The file may have grown since: read one byte past the bound at most.
+    file.take(limits.max_file_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|_| None)?;
+    if bytes.len() as u64 > limits.max_file_bytes {
+        return Err(Some(NotSearched::TooLarge));
+    }
+    Ok((bytes, held))
 }
 
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
         let Some((lang, pattern)) = self.query.for_path(path) else { return };
-        let bytes = match self.read(path) {
-            Ok(bytes) => bytes,
+        let (bytes, held) = match read(path, self.limits, self.in_flight) {
+            Ok(read) => read,
             Err(Some(why)) => return self.found.not_searched(path, why),
             Err(None) => {
                 self.found.skipped_files += 1;
@@ -484,6 +492,7 @@ impl FileVisitor for Worker<'_> {
             Ok(ranges) => ranges,
             Err(why) => return self.found.not_searched(path, why),
         };
+        drop(held);
         self.found.searched_files += 1;
         if ranges.is_empty() {
             return;

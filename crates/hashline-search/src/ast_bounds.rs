@@ -5,6 +5,7 @@
 //! it compares; both recursions must stay well inside a 2 MiB thread stack (the size of
 //! Tokio's blocking threads and of the walker's threads).
 
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use hashline_syntax::tree_sitter::Node;
@@ -29,6 +30,10 @@ pub struct AstLimits {
     /// A match over one file's tree still running after this long is stopped and the
     /// file's matches are dropped.
     pub max_match_time: Duration,
+    /// At most this many bytes of source are read, parsed and matched at once across the
+    /// search's threads (a larger file waits until the others are done; one file alone
+    /// always goes ahead), so the trees in memory stay bounded whatever the core count.
+    pub max_bytes_in_flight: u64,
 }
 
 impl AstLimits {
@@ -39,12 +44,59 @@ impl AstLimits {
         max_file_bytes: 4 * 1024 * 1024,
         max_parse_time: Duration::from_secs(2),
         max_match_time: Duration::from_secs(2),
+        max_bytes_in_flight: 8 * 1024 * 1024,
     };
 }
 
 impl Default for AstLimits {
     fn default() -> Self {
         AstLimits::DEFAULT
+    }
+}
+
+/// The bytes of source the threads of one search hold at once (see
+/// [`AstLimits::max_bytes_in_flight`]).
+pub(crate) struct InFlight {
+    cap: u64,
+    used: Mutex<u64>,
+    freed: Condvar,
+}
+
+/// Bytes held in an [`InFlight`] until dropped.
+pub(crate) struct Held<'a> {
+    pool: &'a InFlight,
+    bytes: u64,
+}
+
+impl InFlight {
+    pub(crate) fn new(cap: u64) -> Self {
+        Self { cap: cap.max(1), used: Mutex::new(0), freed: Condvar::new() }
+    }
+
+    fn used(&self) -> MutexGuard<'_, u64> {
+        self.used.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until `bytes` fit beside what the other threads hold (or nothing else is
+    /// held), and holds them. Every holder is done within a file's time bounds, so the wait
+    /// is bounded too.
+    pub(crate) fn hold(&self, bytes: u64) -> Held<'_> {
+        let bytes = bytes.min(self.cap);
+        let mut used = self.used();
+        while *used > 0 && *used + bytes > self.cap {
+            used = self.freed.wait(used).unwrap_or_else(PoisonError::into_inner);
+        }
+        *used += bytes;
+        Held { pool: self, bytes }
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let mut used = self.pool.used();
+        *used -= self.bytes;
+        drop(used);
+        self.pool.freed.notify_all();
     }
 }
 
@@ -122,6 +174,28 @@ mod tests {
         // program > expression_statement > call_expression > arguments > array > identifier
         assert!(deeper_than(tree.root_node(), 5));
         assert!(!deeper_than(tree.root_node(), 6));
+    }
+
+    #[test]
+    fn bytes_in_flight_wait_for_room_and_one_file_always_goes() {
+        let pool = InFlight::new(8);
+        let first = pool.hold(6);
+        let (released, acquired) = std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| {
+                let _held = pool.hold(4);
+                std::time::Instant::now()
+            });
+            std::thread::sleep(Duration::from_millis(200));
+            let released = std::time::Instant::now();
+            drop(first);
+            (released, waiter.join().expect("waiter"))
+        });
+        assert!(acquired >= released, "4 bytes were held beside 6 of 8");
+        // More than the cap goes ahead alone; small holds fit beside each other.
+        let big = pool.hold(100);
+        drop(big);
+        let (_a, _b) = (pool.hold(4), pool.hold(4));
+        assert_eq!(*pool.used(), 8);
     }
 
     #[test]
