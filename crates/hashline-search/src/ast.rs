@@ -15,7 +15,8 @@ use hashline_core::{Document, LineNo};
 use hashline_syntax::{LanguageId, ParseLimits, SyntaxError};
 
 use crate::ast_bounds::{
-    AstLimits, Held, InFlight, MAX_COMPARE_DEPTH, MAX_PATTERN_DEPTH, deeper_than, repeats_metavariable,
+    AstLimits, Held, InFlight, MAX_COMPARE_DEPTH, MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH, deeper_than,
+    repeats_metavariable,
 };
 use crate::scan::{HitKind, HitLine};
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
@@ -103,6 +104,14 @@ pub enum AstPatternError {
     /// The pattern parses but is not one node (no AST root, several roots, ...).
     #[error("{0}")]
     Shape(String),
+    /// The pattern is longer than [`MAX_PATTERN_BYTES`].
+    #[error("the pattern has {bytes} bytes, more than the {limit}-byte limit")]
+    TooLarge {
+        /// The pattern's length.
+        bytes: usize,
+        /// The bound.
+        limit: usize,
+    },
     /// The pattern's syntax tree nests deeper than [`MAX_PATTERN_DEPTH`] levels.
     #[error("the pattern nests more than {limit} levels deep as {language}")]
     TooDeep {
@@ -158,12 +167,16 @@ pub struct AstQuery {
     compares: bool,
 }
 
+/// How many of a pattern's words the prefilter looks for in each file.
+const MAX_PREFILTER_WORDS: usize = 8;
+
 /// The identifier-like words of a pattern outside its metavariables (`$X`, `$$$ARGS`,
 /// `$_`: a word right after `$` is skipped). A match holds every token of its pattern
 /// as written (ast-grep's default `smart` strictness matches every pattern node, a leaf by
 /// its text), so a file that lacks one of these words has no match.
 fn pattern_words(pattern: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
+    let mut words: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut chars = pattern.char_indices().peekable();
     let mut after_dollar = false;
     while let Some((start, c)) = chars.next() {
@@ -179,15 +192,19 @@ fn pattern_words(pattern: &str) -> Vec<String> {
             // A word glued to a non-ASCII identifier character is not a whole token.
             let glued = |c: Option<char>| c.is_some_and(|c| !c.is_ascii() && c.is_alphanumeric());
             let whole = !glued(pattern[..start].chars().next_back()) && !glued(pattern[end..].chars().next());
-            if !after_dollar && whole && !words.iter().any(|w| w == &pattern[start..end]) {
-                words.push(pattern[start..end].to_owned());
+            if !after_dollar && whole && seen.insert(&pattern[start..end]) {
+                words.push(&pattern[start..end]);
             }
             after_dollar = false;
         } else {
             after_dollar = c == '$';
         }
     }
-    words
+    // Each file is scanned once per word: the longest few (the rarest, most likely) do.
+    words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+    words.truncate(MAX_PREFILTER_WORDS);
+    words.sort_by_key(|w| pattern.find(w));
+    words.into_iter().map(str::to_owned).collect()
 }
 
 impl AstQuery {
@@ -197,6 +214,9 @@ impl AstQuery {
     pub fn new(pattern: &str, lang: Option<LanguageId>) -> Result<Self, AstPatternError> {
         if pattern.trim().is_empty() {
             return Err(AstPatternError::Empty);
+        }
+        if pattern.len() > MAX_PATTERN_BYTES {
+            return Err(AstPatternError::TooLarge { bytes: pattern.len(), limit: MAX_PATTERN_BYTES });
         }
         let candidates: Vec<LanguageId> = match lang {
             Some(LanguageId::TypeScript) => vec![LanguageId::TypeScript, LanguageId::Tsx],
@@ -532,6 +552,8 @@ mod tests {
         assert_eq!(pattern_words("f($_, 1, $$$)"), ["f", "1"]);
         assert_eq!(pattern_words("\"$x\" + $"), Vec::<String>::new());
         assert_eq!(pattern_words("héllo(a)"), ["a"]);
+        let many = pattern_words("f(a, bb, ccc, a, dddd, e, ffffff, g, hh, iii, jjjj, kkkkk)");
+        assert_eq!(many, ["bb", "ccc", "dddd", "ffffff", "hh", "iii", "jjjj", "kkkkk"]);
         let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
         assert!(query.may_match(b"fn a() { b.unwrap(); }"));
         assert!(!query.may_match(b"fn a() { b.expect(\"\"); }"));

@@ -10,6 +10,9 @@ use std::time::Duration;
 
 use hashline_syntax::tree_sitter::Node;
 
+/// Longer patterns are refused: a pattern is parsed once per language it may run on.
+pub const MAX_PATTERN_BYTES: usize = 256 * 1024;
+
 /// Patterns whose syntax tree nests deeper than this are refused. Measured in a debug
 /// build: a 256-deep pattern compiles and matches on a 1 MiB stack, a 512-deep one does
 /// not; hand-written patterns nest a few dozen levels at most.

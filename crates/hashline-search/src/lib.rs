@@ -39,7 +39,7 @@ pub use ast::{
     AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search,
     merge_ranges,
 };
-pub use ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_DEPTH};
+pub use ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH};
 pub use hashline_syntax::LanguageId;
 pub use query::{CompiledQuery, Query, QueryError};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};

@@ -221,3 +221,25 @@ fn a_file_over_the_size_bound_is_reported_not_searched() {
         json!({"search": "complete", "tooLargeFiles": 0, "timedOutFiles": 0, "tooDeepFiles": 0, "notSearched": []})
     );
 }
+
+/// A wide pattern (many distinct words, shallow) is answered promptly: a pattern over the
+/// size bound is refused, and one under it with 20,000 distinct words neither stalls on
+/// its words nor scans each file once per word.
+#[test]
+fn a_wide_pattern_is_answered_promptly() {
+    let ws = Ws::new();
+    ws.file("a.js", "let a = f(1);\n".repeat(2000));
+    let started = std::time::Instant::now();
+    let huge = "f(".to_owned() + &(0..60_000).map(|i| format!("w{i}")).collect::<Vec<_>>().join(", ") + ")";
+    let result = search(&ws, json!({"pattern": huge}));
+    assert_eq!(code(&result), "invalid-pattern", "{}", &result.text()[..200.min(result.text().len())]);
+    assert!(
+        result.text().contains("more than the 262144-byte limit"),
+        "{}",
+        &result.text()[..300.min(result.text().len())]
+    );
+    let wide = "f(".to_owned() + &(0..20_000).map(|i| format!("w{i}")).collect::<Vec<_>>().join(", ") + ")";
+    let result = search(&ws, json!({"pattern": wide, "lang": "js"}));
+    assert!(!result.is_error, "{}", &result.text()[..200.min(result.text().len())]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "took {:?}", started.elapsed());
+}

@@ -211,6 +211,7 @@ fn pattern_error(pattern: &str, err: AstPatternError) -> ToolError {
         AstPatternError::Parse(_) => ErrorCode::PatternParseError,
         AstPatternError::Empty
         | AstPatternError::Shape(_)
+        | AstPatternError::TooLarge { .. }
         | AstPatternError::TooDeep { .. }
         | AstPatternError::Unbounded { .. } => ErrorCode::InvalidPattern,
     };
