@@ -321,7 +321,8 @@ pub fn merge_ranges(matches: &[(LineNo, LineNo)]) -> Vec<(LineNo, LineNo)> {
 pub enum NotSearched {
     /// Larger than [`AstLimits::max_file_bytes`].
     TooLarge,
-    /// Its parse or its match ran past the time bound.
+    /// Its parse or its match ran past the time bound, or it was reached after the search's
+    /// own time bound.
     TimedOut,
     /// The pattern repeats a metavariable and the file nests deeper than
     /// [`MAX_COMPARE_DEPTH`](crate::MAX_COMPARE_DEPTH).
@@ -389,7 +390,8 @@ pub fn ast_search(
 ) -> Result<AstOutcome, SearchError> {
     let meta = std::fs::metadata(root)?;
     let in_flight = InFlight::new(limits.max_bytes_in_flight);
-    let make = || Worker { query, limits, in_flight: &in_flight, found: AstOutcome::default() };
+    let deadline = Instant::now() + limits.max_search_time;
+    let make = || Worker { query, limits, in_flight: &in_flight, deadline, found: AstOutcome::default() };
     let workers = if meta.is_dir() {
         walk_files(&walker(root, threads, glob)?, make)
     } else {
@@ -459,6 +461,8 @@ struct Worker<'a> {
     query: &'a AstQuery,
     limits: AstLimits,
     in_flight: &'a InFlight,
+    /// Files reached after this are not searched.
+    deadline: Instant,
     found: AstOutcome,
 }
 
@@ -491,6 +495,9 @@ fn read<'p>(
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
         let Some((lang, pattern)) = self.query.for_path(path) else { return };
+        if Instant::now() > self.deadline {
+            return self.found.not_searched(path, NotSearched::TimedOut);
+        }
         let (bytes, held) = match read(path, self.limits, self.in_flight) {
             Ok(read) => read,
             Err(Some(why)) => return self.found.not_searched(path, why),
@@ -609,6 +616,10 @@ mod tests {
         let no_match_time = AstLimits { max_match_time: Duration::ZERO, ..AstLimits::DEFAULT };
         let found = run(no_match_time);
         assert_eq!((found.total_matches, found.timed_out_files), (0, 2));
+
+        let no_search_time = AstLimits { max_search_time: Duration::ZERO, ..AstLimits::DEFAULT };
+        let found = run(no_search_time);
+        assert_eq!((found.total_matches, found.searched_files, found.timed_out_files), (0, 0, 2));
     }
 
     #[test]

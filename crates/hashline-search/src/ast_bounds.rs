@@ -37,6 +37,9 @@ pub struct AstLimits {
     /// search's threads (a larger file waits until the others are done; one file alone
     /// always goes ahead), so the trees in memory stay bounded whatever the core count.
     pub max_bytes_in_flight: u64,
+    /// Files reached after the search has run this long are not searched (counted as timed
+    /// out), so a tree of many slow files cannot hold a call for hours.
+    pub max_search_time: Duration,
 }
 
 impl AstLimits {
@@ -48,6 +51,7 @@ impl AstLimits {
         max_parse_time: Duration::from_secs(2),
         max_match_time: Duration::from_secs(2),
         max_bytes_in_flight: 8 * 1024 * 1024,
+        max_search_time: Duration::from_secs(30),
     };
 }
 

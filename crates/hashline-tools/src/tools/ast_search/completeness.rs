@@ -24,7 +24,7 @@ pub enum AstSearchState {
 pub enum NotSearchedReason {
     /// Over the per-file size bound.
     TooLarge,
-    /// Its parse or match ran past the time bound.
+    /// Its parse or match ran past its time bound, or the search's time was up.
     TimedOut,
     /// The pattern repeats a metavariable and the file nests deeper than the comparison bound.
     TooDeep,
@@ -48,7 +48,7 @@ pub struct AstCompleteness {
     pub search: AstSearchState,
     /// Files over the per-file size bound (4 MiB).
     pub too_large_files: u64,
-    /// Files whose parse or match ran past the time bound (2 s each).
+    /// Files that ran out of time: 2 s to parse, 2 s to match, 30 s for the whole search.
     pub timed_out_files: u64,
     /// Files nesting too deep for a pattern that repeats a metavariable (512 levels).
     pub too_deep_files: u64,
@@ -99,8 +99,10 @@ pub fn notice(session: &Session, found: &AstOutcome, limits: AstLimits) -> Optio
             NotSearched::TimedOut,
             found.timed_out_files,
             format!(
-                "whose parse or match took longer than {} s",
-                limits.max_parse_time.max(limits.max_match_time).as_secs_f32()
+                "that ran out of time ({} s to parse, {} s to match, {} s for the whole search)",
+                limits.max_parse_time.as_secs_f32(),
+                limits.max_match_time.as_secs_f32(),
+                limits.max_search_time.as_secs_f32()
             ),
         ),
         (
