@@ -250,7 +250,7 @@ async fn an_oversized_body_gets_413_and_nothing_is_written() {
     let file = target(dir.path());
     let big = json!({"path": file.to_str().expect("utf-8"), "content": "x".repeat(8192)});
     let reply = call(server.addr, None, Some(&session), &[], call_body("write", big)).await;
-    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_refused(&reply, StatusCode::PAYLOAD_TOO_LARGE, -32006);
     assert!(!file.exists());
     let reply = call(server.addr, None, Some(&session), &[], call_body("write", write_args(&file))).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
