@@ -30,16 +30,15 @@
 
 mod ast;
 mod ast_bounds;
+mod ast_files;
 mod query;
 mod scan;
 mod scope;
 mod walk;
 
-pub use ast::{
-    AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search,
-    merge_ranges,
-};
+pub use ast::{AstFileHits, AstLanguage, AstPatternError, AstQuery, merge_ranges};
 pub use ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH};
+pub use ast_files::{AstOutcome, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search};
 pub use hashline_syntax::LanguageId;
 pub use query::{CompiledQuery, Query, QueryError};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
