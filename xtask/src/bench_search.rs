@@ -104,7 +104,10 @@ fn ast_case(
     let sg_count = count_lines(Command::new(sg).args(&json_sg))?;
     let query = hashline_search::AstQuery::new(pattern, Some(hashline_search::LanguageId::Rust))
         .map_err(|err| anyhow::anyhow!("{err}"))?;
-    let engine = || hashline_search::ast_search(&corpus.dir, &query, None, threads).map(|found| found.total_matches);
+    let engine = || {
+        hashline_search::ast_search(&corpus.dir, &query, None, threads, hashline_search::AstLimits::DEFAULT)
+            .map(|found| found.total_matches)
+    };
     let engine_count = engine()?;
     let cli_args = ["--root", &dir, "search", pattern, &dir, "--lang", "rust"].map(str::to_owned);
     let mut json_args = vec!["--json".to_owned()];

@@ -68,23 +68,7 @@ where
     };
     match catch_unwind(AssertUnwindSafe(|| execute(tool, args, &ctx))) {
         Ok(result) => result,
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "no message".to_owned());
-            let what = what.lines().next().unwrap_or_default();
-            ToolResult::failure(
-                tool,
-                &ToolError::new(
-                    ErrorCode::InternalError,
-                    format!(
-                        "Internal error: {tool} failed unexpectedly ({what}). This is a bug in hashline. A file it was writing holds its old or its new bytes, never a mix; re-read the files this call names before editing them."
-                    ),
-                ),
-            )
-        }
+        Err(panic) => ToolResult::failure(tool, &ToolError::panicked(tool, panic.as_ref())),
     }
 }
 

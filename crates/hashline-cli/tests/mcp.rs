@@ -428,3 +428,20 @@ fn calls_are_logged_with_their_request_ids() {
     assert_eq!(events[2]["result"]["content"][0]["text"], "1:3c8|alpha");
     assert_eq!(events[4]["result"]["error"]["code"], "file-not-found");
 }
+
+/// Issue 20: an `ast_search` pattern nested 30,000 deep overflowed the stack and aborted
+/// the server. It is a coded error now, and the same connection serves on.
+#[test]
+fn a_pattern_nested_thirty_thousand_deep_is_refused_and_the_server_serves_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.js"), "let a = (x);\n").expect("write");
+    let mut server = Server::initialized(dir.path());
+    let pattern = "(".repeat(30_000) + "x" + &")".repeat(30_000);
+    let reply = server.call("deep", "ast_search", json!({"pattern": pattern, "lang": "js"}));
+    assert_eq!(error_code(&reply), "invalid-pattern", "{}", &text(&reply)[..text(&reply).len().min(300)]);
+    let reply = server.call("after", "ast_search", json!({"pattern": "($A)", "lang": "js"}));
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    assert!(text(&reply).contains("let a = (x);"), "{reply}");
+    server.assert_alive("ping");
+    assert!(server.close().success());
+}

@@ -135,10 +135,10 @@ impl HashlineServer {
             token.cancelled().await;
             cancel.cancel();
         });
-        let outcome = tokio::task::spawn_blocking(move || toolbox.execute(&session, &name, args, &call)).await;
+        let tool = name.clone();
+        let outcome = run_isolated(&tool, move || toolbox.execute(&session, &name, args, &call)).await;
         watcher.abort();
-        // A panic in a tool is a bug of the server, not a tool failure: say so, and serve on.
-        outcome.map_err(|join| ErrorData::internal_error(format!("the tool failed unexpectedly: {join}"), None))
+        Ok(outcome)
     }
 }
 
@@ -206,6 +206,22 @@ impl ServerHandler for HashlineServer {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Ask for the roots now, so the first call does not wait for them.
         let _ = self.session(&context.peer).await;
+    }
+}
+
+/// Runs one call on a blocking thread. A panic in it (a bug) is caught there and becomes the
+/// call's `internal-error` result: the connection, its other calls and every other session
+/// serve on.
+async fn run_isolated(tool: &str, call: impl FnOnce() -> ToolResult + Send + 'static) -> ToolResult {
+    match tokio::task::spawn_blocking(call).await {
+        Ok(result) => result,
+        Err(join) => {
+            let error = match join.try_into_panic() {
+                Ok(payload) => ToolError::panicked(tool, payload.as_ref()),
+                Err(join) => ToolError::panicked(tool, &join.to_string()),
+            };
+            ToolResult::failure(tool, &error)
+        }
     }
 }
 
@@ -334,6 +350,21 @@ mod tests {
             mapped["content"][0],
             serde_json::json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_panicking_call_is_an_internal_error_result() {
+        let result = run_isolated("read", || panic!("index out of bounds\nmore")).await;
+        assert!(result.is_error);
+        assert_eq!(result.ptc_value()["error"]["code"], "internal-error");
+        insta::assert_snapshot!(result.text(), @"Internal error: read failed unexpectedly (index out of bounds). This is a bug in hashline. A file it was writing holds its old or its new bytes, never a mix; re-read the files this call names before editing them.");
+        let fine = run_isolated("read", || {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let session = Session::open(dir.path()).expect("session");
+            Toolbox::new().execute(&session, "ls", serde_json::json!({}), &CallContext::top_level())
+        })
+        .await;
+        assert!(!fine.is_error, "{}", fine.text());
     }
 
     #[test]

@@ -250,7 +250,7 @@ async fn an_oversized_body_gets_413_and_nothing_is_written() {
     let file = target(dir.path());
     let big = json!({"path": file.to_str().expect("utf-8"), "content": "x".repeat(8192)});
     let reply = call(server.addr, None, Some(&session), &[], call_body("write", big)).await;
-    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_refused(&reply, StatusCode::PAYLOAD_TOO_LARGE, -32006);
     assert!(!file.exists());
     let reply = call(server.addr, None, Some(&session), &[], call_body("write", write_args(&file))).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
@@ -319,6 +319,7 @@ fn the_defaults_are_the_documented_ones() {
     assert_eq!(options.max_sessions, 64);
     assert_eq!(options.idle_timeout, Duration::from_secs(30 * 60));
     assert_eq!(options.drain_timeout, Duration::from_secs(30));
+    assert_eq!((options.header_timeout, options.body_timeout), (Duration::from_secs(10), Duration::from_secs(30)));
     assert!(!options.tokens.required() && options.allowed_origins.is_empty());
 }
 
@@ -384,4 +385,104 @@ async fn shutdown_lets_a_call_in_flight_finish_and_refuses_new_ones() {
     assert!(answer.contains("\"isError\":false"), "{answer}");
     assert_eq!(std::fs::read_to_string(&file).expect("written"), "written\n");
     tokio::time::timeout(Duration::from_secs(10), &mut server.task).await.expect("stopped").expect("join").expect("ok");
+}
+
+/// The head of an `initialize` POST (no session) whose body is `len` bytes.
+fn initialize_head(addr: SocketAddr, len: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {len}\r\n\r\n"
+    )
+}
+
+/// Reads what the server sends on `stream` until it closes it, at most `within`: the bytes,
+/// and whether it closed.
+async fn read_until_closed(stream: &mut (impl AsyncReadExt + Unpin), within: Duration) -> (Vec<u8>, bool) {
+    let mut got = Vec::new();
+    let closed = tokio::time::timeout(within, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .is_ok();
+    (got, closed)
+}
+
+/// Issue 20: an `initialize` whose body arrived at 1 byte/s held the lock that opening a
+/// session takes, so every other client's `initialize` waited for it (past a 30 s client
+/// timeout), and the slow connection was never closed. Now the body is read before any
+/// lock, other clients open sessions and call tools meanwhile, and the slow request gets
+/// 408 and its connection is closed once the body timeout passes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_body_sent_at_one_byte_a_second_holds_no_one_up_and_is_cut_off() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    let body_timeout = Duration::from_secs(4);
+    let server = Server::start(dir.path(), |o| o.body_timeout = body_timeout).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "slow", "version": "1"}}})
+    .to_string();
+    let slow = TcpStream::connect(server.addr).await.expect("connect");
+    let (mut slow_read, mut slow_write) = slow.into_split();
+    slow_write.write_all(initialize_head(server.addr, init.len()).as_bytes()).await.expect("head");
+    let started = std::time::Instant::now();
+    let dribble = tokio::spawn(async move {
+        for byte in init.into_bytes() {
+            if slow_write.write_all(&[byte]).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+    // Let the slow request reach the server before the others start.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let others = tokio::time::timeout(Duration::from_secs(10), async {
+        let (a, b) = tokio::join!(open(server.addr, None), open(server.addr, None));
+        for session in [&a, &b] {
+            let reply = call(server.addr, None, Some(session), &[], call_body("read", json!({"path": "a.txt"}))).await;
+            assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
+        }
+    })
+    .await;
+    assert!(others.is_ok(), "two other clients could not initialize and call within 10 s beside a slow body");
+    let (answer, closed) = read_until_closed(&mut slow_read, body_timeout + Duration::from_secs(10)).await;
+    dribble.abort();
+    assert!(closed, "the slow connection is still open {:?} after it started", started.elapsed());
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("-32005"), "{answer}");
+}
+
+/// A client that never finishes its request's headers is disconnected after the header
+/// timeout.
+#[tokio::test(flavor = "multi_thread")]
+async fn headers_that_never_end_are_cut_off() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let header_timeout = Duration::from_secs(2);
+    let server = Server::start(dir.path(), |o| o.header_timeout = header_timeout).await;
+    let mut stream = TcpStream::connect(server.addr).await.expect("connect");
+    stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: x\r\n").await.expect("part of the head");
+    let (_, closed) = read_until_closed(&mut stream, header_timeout + Duration::from_secs(10)).await;
+    assert!(closed, "a connection with unfinished headers is still open");
+    // An idle connection that sends nothing at all is closed too.
+    let mut idle = TcpStream::connect(server.addr).await.expect("connect");
+    let (_, closed) = read_until_closed(&mut idle, header_timeout + Duration::from_secs(10)).await;
+    assert!(closed, "an idle connection is still open");
+    // So is a keep-alive connection that goes quiet after a request.
+    let mut quiet = TcpStream::connect(server.addr).await.expect("connect");
+    let body = call_body("ls", json!({}));
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: none\r\nContent-Length: {}\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    quiet.write_all(head.as_bytes()).await.expect("head");
+    quiet.write_all(&body).await.expect("body");
+    let (answer, closed) = read_until_closed(&mut quiet, header_timeout + Duration::from_secs(10)).await;
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 404"), "{}", String::from_utf8_lossy(&answer));
+    assert!(closed, "a quiet keep-alive connection is still open");
 }

@@ -1,27 +1,18 @@
 //! Structural search: `ast-grep-core` patterns over the grammars of `hashline-syntax`'s
-//! language registry, files walked in parallel with the same rules as text search, and
+//! language registry (compiled and bounded here; files are searched in `ast_files`), and
 //! every match located on hashline's line model.
 
 use std::borrow::Cow;
-use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use ast_grep_core::matcher::PatternBuilder;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc, TSLanguage};
 use ast_grep_core::{Language, Pattern, PatternError};
-use hashline_core::document::BOM;
 use hashline_core::{Document, LineNo};
-use hashline_syntax::LanguageId;
+use hashline_syntax::{LanguageId, ParseLimits};
 
-use crate::open::open_regular;
-use crate::query::MAX_PATTERN_BYTES;
-use crate::rules::SkippedIgnoreFile;
+use crate::ast_bounds::{MAX_PATTERN_BYTES, MAX_PATTERN_DEPTH, deeper_than, repeats_metavariable};
 use crate::scan::{HitKind, HitLine};
-use crate::walk::{FileVisitor, SearchError, walk_files, walker};
-
-/// The largest file structural search reads and parses, in bytes (32 MiB): a larger one
-/// is skipped (counted in [`AstOutcome::skipped_files`]).
-pub const MAX_AST_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// A registry language as an `ast-grep-core` language (same grammar, same tree-sitter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,18 +91,36 @@ pub enum AstPatternError {
     /// The pattern is empty or blank.
     #[error("the pattern is empty")]
     Empty,
-    /// The pattern is longer than [`crate::MAX_PATTERN_BYTES`].
-    #[error("the pattern is {len} bytes long; the limit is {MAX_PATTERN_BYTES} bytes")]
-    TooLong {
-        /// Its length in bytes.
-        len: usize,
-    },
     /// The pattern does not parse in the language (the message says why).
     #[error("{0}")]
     Parse(String),
     /// The pattern parses but is not one node (no AST root, several roots, ...).
     #[error("{0}")]
     Shape(String),
+    /// The pattern is longer than [`MAX_PATTERN_BYTES`].
+    #[error("the pattern has {bytes} bytes, more than the {limit}-byte limit")]
+    TooLarge {
+        /// The pattern's length.
+        bytes: usize,
+        /// The bound.
+        limit: usize,
+    },
+    /// The pattern's syntax tree nests deeper than [`MAX_PATTERN_DEPTH`] levels.
+    #[error("the pattern nests more than {limit} levels deep as {language}")]
+    TooDeep {
+        /// The bound.
+        limit: usize,
+        /// The language it was parsed as.
+        language: &'static str,
+    },
+    /// The pattern could not be parsed within the parse bounds (too large, too slow).
+    #[error("the pattern could not be parsed as {language}: {reason}")]
+    Unbounded {
+        /// The language.
+        language: &'static str,
+        /// Which bound it passed.
+        reason: String,
+    },
 }
 
 impl From<PatternError> for AstPatternError {
@@ -125,6 +134,20 @@ impl From<PatternError> for AstPatternError {
     }
 }
 
+/// Refuses a pattern whose tree (as `ast-grep-core` will parse it for `lang`) nests deeper
+/// than [`MAX_PATTERN_DEPTH`]: compiling, matching and dropping a pattern recurse once per
+/// level. The parse itself is bounded like the syntax check's.
+fn check_depth(pattern: &str, lang: LanguageId) -> Result<(), AstPatternError> {
+    let ast_lang = AstLanguage(lang);
+    let source = ast_lang.pre_process_pattern(pattern);
+    let tree = hashline_syntax::parse(lang, source.as_bytes(), None, ParseLimits::DEFAULT)
+        .map_err(|err| AstPatternError::Unbounded { language: lang.display_name(), reason: err.to_string() })?;
+    if deeper_than(tree.root_node(), MAX_PATTERN_DEPTH) {
+        return Err(AstPatternError::TooDeep { limit: MAX_PATTERN_DEPTH, language: lang.display_name() });
+    }
+    Ok(())
+}
+
 /// A structural query: the pattern compiled for each language it may run on.
 pub struct AstQuery {
     patterns: Vec<(LanguageId, Pattern)>,
@@ -133,14 +156,20 @@ pub struct AstQuery {
     /// Words of the pattern that every match holds as written (see [`pattern_words`]): a
     /// file without one of them is not parsed.
     words: Vec<memchr::memmem::Finder<'static>>,
+    /// The pattern repeats a metavariable: matching compares subtrees of the file.
+    pub(crate) compares: bool,
 }
+
+/// How many of a pattern's words the prefilter looks for in each file.
+const MAX_PREFILTER_WORDS: usize = 8;
 
 /// The identifier-like words of a pattern outside its metavariables (`$X`, `$$$ARGS`,
 /// `$_`: a word right after `$` is skipped). A match holds every token of its pattern
 /// as written (ast-grep's default `smart` strictness matches every pattern node, a leaf by
 /// its text), so a file that lacks one of these words has no match.
 fn pattern_words(pattern: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
+    let mut words: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut chars = pattern.char_indices().peekable();
     let mut after_dollar = false;
     while let Some((start, c)) = chars.next() {
@@ -156,28 +185,31 @@ fn pattern_words(pattern: &str) -> Vec<String> {
             // A word glued to a non-ASCII identifier character is not a whole token.
             let glued = |c: Option<char>| c.is_some_and(|c| !c.is_ascii() && c.is_alphanumeric());
             let whole = !glued(pattern[..start].chars().next_back()) && !glued(pattern[end..].chars().next());
-            if !after_dollar && whole && !words.iter().any(|w| w == &pattern[start..end]) {
-                words.push(pattern[start..end].to_owned());
+            if !after_dollar && whole && seen.insert(&pattern[start..end]) {
+                words.push(&pattern[start..end]);
             }
             after_dollar = false;
         } else {
             after_dollar = c == '$';
         }
     }
-    words
+    // Each file is scanned once per word: the longest few (the rarest, most likely) do.
+    words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+    words.truncate(MAX_PREFILTER_WORDS);
+    words.sort_by_key(|w| pattern.find(w));
+    words.into_iter().map(str::to_owned).collect()
 }
 
 impl AstQuery {
     /// Compiles `pattern` for `lang`, or (without `lang`) for every registry language it
-    /// parses in. Fails when it compiles for none (the error is the first language's), or
-    /// when it is over [`crate::MAX_PATTERN_BYTES`].
+    /// parses in. Fails when it compiles for none; the error is the first language's.
     /// With `lang: typescript`, `.tsx` files are searched with the TSX grammar too.
     pub fn new(pattern: &str, lang: Option<LanguageId>) -> Result<Self, AstPatternError> {
         if pattern.trim().is_empty() {
             return Err(AstPatternError::Empty);
         }
         if pattern.len() > MAX_PATTERN_BYTES {
-            return Err(AstPatternError::TooLong { len: pattern.len() });
+            return Err(AstPatternError::TooLarge { bytes: pattern.len(), limit: MAX_PATTERN_BYTES });
         }
         let candidates: Vec<LanguageId> = match lang {
             Some(LanguageId::TypeScript) => vec![LanguageId::TypeScript, LanguageId::Tsx],
@@ -187,6 +219,10 @@ impl AstQuery {
         let mut patterns = Vec::new();
         let mut first_error = None;
         for lang in candidates {
+            if let Err(err) = check_depth(pattern, lang) {
+                first_error.get_or_insert(err);
+                continue;
+            }
             match Pattern::try_new(pattern, AstLanguage(lang)) {
                 Ok(compiled) if compiled.has_error() => {
                     first_error.get_or_insert(AstPatternError::Parse(format!(
@@ -210,17 +246,17 @@ impl AstQuery {
             .collect();
         match first_error {
             Some(err) if !usable => Err(err),
-            _ => Ok(Self { patterns, only: lang, words }),
+            _ => Ok(Self { patterns, only: lang, words, compares: repeats_metavariable(pattern) }),
         }
     }
 
     /// Whether a file's bytes may hold a match (they hold every word of the pattern).
-    fn may_match(&self, bytes: &[u8]) -> bool {
+    pub(crate) fn may_match(&self, bytes: &[u8]) -> bool {
         self.words.iter().all(|word| word.find(bytes).is_some())
     }
 
     /// The pattern and language for a file, by its extension.
-    fn for_path(&self, path: &Path) -> Option<(LanguageId, &Pattern)> {
+    pub(crate) fn for_path(&self, path: &Path) -> Option<(LanguageId, &Pattern)> {
         let by_extension = LanguageId::from_path(&path.to_string_lossy())?;
         let wanted = match (self.only, by_extension) {
             (Some(LanguageId::TypeScript), LanguageId::Tsx) => LanguageId::Tsx,
@@ -273,125 +309,6 @@ pub fn merge_ranges(matches: &[(LineNo, LineNo)]) -> Vec<(LineNo, LineNo)> {
     merged
 }
 
-/// What a structural search found.
-#[derive(Default)]
-pub struct AstOutcome {
-    /// Files with matches, sorted by path.
-    pub files: Vec<AstFileHits>,
-    /// Every match found.
-    pub total_matches: u64,
-    /// Files searched (of a language the query runs on).
-    pub searched_files: u64,
-    /// Files skipped: not UTF-8 (ast-grep needs text), over [`MAX_AST_FILE_BYTES`], or
-    /// unreadable (FIFOs, sockets and devices included).
-    pub skipped_files: u64,
-    /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
-    pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
-}
-
-/// Searches `root` (a directory walked in parallel with `rg`'s rules and the optional
-/// `glob`, or one file) for the query. `threads`: 0 = one per core. A `root` that is a
-/// FIFO, socket or device fails at once ([`crate::NotRegularFile`]).
-pub fn ast_search(
-    root: &Path,
-    query: &AstQuery,
-    glob: Option<&str>,
-    threads: usize,
-) -> Result<AstOutcome, SearchError> {
-    let meta = std::fs::metadata(root)?;
-    let mut outcome = AstOutcome::default();
-    let workers = if meta.is_dir() {
-        let (walk, rules) = walker(root, threads, glob)?;
-        let workers = walk_files(&walk, || Worker { query, found: AstOutcome::default() });
-        outcome.skipped_ignore_files = rules.skipped();
-        workers
-    } else {
-        let mut worker = Worker { query, found: AstOutcome::default() };
-        worker.search(root)?;
-        vec![worker]
-    };
-    for found in workers.into_iter().map(|w| w.found) {
-        outcome.files.extend(found.files);
-        outcome.total_matches += found.total_matches;
-        outcome.searched_files += found.searched_files;
-        outcome.skipped_files += found.skipped_files;
-    }
-    outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    Ok(outcome)
-}
-
-/// The byte ranges (first byte, last byte) of the matches of `pattern` in one source text.
-fn find_ranges(text: &str, lang: LanguageId, pattern: &Pattern) -> Vec<(usize, usize)> {
-    let root = AstLanguage(lang).ast_grep(text);
-    root.root()
-        .find_all(pattern)
-        .map(|m| {
-            let range = m.range();
-            (range.start, range.end.max(range.start + 1) - 1)
-        })
-        .collect()
-}
-
-/// The lines of byte ranges of a text that starts at `text_start` of the document's bytes
-/// (after a BOM).
-fn to_lines(doc: &Document, text_start: usize, ranges: &[(usize, usize)]) -> Vec<(LineNo, LineNo)> {
-    let starts: Vec<usize> =
-        (0..doc.line_count()).filter_map(|i| doc.content_range(LineNo::from_index(i)).map(|r| r.start)).collect();
-    let line_of = |byte: usize| LineNo::from_index(starts.partition_point(|&s| s <= byte).saturating_sub(1));
-    ranges.iter().map(|&(first, last)| (line_of(text_start + first), line_of(text_start + last))).collect()
-}
-
-/// One thread's findings.
-struct Worker<'a> {
-    query: &'a AstQuery,
-    found: AstOutcome,
-}
-
-impl Worker<'_> {
-    /// Searches one file, or fails when it cannot be read (a FIFO, socket or device with
-    /// [`crate::NotRegularFile`]). A file of no wanted language, over
-    /// [`MAX_AST_FILE_BYTES`] or not UTF-8 is skipped.
-    fn search(&mut self, path: &Path) -> io::Result<()> {
-        let Some((lang, pattern)) = self.query.for_path(path) else { return Ok(()) };
-        let opened = open_regular(path)?;
-        if opened.len > MAX_AST_FILE_BYTES {
-            self.found.skipped_files += 1;
-            return Ok(());
-        }
-        let mut bytes = Vec::with_capacity(usize::try_from(opened.len).unwrap_or(0));
-        opened.reader(MAX_AST_FILE_BYTES).read_to_end(&mut bytes)?;
-        let text_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-        let Ok(text) = std::str::from_utf8(&bytes[text_start..]) else {
-            self.found.skipped_files += 1;
-            return Ok(());
-        };
-        self.found.searched_files += 1;
-        if !self.query.may_match(text.as_bytes()) {
-            return Ok(());
-        }
-        let ranges = find_ranges(text, lang, pattern);
-        if ranges.is_empty() {
-            return Ok(());
-        }
-        // Only a file with matches gets its line model (the bytes move into it).
-        let document = Document::parse(bytes);
-        let matches = to_lines(&document, text_start, &ranges);
-        self.found.total_matches += matches.len() as u64;
-        self.found.files.push(AstFileHits { path: path.to_path_buf(), language: lang, matches, document });
-        Ok(())
-    }
-}
-
-impl FileVisitor for Worker<'_> {
-    fn file(&mut self, path: &Path) {
-        if self.search(path).is_err() {
-            self.found.skipped_files += 1;
-        }
-    }
-
-    fn error(&mut self) {}
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,6 +332,8 @@ mod tests {
         assert_eq!(pattern_words("f($_, 1, $$$)"), ["f", "1"]);
         assert_eq!(pattern_words("\"$x\" + $"), Vec::<String>::new());
         assert_eq!(pattern_words("héllo(a)"), ["a"]);
+        let many = pattern_words("f(a, bb, ccc, a, dddd, e, ffffff, g, hh, iii, jjjj, kkkkk)");
+        assert_eq!(many, ["bb", "ccc", "dddd", "ffffff", "hh", "iii", "jjjj", "kkkkk"]);
         let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
         assert!(query.may_match(b"fn a() { b.unwrap(); }"));
         assert!(!query.may_match(b"fn a() { b.expect(\"\"); }"));
@@ -427,21 +346,8 @@ mod tests {
     }
 
     #[test]
-    fn finds_rust_matches_on_the_real_lines() {
-        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
-        let bytes = b"\xEF\xBB\xBFfn a() {\r\n    let v = x\r\n        .unwrap();\r\n}\r\n".to_vec();
-        let doc = Document::parse(bytes.clone());
-        let text = std::str::from_utf8(&bytes[3..]).expect("utf8");
-        let (lang, pattern) = query.for_path(Path::new("a.rs")).expect("rust file");
-        assert_eq!(to_lines(&doc, 3, &find_ranges(text, lang, pattern)), [(line(2), line(3))]);
-        assert!(query.for_path(Path::new("a.py")).is_none());
-    }
-
-    #[test]
     fn bad_patterns_are_refused() {
         assert_eq!(AstQuery::new("  ", None).err(), Some(AstPatternError::Empty));
-        let long = format!("f({})", "a, ".repeat(MAX_PATTERN_BYTES / 3));
-        assert_eq!(AstQuery::new(&long, None).err(), Some(AstPatternError::TooLong { len: long.len() }));
         assert!(matches!(
             AstQuery::new("fn (", Some(LanguageId::Rust)),
             Err(AstPatternError::Parse(_) | AstPatternError::Shape(_))

@@ -36,6 +36,8 @@
 #![warn(missing_docs)]
 
 mod ast;
+mod ast_bounds;
+mod ast_files;
 mod open;
 mod query;
 mod rules;
@@ -44,9 +46,9 @@ mod scope;
 mod stream;
 mod walk;
 
-pub use ast::{
-    AstFileHits, AstLanguage, AstOutcome, AstPatternError, AstQuery, MAX_AST_FILE_BYTES, ast_search, merge_ranges,
-};
+pub use ast::{AstFileHits, AstLanguage, AstPatternError, AstQuery, merge_ranges};
+pub use ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_BYTES as MAX_AST_PATTERN_BYTES, MAX_PATTERN_DEPTH};
+pub use ast_files::{AstOutcome, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search};
 pub use hashline_syntax::LanguageId;
 pub use open::NotRegularFile;
 pub use query::{CompiledQuery, DFA_SIZE_LIMIT, MATCHER_SIZE_LIMIT, MAX_PATTERN_BYTES, Query, QueryError};

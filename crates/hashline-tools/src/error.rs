@@ -164,6 +164,23 @@ pub struct ToolError {
 }
 
 impl ToolError {
+    /// The error of a tool call that panicked (a bug in hashline): `internal-error`, with the
+    /// first line of the panic message. `payload` is what `catch_unwind` or a join caught.
+    pub fn panicked(tool: &str, payload: &(dyn std::any::Any + Send)) -> Self {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_owned());
+        let what = what.lines().next().unwrap_or_default();
+        Self::new(
+            ErrorCode::InternalError,
+            format!(
+                "Internal error: {tool} failed unexpectedly ({what}). This is a bug in hashline. A file it was writing holds its old or its new bytes, never a mix; re-read the files this call names before editing them."
+            ),
+        )
+    }
+
     /// An error with a code and a message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), hint: None, details: None, path: None }

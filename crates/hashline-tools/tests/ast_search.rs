@@ -143,3 +143,103 @@ fn a_line_between_merged_matches_is_a_context_row() {
     ");
     assert_eq!(result.ptc_value()["files"][0]["lines"].as_array().map(Vec::len), Some(4));
 }
+
+/// A pattern nested 30,000 deep (issue 20) used to overflow the stack and abort the process;
+/// it is refused, in every language and without `lang`, and one just under the bound works.
+#[test]
+fn a_pattern_nested_too_deep_is_refused() {
+    let ws = Ws::new();
+    ws.file("a.js", "let a = ((x));\nlet b = [[[y]]];\n");
+    let parens = "(".repeat(30_000) + "x" + &")".repeat(30_000);
+    let brackets = "[".repeat(30_000) + "]".repeat(30_000).as_str();
+    let chain = "a".to_owned() + &".b".repeat(30_000);
+    for pattern in [&parens, &brackets, &chain] {
+        for lang in [Some("js"), Some("rust"), Some("python"), None] {
+            let mut args = json!({"pattern": pattern});
+            if let Some(lang) = lang {
+                args["lang"] = json!(lang);
+            }
+            let result = search(&ws, args);
+            assert_eq!(
+                code(&result),
+                "invalid-pattern",
+                "{lang:?}: {}",
+                &result.text()[..200.min(result.text().len())]
+            );
+        }
+    }
+    let result = search(&ws, json!({"pattern": parens, "lang": "js"}));
+    assert_snapshot!(result.text().replace(&"(".repeat(200), "<200 x (>"), @r#"
+    Invalid pattern "<200 x (>…": the pattern nests more than 256 levels deep as JavaScript
+    Write the pattern as code of the language (one expression, statement or item), with $NAME and $$$NAME metavariables, and set lang.
+    "#);
+    let shallow = "(".repeat(200) + "x" + &")".repeat(200);
+    assert!(!search(&ws, json!({"pattern": shallow, "lang": "js"})).is_error);
+}
+/// A pattern that repeats a metavariable compares subtrees recursively: a file nesting
+/// deeper than the bound is not searched (and reported), and the search survives.
+#[test]
+fn a_repeated_metavariable_skips_a_file_nested_too_deep() {
+    let ws = Ws::new();
+    let deep = "(".repeat(20_000) + "x" + &")".repeat(20_000);
+    ws.file("deep.js", format!("let v = {deep} + {deep};\n"));
+    ws.file("flat.js", "let w = y + y;\n");
+    let result = search(&ws, json!({"pattern": "$A + $A", "lang": "js"}));
+    assert!(!result.is_error, "{}", result.text());
+    let value = result.ptc_value();
+    assert_eq!(value["totalMatches"], 1);
+    assert_eq!(value["completeness"]["tooDeepFiles"], 1);
+    assert_eq!(value["completeness"]["search"], "partial");
+}
+
+/// A file over the size bound is not read, and the result says so (issue 20: a 40 MB file
+/// took 9.8 GB and 95 s).
+#[test]
+fn a_file_over_the_size_bound_is_reported_not_searched() {
+    let ws = Ws::new();
+    let line = "console.log(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20);\n";
+    ws.file("big.js", line.repeat(4 * 1024 * 1024 / line.len() + 1));
+    ws.file("small.js", "console.log(1);\n");
+    let result = search(&ws, json!({"pattern": "console.log($$$A)"}));
+    assert!(!result.is_error, "{}", result.text());
+    assert_snapshot!(ws.redact(&result.text()), @r"
+    --- small.js ---
+    >>1:545|console.log(1);
+
+    [Not searched: 1 file over the 4 MiB ast_search limit (big.js). Use grep on them.]
+    ");
+    let value = result.ptc_value();
+    assert_eq!(value["totalMatches"], 1);
+    assert_eq!(value["completeness"]["search"], "partial");
+    assert_eq!(value["completeness"]["tooLargeFiles"], 1);
+    assert_eq!(value["completeness"]["notSearched"][0]["reason"], "too-large");
+    let alone = search(&ws, json!({"pattern": "console.log($$$A)", "path": "big.js"}));
+    assert_eq!(alone.ptc_value()["completeness"]["tooLargeFiles"], 1);
+    let small = search(&ws, json!({"pattern": "console.log($$$A)", "path": "small.js"}));
+    assert_eq!(
+        small.ptc_value()["completeness"],
+        json!({"search": "complete", "tooLargeFiles": 0, "timedOutFiles": 0, "tooDeepFiles": 0, "notSearched": []})
+    );
+}
+
+/// A wide pattern (many distinct words, shallow) is answered promptly: a pattern over the
+/// size bound is refused, and one under it with 20,000 distinct words neither stalls on
+/// its words nor scans each file once per word.
+#[test]
+fn a_wide_pattern_is_answered_promptly() {
+    let ws = Ws::new();
+    ws.file("a.js", "let a = f(1);\n".repeat(2000));
+    let started = std::time::Instant::now();
+    let huge = "f(".to_owned() + &(0..60_000).map(|i| format!("w{i}")).collect::<Vec<_>>().join(", ") + ")";
+    let result = search(&ws, json!({"pattern": huge}));
+    assert_eq!(code(&result), "invalid-pattern", "{}", &result.text()[..200.min(result.text().len())]);
+    assert!(
+        result.text().contains("more than the 262144-byte limit"),
+        "{}",
+        &result.text()[..300.min(result.text().len())]
+    );
+    let wide = "f(".to_owned() + &(0..20_000).map(|i| format!("w{i}")).collect::<Vec<_>>().join(", ") + ")";
+    let result = search(&ws, json!({"pattern": wide, "lang": "js"}));
+    assert!(!result.is_error, "{}", &result.text()[..200.min(result.text().len())]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "took {:?}", started.elapsed());
+}

@@ -40,7 +40,8 @@ number, e.g. `$X.unwrap()`, `fn $NAME($$$ARGS) -> Result<$$$T>`, `console.log($$
 javascript, typescript (also .tsx files), tsx, java, go; inferred per file from the extension when absent. `path` (a \
 directory or one file) and `glob` narrow it. Output: `--- path ---` then rows `>>LINE:HASH|text` for matched lines \
 (nearby matches merge into one block); the anchors work in edit directly. `limit` (default 100) caps raw matches in \
-path order; a block too large for the 2000-line / 50 KB budget is left out with a notice.";
+path order; a block too large for the 2000-line / 50 KB budget is left out with a notice. Files over 4 MiB, or \
+whose parse or match takes over 2 s, are not searched and are named in a `[Not searched: …]` line (grep them).";
 
 /// `edit`.
 pub const EDIT: &str = "Edit a text file by anchors. Each item of `edits` has exactly one key: \

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -40,6 +40,21 @@ pub(crate) mod code {
     pub const TOO_MANY_SESSIONS: i64 = -32003;
     /// The server is shutting down (HTTP 503).
     pub const SHUTTING_DOWN: i64 = -32004;
+    /// The request's body did not arrive within the body timeout (HTTP 408).
+    pub const BODY_TIMEOUT: i64 = -32005;
+    /// The request's body is larger than the bound (HTTP 413).
+    pub const BODY_TOO_LARGE: i64 = -32006;
+    /// The request's body could not be read (HTTP 400).
+    pub const BAD_BODY: i64 = -32600;
+}
+
+/// How the gate reads request bodies.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BodyLimits {
+    /// The largest body, in bytes.
+    pub max_bytes: usize,
+    /// How long the whole body may take to arrive once the headers are in.
+    pub timeout: Duration,
 }
 
 /// One open session: whose it is and when it was last used.
@@ -56,6 +71,7 @@ pub(crate) struct Gate {
     tokens: Tokens,
     max_sessions: usize,
     idle_timeout: Duration,
+    body: BodyLimits,
     sessions: Mutex<HashMap<String, Entry>>,
     /// Held while a request without a session id may open one, so the count holds.
     opening: tokio::sync::Mutex<()>,
@@ -71,6 +87,7 @@ impl Gate {
         tokens: Tokens,
         max_sessions: usize,
         idle_timeout: Duration,
+        body: BodyLimits,
         stopping: CancellationToken,
     ) -> Self {
         Self {
@@ -79,6 +96,7 @@ impl Gate {
             tokens,
             max_sessions,
             idle_timeout,
+            body,
             sessions: Mutex::new(HashMap::new()),
             opening: tokio::sync::Mutex::new(()),
             in_flight: AtomicUsize::new(0),
@@ -100,7 +118,7 @@ impl Gate {
     pub(crate) async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Response<HttpBody>
     where
         B: Body + Send + 'static,
-        B::Error: std::fmt::Display,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         if self.stopping.is_cancelled() {
             return refusal(StatusCode::SERVICE_UNAVAILABLE, code::SHUTTING_DOWN, "The server is shutting down.");
@@ -115,10 +133,17 @@ impl Gate {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return response;
         };
-        let session = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let method = request.method().clone();
-        // Long-lived event streams (GET) do not hold a shutdown back; calls (POST) do.
-        let counted = method == Method::POST;
+        // Long-lived event streams (GET) do not hold a shutdown back; calls (POST) do, from
+        // the moment their body starts to arrive.
+        let mut activity = Activity::new(&self, None, method == Method::POST);
+        // The whole body is read here, bounded in size and time, before any lock is taken or
+        // any session is marked in use: a client sending slowly holds up only itself.
+        let request = match read_body(request, self.body).await {
+            Ok(request) => request,
+            Err(refused) => return *refused,
+        };
+        let session = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
         match session {
             Some(id) => {
                 if !self.enter(&id, token) {
@@ -128,7 +153,7 @@ impl Gate {
                         "Session not found: it ended, expired, or was never opened with this token; initialize a new one.",
                     );
                 }
-                let activity = Activity::new(&self, Some(id.clone()), counted);
+                activity.session = Some(id.clone());
                 let response = self.mcp.handle(request).await;
                 if method == Method::DELETE && response.status().is_success() {
                     self.sessions().remove(&id);
@@ -136,7 +161,6 @@ impl Gate {
                 activity.attach(response)
             }
             None => {
-                let activity = Activity::new(&self, None, counted);
                 if method != Method::POST {
                     return activity.attach(self.mcp.handle(request).await);
                 }
@@ -213,6 +237,36 @@ impl Gate {
             notified.await;
         }
     }
+}
+
+/// The request with its whole body read, or the refusal when the body is too large, too
+/// slow, or broken (those close the connection: the rest of the body is not read).
+async fn read_body<B>(request: Request<B>, limits: BodyLimits) -> Result<Request<Full<Bytes>>, Box<Response<HttpBody>>>
+where
+    B: Body + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(limits.timeout, Limited::new(body, limits.max_bytes).collect()).await;
+    let (status, code, message) = match read {
+        Ok(Ok(collected)) => return Ok(Request::from_parts(parts, Full::new(collected.to_bytes()))),
+        Err(_) => (
+            StatusCode::REQUEST_TIMEOUT,
+            code::BODY_TIMEOUT,
+            format!("Request timeout: the body did not arrive within {} s.", limits.timeout.as_secs_f32()),
+        ),
+        Ok(Err(err)) if err.downcast_ref::<LengthLimitError>().is_some() => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            code::BODY_TOO_LARGE,
+            format!("Payload too large: the body is over {} bytes.", limits.max_bytes),
+        ),
+        Ok(Err(err)) => {
+            (StatusCode::BAD_REQUEST, code::BAD_BODY, format!("The request body could not be read: {err}."))
+        }
+    };
+    let mut response = refusal(status, code, &message);
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    Err(Box::new(response))
 }
 
 /// A request in progress: counted until its response body is done or dropped.

@@ -43,11 +43,17 @@ pub struct HttpOptions {
     pub idle_timeout: Duration,
     /// How long a shutdown waits for calls in flight before it stops anyway.
     pub drain_timeout: Duration,
+    /// How long a client may take to send a request's headers (from the first byte of the
+    /// request, or from the connection's start); the connection is closed after.
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request's body once its headers are in; the
+    /// request then gets 408 and the connection is closed.
+    pub body_timeout: Duration,
 }
 
 impl HttpOptions {
     /// The defaults: no token, no browser origin, 16 MiB bodies, 64 sessions, 30 min idle
-    /// timeout, 30 s drain.
+    /// timeout, 30 s drain, 10 s for a request's headers, 30 s for its body.
     pub fn new(server: ServerOptions) -> Self {
         Self {
             server,
@@ -57,6 +63,8 @@ impl HttpOptions {
             max_sessions: 64,
             idle_timeout: Duration::from_secs(30 * 60),
             drain_timeout: Duration::from_secs(30),
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -118,6 +126,7 @@ pub async fn serve_http(
         options.tokens.clone(),
         options.max_sessions,
         options.idle_timeout,
+        gate::BodyLimits { max_bytes: options.max_body_bytes, timeout: options.body_timeout },
         stopping.clone(),
     ));
 
@@ -139,6 +148,7 @@ pub async fn serve_http(
             accepted = listener.accept() => {
                 let Ok((stream, _peer)) = accepted else { continue };
                 let gate = Arc::clone(&gate);
+                let header_timeout = options.header_timeout;
                 tokio::spawn(async move {
                     let service = service_fn(move |request| {
                         let gate = Arc::clone(&gate);
@@ -146,7 +156,7 @@ pub async fn serve_http(
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .timer(TokioTimer::new())
-                        .header_read_timeout(Duration::from_secs(30))
+                        .header_read_timeout(header_timeout)
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
                 });

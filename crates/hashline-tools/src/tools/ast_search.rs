@@ -3,11 +3,12 @@
 //! merges their line ranges, renders whole blocks under the budget and records the rows it
 //! returned as served.
 
+use std::borrow::Cow;
 use std::fs;
 
 use hashline_core::display::display_line;
 use hashline_search::LanguageId;
-use hashline_search::{AstFileHits, AstPatternError, AstQuery, ast_search as search_ast, merge_ranges};
+use hashline_search::{AstFileHits, AstLimits, AstPatternError, AstQuery, ast_search as search_ast, merge_ranges};
 use hashline_view::{MatchesMeta, SearchFileMatches, SearchLineMatch};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,10 @@ use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
 use crate::tool::Tool;
 use crate::warning::Warning;
+
+mod completeness;
+
+pub use completeness::{AstCompleteness, AstSearchState, NotSearchedFile, NotSearchedReason};
 
 /// How many raw matches `ast_search` admits when `limit` is not given.
 pub const DEFAULT_LIMIT: u32 = 100;
@@ -82,6 +87,8 @@ pub struct AstSearchValue {
     pub omitted_blocks: u64,
     /// Files skipped because they are not UTF-8 text or could not be read.
     pub skipped_files: u64,
+    /// Files the search's bounds kept from being searched (size, time, depth).
+    pub completeness: AstCompleteness,
     /// Warnings shown above the results.
     pub warnings: Vec<Warning>,
 }
@@ -138,7 +145,8 @@ pub fn ast_search_in(
     }
     let query = AstQuery::new(&args.pattern, lang).map_err(|err| pattern_error(&args.pattern, err))?;
     let glob = args.glob.as_deref().filter(|g| !g.is_empty());
-    let found = search_ast(&path.real, &query, glob, 0).map_err(|err| match err {
+    let limits = AstLimits::DEFAULT;
+    let found = search_ast(&path.real, &query, glob, 0, limits).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
@@ -177,6 +185,10 @@ pub fn ast_search_in(
     let rendered = render(&args.pattern, &blocks, limit_cut.then_some((admitted as u64, total)));
     let mut text: String = warnings.iter().map(|w| format!("{}\n\n", w.message)).collect();
     text.push_str(&rendered.text);
+    if let Some(notice) = completeness::notice(session, &found, limits) {
+        text.push_str("\n\n");
+        text.push_str(&notice);
+    }
     let shown_blocks = rendered.shown.iter().filter(|s| **s).count();
     let meta = matches_meta(&blocks, &rendered.shown, total, limit_cut || shown_blocks < blocks.len());
     let value = AstSearchValue {
@@ -186,6 +198,7 @@ pub fn ast_search_in(
         limit_reached: limit_cut,
         omitted_blocks: (blocks.len() - shown_blocks) as u64,
         skipped_files: found.skipped_files,
+        completeness: AstCompleteness::of(&found),
         warnings,
     };
     Ok(ToolOutput::text(value, text).with_meta(meta))
@@ -205,17 +218,23 @@ fn unsupported(name: &str) -> ToolError {
 fn pattern_error(pattern: &str, err: AstPatternError) -> ToolError {
     let code = match err {
         AstPatternError::Parse(_) => ErrorCode::PatternParseError,
-        AstPatternError::Empty | AstPatternError::Shape(_) | AstPatternError::TooLong { .. } => {
-            ErrorCode::InvalidPattern
-        }
+        AstPatternError::Empty
+        | AstPatternError::Shape(_)
+        | AstPatternError::TooLarge { .. }
+        | AstPatternError::TooDeep { .. }
+        | AstPatternError::Unbounded { .. } => ErrorCode::InvalidPattern,
     };
-    let message = match err {
-        // Too long to quote back.
-        AstPatternError::TooLong { .. } => format!("Invalid pattern: {err}."),
-        _ => format!("Invalid pattern {}: {err}", quoted(pattern)),
-    };
-    ToolError::new(code, message)
+    ToolError::new(code, format!("Invalid pattern {}: {err}", quoted(&clip_pattern(pattern))))
         .with_hint("Write the pattern as code of the language (one expression, statement or item), with $NAME and $$$NAME metavariables, and set lang.")
+}
+
+/// The pattern as an error message quotes it: at most 200 characters, then `…`.
+fn clip_pattern(pattern: &str) -> Cow<'_, str> {
+    const SHOWN: usize = 200;
+    match pattern.char_indices().nth(SHOWN) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &pattern[..cut])),
+        None => Cow::Borrowed(pattern),
+    }
 }
 
 fn served_row(line: &PtcLine) -> Option<(hashline_core::LineNo, hashline_core::LineHash)> {

@@ -1,0 +1,309 @@
+//! Structural search over files: each file of a query's languages read, parsed and
+//! matched within [`AstLimits`], in parallel with the walk of text search; what the bounds
+//! kept out is counted and named.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ast_grep_core::matcher::MatcherExt;
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{AstGrep, Matcher, Pattern};
+use hashline_core::document::BOM;
+use hashline_core::{Document, LineNo};
+use hashline_syntax::{LanguageId, ParseLimits, SyntaxError};
+
+use crate::ast::{AstFileHits, AstLanguage, AstQuery};
+use crate::ast_bounds::{AstLimits, Held, InFlight, MAX_COMPARE_DEPTH, deeper_than};
+use crate::open::open_regular;
+use crate::rules::SkippedIgnoreFile;
+use crate::walk::{FileVisitor, SearchError, walk_files, walker};
+
+/// Why a file of the search's languages was not searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NotSearched {
+    /// Larger than [`AstLimits::max_file_bytes`].
+    TooLarge,
+    /// Its parse or its match ran past the time bound, or it was reached after the search's
+    /// own time bound.
+    TimedOut,
+    /// The pattern repeats a metavariable and the file nests deeper than
+    /// [`MAX_COMPARE_DEPTH`](crate::MAX_COMPARE_DEPTH).
+    TooDeep,
+}
+
+/// How many skipped files a search keeps by name (it counts them all).
+pub const MAX_NOT_SEARCHED_KEPT: usize = 1000;
+
+/// What a structural search found.
+#[derive(Default)]
+pub struct AstOutcome {
+    /// Files with matches, sorted by path.
+    pub files: Vec<AstFileHits>,
+    /// Every match found.
+    pub total_matches: u64,
+    /// Files searched (of a language the query runs on).
+    pub searched_files: u64,
+    /// Files skipped: not UTF-8 (ast-grep needs text), or unreadable (FIFOs, sockets and
+    /// devices met in the walk included).
+    pub skipped_files: u64,
+    /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
+    pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
+    /// Files a bound kept from being searched, by reason.
+    pub too_large_files: u64,
+    /// See [`NotSearched::TimedOut`].
+    pub timed_out_files: u64,
+    /// See [`NotSearched::TooDeep`].
+    pub too_deep_files: u64,
+    /// The files a bound kept from being searched (the first [`MAX_NOT_SEARCHED_KEPT`] a
+    /// thread met), sorted by path.
+    pub not_searched: Vec<(PathBuf, NotSearched)>,
+}
+
+impl AstOutcome {
+    fn not_searched(&mut self, path: &Path, why: NotSearched) {
+        *match why {
+            NotSearched::TooLarge => &mut self.too_large_files,
+            NotSearched::TimedOut => &mut self.timed_out_files,
+            NotSearched::TooDeep => &mut self.too_deep_files,
+        } += 1;
+        if self.not_searched.len() < MAX_NOT_SEARCHED_KEPT {
+            self.not_searched.push((path.to_path_buf(), why));
+        }
+    }
+
+    fn absorb(&mut self, found: AstOutcome) {
+        self.files.extend(found.files);
+        self.total_matches += found.total_matches;
+        self.searched_files += found.searched_files;
+        self.skipped_files += found.skipped_files;
+        self.too_large_files += found.too_large_files;
+        self.timed_out_files += found.timed_out_files;
+        self.too_deep_files += found.too_deep_files;
+        self.not_searched.extend(found.not_searched);
+    }
+}
+
+/// Searches `root` (a directory walked in parallel with `rg`'s rules and the optional
+/// `glob`, or one file) for the query, each file within `limits`. `threads`: 0 = one per
+/// core.
+pub fn ast_search(
+    root: &Path,
+    query: &AstQuery,
+    glob: Option<&str>,
+    threads: usize,
+    limits: AstLimits,
+) -> Result<AstOutcome, SearchError> {
+    let meta = std::fs::metadata(root)?;
+    let in_flight = InFlight::new(limits.max_bytes_in_flight);
+    let deadline = Instant::now().checked_add(limits.max_search_time);
+    let make = || Worker { query, limits, in_flight: &in_flight, deadline, found: AstOutcome::default() };
+    let mut outcome = AstOutcome::default();
+    let workers = if meta.is_dir() {
+        let (walk, rules) = walker(root, threads, glob)?;
+        let workers = walk_files(&walk, make);
+        outcome.skipped_ignore_files = rules.skipped();
+        workers
+    } else {
+        // A FIFO, socket or device named as the path fails at once, as `read` does
+        // ([`crate::NotRegularFile`]); one met in a walk is skipped.
+        drop(open_regular(root)?);
+        let mut worker = make();
+        worker.file(root);
+        vec![worker]
+    };
+    for worker in workers {
+        outcome.absorb(worker.found);
+    }
+    outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    outcome.not_searched.sort_unstable();
+    outcome.not_searched.truncate(MAX_NOT_SEARCHED_KEPT);
+    Ok(outcome)
+}
+
+/// The byte ranges (first byte, last byte) of the matches of `pattern` in one source text,
+/// or why the file cannot be searched within `limits`. `compares`: the pattern repeats a
+/// metavariable, so the file's depth is bounded too.
+fn find_ranges(
+    text: &str,
+    lang: LanguageId,
+    pattern: &Pattern,
+    compares: bool,
+    limits: AstLimits,
+) -> Result<Vec<(usize, usize)>, NotSearched> {
+    let parse_limits = ParseLimits { max_bytes: usize::MAX, max_time: limits.max_parse_time };
+    let tree = match hashline_syntax::parse(lang, text.as_bytes(), None, parse_limits) {
+        Ok(tree) => tree,
+        Err(SyntaxError::TooLarge { .. }) => return Err(NotSearched::TooLarge),
+        Err(_) => return Err(NotSearched::TimedOut),
+    };
+    if compares && deeper_than(tree.root_node(), MAX_COMPARE_DEPTH) {
+        return Err(NotSearched::TooDeep);
+    }
+    let root = AstGrep::doc(StrDoc { src: text.to_owned(), lang: AstLanguage(lang), tree });
+    let kinds = pattern.potential_kinds();
+    let started = Instant::now();
+    let mut ranges = Vec::new();
+    for (visited, node) in root.root().dfs().enumerate() {
+        if visited % 1024 == 0 && started.elapsed() > limits.max_match_time {
+            return Err(NotSearched::TimedOut);
+        }
+        if kinds.as_ref().is_some_and(|kinds| !kinds.contains(node.kind_id().into())) {
+            continue;
+        }
+        if let Some(found) = pattern.match_node(node) {
+            let range = found.range();
+            ranges.push((range.start, range.end.max(range.start + 1) - 1));
+        }
+    }
+    Ok(ranges)
+}
+
+/// The lines of byte ranges of a text that starts at `text_start` of the document's bytes
+/// (after a BOM).
+fn to_lines(doc: &Document, text_start: usize, ranges: &[(usize, usize)]) -> Vec<(LineNo, LineNo)> {
+    let starts: Vec<usize> =
+        (0..doc.line_count()).filter_map(|i| doc.content_range(LineNo::from_index(i)).map(|r| r.start)).collect();
+    let line_of = |byte: usize| LineNo::from_index(starts.partition_point(|&s| s <= byte).saturating_sub(1));
+    ranges.iter().map(|&(first, last)| (line_of(text_start + first), line_of(text_start + last))).collect()
+}
+
+/// One thread's findings.
+struct Worker<'a> {
+    query: &'a AstQuery,
+    limits: AstLimits,
+    in_flight: &'a InFlight,
+    /// Files reached after this are not searched (`None`: a bound too far to be reached).
+    deadline: Option<Instant>,
+    found: AstOutcome,
+}
+
+/// The file's bytes, at most the size bound, held in the search's bytes in flight;
+/// `Err(None)` when it cannot be read, or is not a regular file (a FIFO would block the
+/// read).
+fn read<'p>(
+    path: &Path,
+    limits: AstLimits,
+    in_flight: &'p InFlight,
+) -> Result<(Vec<u8>, Held<'p>), Option<NotSearched>> {
+    // Opened without waiting, the type checked on the handle; read up to its length then.
+    let opened = open_regular(path).map_err(|_| None)?;
+    if opened.len > limits.max_file_bytes {
+        return Err(Some(NotSearched::TooLarge));
+    }
+    let held = in_flight.hold(opened.len);
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len).unwrap_or(0));
+    opened.reader(limits.max_file_bytes).read_to_end(&mut bytes).map_err(|_| None)?;
+    Ok((bytes, held))
+}
+
+impl FileVisitor for Worker<'_> {
+    fn file(&mut self, path: &Path) {
+        let Some((lang, pattern)) = self.query.for_path(path) else { return };
+        if self.deadline.is_some_and(|deadline| Instant::now() > deadline) {
+            return self.found.not_searched(path, NotSearched::TimedOut);
+        }
+        let (bytes, held) = match read(path, self.limits, self.in_flight) {
+            Ok(read) => read,
+            Err(Some(why)) => return self.found.not_searched(path, why),
+            Err(None) => {
+                self.found.skipped_files += 1;
+                return;
+            }
+        };
+        let text_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        let Ok(text) = std::str::from_utf8(&bytes[text_start..]) else {
+            self.found.skipped_files += 1;
+            return;
+        };
+        if !self.query.may_match(text.as_bytes()) {
+            self.found.searched_files += 1;
+            return;
+        }
+        let ranges = match find_ranges(text, lang, pattern, self.query.compares, self.limits) {
+            Ok(ranges) => ranges,
+            Err(why) => return self.found.not_searched(path, why),
+        };
+        drop(held);
+        self.found.searched_files += 1;
+        if ranges.is_empty() {
+            return;
+        }
+        // Only a file with matches gets its line model (the bytes move into it).
+        let document = Document::parse(bytes);
+        let matches = to_lines(&document, text_start, &ranges);
+        self.found.total_matches += matches.len() as u64;
+        self.found.files.push(AstFileHits { path: path.to_path_buf(), language: lang, matches, document });
+    }
+
+    fn error(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn line(n: u32) -> LineNo {
+        LineNo::new(n).expect("line")
+    }
+
+    #[test]
+    fn finds_rust_matches_on_the_real_lines() {
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        let bytes = b"\xEF\xBB\xBFfn a() {\r\n    let v = x\r\n        .unwrap();\r\n}\r\n".to_vec();
+        let doc = Document::parse(bytes.clone());
+        let text = std::str::from_utf8(&bytes[3..]).expect("utf8");
+        let (lang, pattern) = query.for_path(Path::new("a.rs")).expect("rust file");
+        let ranges = find_ranges(text, lang, pattern, false, AstLimits::DEFAULT).expect("searched");
+        assert_eq!(to_lines(&doc, 3, &ranges), [(line(2), line(3))]);
+        assert!(query.for_path(Path::new("a.py")).is_none());
+    }
+
+    #[test]
+    fn files_past_a_bound_are_counted_and_named_not_searched() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("big.rs"), "fn a() { b.unwrap(); }\n".repeat(20_000)).expect("write");
+        std::fs::write(dir.path().join("small.rs"), "fn a() { b.unwrap(); }\n").expect("write");
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        let run = |limits| ast_search(dir.path(), &query, None, 1, limits).expect("search");
+        let whole = run(AstLimits::DEFAULT);
+        assert_eq!((whole.total_matches, whole.searched_files, whole.not_searched.len()), (20_001, 2, 0));
+
+        let small = AstLimits { max_file_bytes: 1000, ..AstLimits::DEFAULT };
+        let found = run(small);
+        assert_eq!((found.total_matches, found.searched_files, found.too_large_files), (1, 1, 1));
+        assert_eq!(found.not_searched, [(dir.path().join("big.rs"), NotSearched::TooLarge)]);
+
+        let no_parse_time = AstLimits { max_parse_time: Duration::ZERO, ..AstLimits::DEFAULT };
+        let found = run(no_parse_time);
+        assert_eq!(found.timed_out_files, 1, "the big file's parse is cancelled");
+        assert_eq!(found.not_searched[0], (dir.path().join("big.rs"), NotSearched::TimedOut));
+
+        let no_match_time = AstLimits { max_match_time: Duration::ZERO, ..AstLimits::DEFAULT };
+        let found = run(no_match_time);
+        assert_eq!((found.total_matches, found.timed_out_files), (0, 2));
+
+        let no_search_time = AstLimits { max_search_time: Duration::ZERO, ..AstLimits::DEFAULT };
+        let found = run(no_search_time);
+        assert_eq!((found.total_matches, found.searched_files, found.timed_out_files), (0, 0, 2));
+    }
+
+    #[test]
+    fn a_special_file_is_skipped_without_blocking() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("pipe.rs");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return;
+        }
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        // Named as the path: refused at once, as read refuses it.
+        let err = ast_search(&fifo, &query, None, 1, AstLimits::DEFAULT).err().expect("refused");
+        assert!(matches!(&err, SearchError::Io(io) if crate::NotRegularFile::is(io)), "{err:?}");
+        // Met in a walk: skipped.
+        let found = ast_search(dir.path(), &query, None, 1, AstLimits::DEFAULT).expect("search");
+        assert_eq!(found.searched_files, 0);
+    }
+}
