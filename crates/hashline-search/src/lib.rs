@@ -52,7 +52,7 @@ pub use ast_files::{AstOutcome, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search};
 pub use hashline_syntax::LanguageId;
 pub use open::NotRegularFile;
 pub use query::{CompiledQuery, DFA_SIZE_LIMIT, MATCHER_SIZE_LIMIT, MAX_PATTERN_BYTES, Query, QueryError};
-pub use rules::{IgnoreConfig, MAX_IGNORE_FILE_BYTES, SkipReason, SkippedIgnoreFile, TreeRules};
+pub use rules::{IgnoreConfig, MAX_IGNORE_FILE_BYTES, RESERVED_DIR, SkipReason, SkippedIgnoreFile, TreeRules};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
 pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};
 pub use stream::{MAX_KEPT_BYTES, MAX_LINE_BYTES};

@@ -29,6 +29,9 @@ use ignore::{DirEntry, Match, WalkBuilder};
 
 use crate::open::{NotRegularFile, read_capped};
 
+/// The name of hashline's journal directory (`.hashline-journal`): no walk enters it.
+pub const RESERVED_DIR: &str = ".hashline-journal";
+
 /// The largest ignore file read, in bytes (1 MiB): a larger one is skipped.
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
 
@@ -186,7 +189,8 @@ impl TreeRules {
         walk
     }
 
-    /// Whether the walk keeps an entry (and, for a directory, enters it).
+    /// Whether the walk keeps an entry (and, for a directory, enters it). A directory named
+    /// [`RESERVED_DIR`] is never kept.
     pub fn keep(&self, entry: &DirEntry) -> bool {
         if entry.depth() == 0 {
             return true;
@@ -196,6 +200,11 @@ impl TreeRules {
             return false;
         }
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        // hashline's own journal (`hashline_tools::journal`) is never listed or searched,
+        // whatever the rules and globs say.
+        if is_dir && name == RESERVED_DIR {
+            return false;
+        }
         match self.matched(entry.path(), is_dir) {
             Some(ignored) => !ignored,
             None => !(self.config.hidden && name.as_encoded_bytes().starts_with(b".")),

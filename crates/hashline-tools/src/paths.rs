@@ -8,7 +8,7 @@ use crate::error::{ErrorCode, ToolError};
 
 /// The journal directory's name, in the session's first root (`crate::journal`): reserved
 /// in every root.
-pub const JOURNAL_DIR: &str = ".hashline-journal";
+pub const JOURNAL_DIR: &str = hashline_search::RESERVED_DIR;
 
 /// A path argument, resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -170,3 +170,19 @@ fn the_tools_refuse_the_journal_directory_by_its_own_code() {
     assert!(!ws.path(".hashline-journal/00000001.intent").exists());
     assert!(!ws.path(".hashline-journal/00000002.intent").exists());
 }
+
+/// Walks never enter the journal: `find` (which lists hidden files) and `grep` with a glob
+/// naming it find nothing in it (on 9b00c33 `find '**/*'` listed a planted record).
+#[test]
+fn find_and_grep_never_enter_the_journal() {
+    let ws = common::Workspace::new();
+    ws.file(".hashline-journal/00000001.intent", "needle\n");
+    ws.file("a.txt", "needle\n");
+    let found = ws.call::<hashline_tools::find::FindTool>(json!({"pattern": "**/*"}));
+    assert!(!found.text().contains("00000001"), "{}", found.text());
+    assert!(found.text().contains("a.txt"), "{}", found.text());
+    let grep = ws.call::<hashline_tools::grep::GrepTool>(json!({"pattern": "needle", "glob": ".hashline-journal/**"}));
+    assert!(!grep.text().contains("00000001"), "{}", grep.text());
+    let grep = ws.call::<hashline_tools::grep::GrepTool>(json!({"pattern": "needle"}));
+    assert_eq!(grep.ptc_value()["totalMatches"], 1, "{}", grep.text());
+}
