@@ -52,12 +52,15 @@ pub(crate) fn more_row(more: usize) -> String {
     format!("... +{more} more matches")
 }
 
-/// Plain rows of one file's lines (in line order), `--` between runs that are not adjacent.
+/// Plain rows of one file's lines (in line order). With context rows, `--` between runs that
+/// are not adjacent (as ripgrep prints it); without context every row is a match and needs
+/// no separator (issue 21 item 3).
 pub(crate) fn plain_rows(display: &str, lines: &[&HitLine], rows: &mut Vec<String>, clipped: &mut bool) {
+    let with_context = lines.iter().any(|line| line.kind != HitKind::Match);
     let mut previous: Option<u32> = None;
     for line in lines {
         let number = line.line.get();
-        if previous.is_some_and(|p| number > p + 1) {
+        if with_context && previous.is_some_and(|p| number > p + 1) {
             rows.push(GAP_ROW.to_owned());
         }
         previous = Some(number);
