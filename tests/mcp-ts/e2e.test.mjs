@@ -149,8 +149,12 @@ test("a stale anchor is an isError result with hash-mismatch and fresh rows; the
   // Every row the text shows (the marked one and its context) is in updatedAnchors.
   const updated = value.error.details.updatedAnchors;
   assert.deepEqual(rows(text), anchors(updated));
-  const [marked] = rows(text, [">>>"]);
-  const target = updated.find((row) => row.anchor === marked);
+  // The targets (the rows the text marks >>>) are in the value: the anchor as sent and its
+  // line's fresh one; no need to parse the text for them.
+  const [aimed] = value.error.details.targets;
+  assert.equal(aimed.sent, stale.set_line.anchor);
+  assert.deepEqual(rows(text, [">>>"]), [aimed.anchor]);
+  const target = updated.find((row) => row.anchor === aimed.anchor);
   assert.equal(target.raw, "BETA (changed outside)");
   assert.equal(readFileSync(join(workspace, "notes.txt"), "utf8"), "alpha\nBETA (changed outside)\ngamma\n");
 

@@ -153,8 +153,12 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         # Every row the text shows (the marked one and its context) is in updatedAnchors.
         updated = error["details"]["updatedAnchors"]
         assert rows(text) == anchors(updated)
-        [marked] = rows(text, {">>>"})
-        target = next(row for row in updated if row["anchor"] == marked)
+        # The targets (the rows the text marks >>>) are in the value: the anchor as sent and
+        # its line's fresh one; no need to parse the text for them.
+        [aimed] = error["details"]["targets"]
+        assert aimed["sent"] == stale["set_line"]["anchor"]
+        assert rows(text, {">>>"}) == [aimed["anchor"]]
+        target = next(row for row in updated if row["anchor"] == aimed["anchor"])
         assert target["raw"] == "BETA (changed outside)"
         assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA (changed outside)\ngamma\n"
 

@@ -94,10 +94,12 @@ async def test_http_tools_read_edit_mismatch_and_retry(tmp_path: Path):
             assert value["error"]["code"] == "hash-mismatch"
             updated = value["error"]["details"]["updatedAnchors"]
             assert rows(text) == anchors(updated)
-            [marked] = rows(text, {">>>"})
+            [aimed] = value["error"]["details"]["targets"]
+            assert aimed["sent"] == stale["set_line"]["anchor"]
+            assert rows(text, {">>>"}) == [aimed["anchor"]]
             assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA (changed outside)\ngamma\n"
 
-            retry = {"set_line": {"anchor": marked, "new_text": "Beta"}}
+            retry = {"set_line": {"anchor": aimed["anchor"], "new_text": "Beta"}}
             result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [retry]})
             assert not result.is_error, text
             assert (tmp_path / "notes.txt").read_text() == "alpha\nBeta\ngamma\n"

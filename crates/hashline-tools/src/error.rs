@@ -141,6 +141,24 @@ struct ErrorDetails {
     /// retry with these anchors, no re-read needed.
     #[serde(skip_serializing_if = "Option::is_none")]
     updated_anchors: Option<Vec<crate::ptc::PtcLine>>,
+    /// `hash-mismatch`: the lines the refused edit aimed at (the rows the text marks with
+    /// `>>>`), each with the anchor as sent and the fresh anchor of its line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    targets: Option<Vec<RefusalTarget>>,
+}
+
+/// One line a refused edit aimed at (`details.targets`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefusalTarget {
+    /// The edit item's index in `edits`, when the refusal is about one item.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edit: Option<usize>,
+    /// The anchor as the edit sent it, or (for a line changed on disk) as it was shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent: Option<String>,
+    /// The line's fresh `LINE:HASH` anchor (`null` when the line no longer exists).
+    pub anchor: Option<String>,
 }
 
 /// A failed tool call: what the model is told and what a program can match on.

@@ -134,6 +134,12 @@ fn stale_anchor_is_refused_with_rows_and_the_retry_needs_no_read() {
         .and_then(|rows| rows.iter().find(|r| r["line"] == 2))
         .expect("the marked row");
     assert_eq!(updated["anchor"], anchor(2, "WORLD"));
+    // Issue 21 item 5: the value names the targets (the rows marked >>>), the anchor as sent
+    // and its line's fresh one — `updatedAnchors` holds context rows too (no targets on 9b00c33).
+    assert_eq!(
+        value["error"]["details"]["targets"],
+        json!([{"edit": 0, "sent": anchor(2, "world"), "anchor": anchor(2, "WORLD")}])
+    );
     let retry = ws.edit("g.txt", json!([{"set_line": {"anchor": updated["anchor"], "new_text": "planet"}}]));
     assert!(!retry.is_error, "{}", retry.text());
     assert_eq!(ws.bytes("g.txt"), b"hello\nplanet\n");
@@ -172,6 +178,11 @@ fn the_served_lines_guard_refuses_overwriting_a_line_changed_on_disk() {
 
     Decide against the current content above and re-issue the edit with these LINE:HASH anchors; no re-read is needed.
     ");
+    // The target, as it was shown and as it reads now (issue 21 item 5).
+    assert_eq!(
+        result.ptc_value()["error"]["details"]["targets"],
+        json!([{"sent": anchor(3, "3"), "anchor": anchor(3, "THREE")}])
+    );
     // The refusal showed the line: now it counts as seen.
     let retry = ws.edit("v.txt", range);
     assert!(!retry.is_error, "{}", retry.text());

@@ -182,6 +182,15 @@ fn changed_on_disk(session: &Session, file: &Prepared) -> ToolError {
     record_rows(session, &file.path, &current, &shown);
     let updated: Vec<PtcLine> =
         lines.iter().filter_map(|&l| current.line(l)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect();
+    let targets: Vec<crate::error::RefusalTarget> = lines
+        .iter()
+        .filter_map(|&l| current.line(l))
+        .map(|l| crate::error::RefusalTarget {
+            edit: None,
+            sent: None,
+            anchor: Some(format!("{}:{}", l.number, l.hash())),
+        })
+        .collect();
     ToolError::new(
         ErrorCode::HashMismatch,
         format!(
@@ -189,7 +198,7 @@ fn changed_on_disk(session: &Session, file: &Prepared) -> ToolError {
             file.path.display
         ),
     )
-    .with_details(json!({ "updatedAnchors": updated }))
+    .with_details(json!({ "updatedAnchors": updated, "targets": targets }))
     .with_path(file.path.absolute_str())
 }
 

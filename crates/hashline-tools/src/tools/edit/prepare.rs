@@ -12,7 +12,7 @@ use serde_json::json;
 use super::Request;
 use super::items::{self, Parsed};
 use super::symbols;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, RefusalTarget, ToolError};
 use crate::fsio::{Target, read_error};
 use crate::paths::ResolvedPath;
 use crate::ptc::PtcLine;
@@ -287,8 +287,19 @@ fn engine_error(session: &Session, path: &ResolvedPath, doc: &Document, err: Edi
     let mut error = ToolError::new(code, err.message).with_path(path.absolute_str());
     // Every row the text shows (marked and context rows alike; all count as served).
     let updated = fresh_rows(doc, &err.shown);
-    if !updated.is_empty() {
-        error = error.with_details(json!({ "updatedAnchors": updated }));
+    let targets: Vec<RefusalTarget> = err
+        .mismatches
+        .iter()
+        .map(|m| RefusalTarget {
+            edit: Some(m.edit),
+            sent: Some(m.expected.to_string()),
+            anchor: m.current.map(|a| a.to_string()),
+        })
+        .collect();
+    match (updated.is_empty(), targets.is_empty()) {
+        (true, true) => {}
+        (false, true) => error = error.with_details(json!({ "updatedAnchors": updated })),
+        _ => error = error.with_details(json!({ "updatedAnchors": updated, "targets": targets })),
     }
     error
 }
@@ -344,6 +355,18 @@ fn served_guard(
     if stale.is_empty() {
         return Ok(());
     }
+    let targets: Vec<RefusalTarget> = {
+        let ledger = session.ledger();
+        let served = ledger.served(&path.key);
+        stale
+            .iter()
+            .map(|&line| RefusalTarget {
+                edit: None,
+                sent: served.and_then(|s| s.hash_at(line)).map(|hash| format!("{line}:{hash}")),
+                anchor: doc.line(line).map(|l| format!("{}:{}", l.number, l.hash())),
+            })
+            .collect()
+    };
     let (rows, shown) = marked_rows(doc, &stale, 1);
     record_rows(session, path, doc, &shown);
     let n = stale.len();
@@ -355,7 +378,7 @@ fn served_guard(
             "Edit rejected — nothing was written. {n} {lines} this edit would overwrite changed on disk since you last saw {it} (>>> marks changed lines):\n\n{rows}\n\nDecide against the current content above and re-issue the edit with these LINE:HASH anchors; no re-read is needed."
         ),
     )
-    .with_details(json!({ "updatedAnchors": updated }))
+    .with_details(json!({ "updatedAnchors": updated, "targets": targets }))
     .with_path(path.absolute_str()))
 }
 
