@@ -241,7 +241,6 @@ fn a_local_bundle_adds_the_symbols_the_requested_one_uses() {
     28:ac9|  }
 
     ## Local support
-
     3:a27|/** Tax rate applied to every order. */
     4:138|export const TAX_RATE = 0.2;
 
@@ -255,6 +254,14 @@ fn a_local_bundle_adds_the_symbols_the_requested_one_uses() {
     let names: Vec<&str> =
         bundle["localSupport"].as_array().unwrap().iter().filter_map(|s| s["name"].as_str()).collect();
     assert_eq!(names, ["TAX_RATE", "roundCents"]);
+    // Issue 21 item 4: the support rows are in the value too, whole (only their anchors
+    // were on 9b00c33), and no blank line follows the section's heading.
+    let support = &bundle["localSupport"][1]["lines"];
+    assert_eq!(support.as_array().map(Vec::len), Some(4));
+    assert_eq!(support[1]["line"], 7);
+    assert_eq!(support[1]["anchor"], "7:94a");
+    assert_eq!(support[1]["raw"], "function roundCents(value: number): number {");
+    assert_eq!(result.ptc_value()["lines"].as_array().map(Vec::len), Some(4), "lines: the requested symbol's rows");
     // Support rows are served: an edit of them passes the guards.
     let edit = ws.call::<EditTool>(json!({"path": "cart.ts", "edits": [{"set_line": {"anchor": bundle["localSupport"][0]["lineAnchors"][1], "new_text": "export const TAX_RATE = 0.25;"}}]}));
     assert!(!edit.is_error, "{}", edit.text());

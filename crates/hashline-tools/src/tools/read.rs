@@ -69,7 +69,8 @@ pub struct TextRead {
     pub path: String,
     /// The lines shown.
     pub range: PtcRange,
-    /// Exactly the rows of the text, in order.
+    /// Exactly the rows of the text, in order (with `bundle`, those of the requested symbol;
+    /// the support section's rows are in `bundle.localSupport[].lines`).
     pub lines: Vec<PtcLine>,
     /// Warnings shown above the rows.
     pub warnings: Vec<Warning>,
@@ -118,6 +119,9 @@ pub struct SupportSymbol {
     pub end_line: u32,
     /// The anchors of its rows, as shown.
     pub line_anchors: Vec<String>,
+    /// Its rows as shown in the `## Local support` section (line, hash, anchor, raw and
+    /// display, as in `lines`).
+    pub lines: Vec<PtcLine>,
 }
 
 /// An image read.
@@ -331,7 +335,9 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
                 break;
             }
             used += part.rows.len();
-            text.push_str("\n\n");
+            // The heading's first rows follow it directly, as the requested symbol's do;
+            // a blank line separates one support symbol from the next.
+            text.push_str(if local_support.is_empty() { "\n" } else { "\n\n" });
             text.push_str(&part.rows);
             served.extend(part.served.iter().copied());
             local_support.push(SupportSymbol {
@@ -340,11 +346,12 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
                 parent_name: symbol.parent.clone(),
                 start_line: symbol.start_line,
                 end_line: symbol.end_line,
-                line_anchors: part.lines.into_iter().map(|l| l.anchor).collect(),
+                line_anchors: part.lines.iter().map(|l| l.anchor.clone()).collect(),
+                lines: part.lines,
             });
         }
         if local_support.is_empty() {
-            text.push_str("\n\n(none)");
+            text.push_str("\n(none)");
         }
         bundle_info = Some(BundleInfo { mode: BundleMode::Local, applied: true, local_support });
     }
