@@ -104,14 +104,10 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
-/// `$XDG_STATE_HOME/hashline`, else `~/.local/state/hashline` (absolute paths only).
+/// `$XDG_STATE_HOME/hashline`, else `~/.local/state/hashline` (absolute paths only): the
+/// library's, where the journal key lives too.
 fn state_dir() -> Option<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".local/state")))
-        .filter(|p| p.is_absolute())?;
-    Some(state.join("hashline"))
+    hashline::tools::journal::state_dir()
 }
 
 /// The root's name in the state directory (see [`file_name`]).

@@ -51,7 +51,8 @@ fn fresh() -> [u8; KEY_LEN] {
 /// Reads the key file, or makes it: written whole and synced under a temporary name,
 /// then linked into place (never replacing one another process made first).
 fn load_or_make(dir: &Path) -> io::Result<[u8; KEY_LEN]> {
-    std::fs::create_dir_all(dir)?;
+    // Private like the CLI's state directory: nobody else lists or plants files in it.
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700).create(dir)?;
     let dirfd = rustix::fs::open(dir, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
     match load(dirfd.as_fd()) {
         Err(err) if err.kind() == io::ErrorKind::NotFound => {}
