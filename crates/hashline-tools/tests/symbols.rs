@@ -376,3 +376,17 @@ fn the_fuzzy_warning_says_its_tier_and_match_in_the_value() {
     let exact = read(&ws, json!({"path": "cart.ts", "symbol": "roundCents"}));
     assert_eq!(exact.ptc_value()["warnings"], json!([]));
 }
+
+/// Issue 21 item 7: a symbol read's parse is handed to the session's syntax trees, so the
+/// next edit's check reparses only what it changes (on 9b00c33 the tree was dropped: the
+/// cache stayed empty and the edit parsed the old file from scratch).
+#[test]
+fn a_symbol_reads_parse_is_kept_for_the_next_edits_check() {
+    let ws = setup();
+    assert!(ws.session.syntax_trees().is_empty());
+    read(&ws, json!({"path": "cart.ts", "symbol": "roundCents"}));
+    let bytes = std::fs::read(ws.path("cart.ts")).expect("read");
+    let key = ws.path("cart.ts");
+    let tree = ws.session.syntax_trees().get(&key, hashline_syntax::LanguageId::TypeScript, &bytes);
+    assert!(tree.is_some_and(|t| t.census.issues.is_empty()), "the read's tree is kept");
+}

@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::map_store::ContentKey;
 use crate::paths::ResolvedPath;
 use crate::session::Session;
+use crate::tree_cache::CachedTree;
 use crate::warning::{FuzzySymbol, Warning, WarningCode};
 
 /// The symbol a read selected.
@@ -127,15 +128,18 @@ pub(crate) fn cached_map(
             {
                 return Ok(map);
             }
-            if let Some((store, content)) = store
-                && let Some(lang) = LanguageId::from_path(name)
-            {
-                // The tree is in hand: its census is stored too, for the next edit's syntax
-                // check. What cannot be stored is built again next time.
+            if let Some(lang) = LanguageId::from_path(name) {
+                // The tree is in hand: it goes to the session's trees (the next edit's syntax
+                // check reparses only what that edit changes, issue 21), and its census to the
+                // store too. What cannot be stored is built again next time.
                 let parsed = parse_document(lang, doc, ParseLimits::DEFAULT).map_err(|err| err.to_string())?;
                 let map = map_parsed(&parsed, doc);
-                let _ = store.store(key, base, content, &map);
-                let _ = store.store_census(key, base, content, &census(&parsed.tree, doc, parsed.text_start));
+                let found = census(&parsed.tree, doc, parsed.text_start);
+                if let Some((store, content)) = store {
+                    let _ = store.store(key, base, content, &map);
+                    let _ = store.store_census(key, base, content, &found);
+                }
+                session.syntax_trees().put(key, doc.as_bytes(), CachedTree { parsed, census: found });
                 return Ok(map);
             }
             let map = match map_document(name, doc) {
