@@ -73,7 +73,7 @@ pub enum SkipReason {
     NotRegular,
     /// Over [`MAX_IGNORE_FILE_BYTES`].
     TooLarge,
-    /// Its rules would take the walk past [`MAX_IGNORE_RULES`].
+    /// Its rules would take the walk past `MAX_IGNORE_RULES` (10 000).
     OverRuleBudget,
     /// Any other read error (its message).
     Unreadable(String),

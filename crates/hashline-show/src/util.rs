@@ -29,7 +29,7 @@ pub(crate) fn push_safe(out: &mut String, text: &str) {
     out.push_str(rest);
 }
 
-/// `text` as [`push_safe`] writes it.
+/// `text` as `push_safe` writes it.
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains(is_unsafe_control) {
         return std::borrow::Cow::Borrowed(text);

@@ -136,9 +136,23 @@ impl MapStore {
     /// map (a read, a symbol call, an edit keeping the new version's map) leaves the next
     /// full read nothing to decode or render.
     pub fn store(&self, key: &Path, name: &str, content: ContentKey, map: &SymbolMap) -> std::io::Result<()> {
-        let Some(body) = map.to_bytes() else { return Ok(()) };
+        self.store_rendered(key, name, content, map).map(drop)
+    }
+
+    /// [`MapStore::store`], returning the map's text it stored (so that a read that built
+    /// the map need not read it back).
+    pub fn store_rendered(
+        &self,
+        key: &Path,
+        name: &str,
+        content: ContentKey,
+        map: &SymbolMap,
+    ) -> std::io::Result<Option<String>> {
+        let Some(body) = map.to_bytes() else { return Ok(None) };
         self.store_body(Kind::Map, key, name, content, &body)?;
-        self.store_map_text(key, name, content, &hashline_symbols::render_map(name, map).text)
+        let text = hashline_symbols::render_map(name, map).text;
+        self.store_map_text(key, name, content, &text)?;
+        Ok(Some(text))
     }
 
     /// Whether a slot of `key` holds a map for `content` (its header only: the entry may

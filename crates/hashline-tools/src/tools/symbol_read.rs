@@ -115,13 +115,28 @@ pub(crate) fn cached_map(
     doc: &Document,
     mtime: Option<SystemTime>,
 ) -> Result<Option<Arc<SymbolMap>>, String> {
+    cached_map_keyed(session, key, name, doc, mtime, None, &mut None)
+}
+
+/// [`cached_map`] with the bytes' store key when the caller has it (so they are not hashed
+/// again); `text` receives the map's text when the map was built and stored now.
+fn cached_map_keyed(
+    session: &Session,
+    key: &Path,
+    name: &str,
+    doc: &Document,
+    mtime: Option<SystemTime>,
+    content: Option<ContentKey>,
+    text: &mut Option<String>,
+) -> Result<Option<Arc<SymbolMap>>, String> {
     if !hashline_symbols::has_map(name) {
         return Ok(None);
     }
     let stamp = FileStamp::of(doc.as_bytes(), mtime);
     cache()
         .get_or_build(key, stamp, || {
-            let store = session.map_store().map(|store| (store, ContentKey::of(doc.as_bytes())));
+            let store =
+                session.map_store().map(|store| (store, content.unwrap_or_else(|| ContentKey::of(doc.as_bytes()))));
             let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
             if let Some((store, content)) = store
                 && let Some(map) = store.load(key, base, content)
@@ -136,7 +151,7 @@ pub(crate) fn cached_map(
                 let map = map_parsed(&parsed, doc);
                 let found = census(&parsed.tree, doc, parsed.text_start);
                 if let Some((store, content)) = store {
-                    let _ = store.store(key, base, content, &map);
+                    *text = store.store_rendered(key, base, content, &map).ok().flatten();
                     let _ = store.store_census(key, base, content, &found);
                 }
                 session.syntax_trees().put(key, doc.as_bytes(), CachedTree { parsed, census: found });
@@ -148,7 +163,7 @@ pub(crate) fn cached_map(
             };
             if let Some((store, content)) = store {
                 // A map that cannot be stored is built again next time.
-                let _ = store.store(key, base, content, &map);
+                *text = store.store_rendered(key, base, content, &map).ok().flatten();
             }
             Ok(map)
         })
@@ -317,12 +332,16 @@ pub(crate) fn map_text(session: &Session, path: &ResolvedPath, doc: &Document) -
     if let Some(text) = stored() {
         return Ok(text);
     }
-    match file_map(session, path, doc) {
+    let mtime = std::fs::metadata(&path.absolute).ok().and_then(|m| m.modified().ok());
+    let mut built = None;
+    let content = store.as_ref().map(|(_, content)| *content);
+    match cached_map_keyed(session, &path.key, &path.display, doc, mtime, content, &mut built) {
         Ok(Some(map)) => {
-            // A map built now was stored with its text (`MapStore::store`); one taken from
-            // the store whose text entry was lost gets its text back (a text that cannot be
-            // stored is rendered again next time).
-            if let Some(text) = stored() {
+            // A map built now was stored with its text, which comes back here (a cold read
+            // hashes the bytes once and reads nothing back); one taken from the store whose
+            // text entry was lost gets its text back (a text that cannot be stored is
+            // rendered again next time).
+            if let Some(text) = built.or_else(stored) {
                 return Ok(text);
             }
             let text = render_map(name, &map).text;
