@@ -426,12 +426,12 @@ fn rollback<'d>(
 /// both, opened without blocking or following a symlink, read up to the size it had).
 fn restore_copy(jdir: BorrowedFd<'_>, copy: &str, dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<()> {
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let old = rustix::fs::openat(jdir, copy, flags, Mode::empty())?;
-    let bytes = recover::read_regular(old, u64::MAX)?;
+    let old = File::from(rustix::fs::openat(jdir, copy, flags, Mode::empty())?);
+    // A copy is of a file the tools loaded, so never over their bound.
+    let bytes = crate::nonblocking::read_opened_regular(old, crate::fsio::MAX_FILE_BYTES)?;
     let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
-    recover::ensure_regular(&fd)?;
-    let file = File::from(fd);
+    let file = File::from(rustix::fs::openat(dir, name, flags, Mode::empty())?);
+    crate::nonblocking::ensure_regular(&file)?;
     file.write_all_at(&bytes, 0)?;
     file.set_len(bytes.len() as u64)?;
     file.sync_all()

@@ -80,8 +80,7 @@ fn load(dir: std::os::fd::BorrowedFd<'_>) -> io::Result<[u8; KEY_LEN]> {
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(dir, KEY_FILE, flags, Mode::empty())?;
     let stat = rustix::fs::fstat(&fd)?;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let own = stat.st_uid == unsafe { libc::geteuid() };
+    let own = stat.st_uid == rustix::process::geteuid().as_raw();
     let regular = rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile;
     if !own || !regular || stat.st_mode & 0o077 != 0 || stat.st_size != KEY_LEN as i64 {
         return Err(io::Error::other("the journal key is not this user's private key file"));
@@ -100,10 +99,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let state = dir.path().join("state/hashline");
         let made = load_or_make(&state).expect("made");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&state).expect("dir").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "the key's directory is private");
         assert_eq!(load_or_make(&state).expect("again"), made, "the same key on the next start");
         let path = state.join(KEY_FILE);
         assert_eq!(std::fs::metadata(&path).expect("meta").len(), KEY_LEN as u64);
-        use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         assert!(load_or_make(&state).is_err(), "a key others can read is no key");
         std::fs::remove_file(&path).expect("rm");

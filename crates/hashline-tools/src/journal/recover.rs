@@ -57,20 +57,6 @@ impl Recovery {
     }
 }
 
-/// Reads the regular file `fd` whole, at most `limit` bytes, up to the length it had.
-pub(super) fn read_regular(fd: OwnedFd, limit: u64) -> io::Result<Vec<u8>> {
-    crate::nonblocking::read_opened_regular(File::from(fd), limit)
-}
-
-/// Fails unless `fd` is a regular file.
-pub(super) fn ensure_regular(fd: &OwnedFd) -> io::Result<()> {
-    let stat = rustix::fs::fstat(fd)?;
-    match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
-        rustix::fs::FileType::RegularFile => Ok(()),
-        _ => Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")),
-    }
-}
-
 /// Recovery at session start (see the module docs).
 pub fn recover(root: &RootDir) -> Recovery {
     let journal = Journal::new(root);
@@ -190,7 +176,8 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
         Err(Errno::NOENT) => return Outcome::Live,
         Err(_) => return Outcome::Ignored,
     };
-    if ensure_regular(&fd).is_err() {
+    let fd = File::from(fd);
+    if crate::nonblocking::ensure_regular(&fd).is_err() {
         return Outcome::Ignored;
     }
     // A live process holds its record's lock.
@@ -201,11 +188,11 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
     }
     // The lock is held (through this description) until the record is gone, so that
     // another session's recovery leaves it.
-    let held = match rustix::io::dup(&fd) {
+    let held = match fd.try_clone() {
         Ok(dup) => dup,
         Err(_) => return Outcome::Ignored,
     };
-    let Ok(bytes) = read_regular(held, MAX_RECORD_BYTES) else {
+    let Ok(bytes) = crate::nonblocking::read_opened_regular(held, MAX_RECORD_BYTES) else {
         return Outcome::Ignored;
     };
     let record = match record::decode(key::key(), root.path(), id, &bytes) {

@@ -132,11 +132,15 @@ fn cached_map_keyed(
     if !hashline_symbols::has_map(name) {
         return Ok(None);
     }
-    let stamp = FileStamp::of(doc.as_bytes(), mtime);
+    // With a store the bytes are hashed once, for its key, and the cache's stamp takes
+    // that hash too (without one, the stamp's own).
+    let store = session.map_store().map(|store| (store, content.unwrap_or_else(|| ContentKey::of(doc.as_bytes()))));
+    let stamp = match &store {
+        Some((_, content)) => FileStamp { size: content.size, mtime, content_hash: content.hash as u64 },
+        None => FileStamp::of(doc.as_bytes(), mtime),
+    };
     cache()
         .get_or_build(key, stamp, || {
-            let store =
-                session.map_store().map(|store| (store, content.unwrap_or_else(|| ContentKey::of(doc.as_bytes()))));
             let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
             if let Some((store, content)) = store
                 && let Some(map) = store.load(key, base, content)
