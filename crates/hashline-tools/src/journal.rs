@@ -534,4 +534,27 @@ mod tests {
         assert!(recovery.notices.is_empty());
         assert!(path.exists(), "a record hashline cannot verify stays");
     }
+
+    /// protocol §4.9 step 6: a recovery copy is written back only into a regular file,
+    /// opened without blocking or following a symlink (a FIFO or a symlink planted under
+    /// the file's name after the crash is refused at once, its target untouched).
+    #[test]
+    fn a_copy_is_restored_only_into_a_regular_file() {
+        let (dir, root) = scratch_root();
+        let jdir = Journal::new(&root).hold().expect("journal");
+        std::fs::write(dir.path().join(JOURNAL_DIR).join("0123abcd-0.old"), "old\n").unwrap();
+        let status = std::process::Command::new("mkfifo").arg(dir.path().join("pipe")).status().expect("mkfifo");
+        assert!(status.success());
+        std::fs::write(dir.path().join("target"), "keep\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("target"), dir.path().join("link")).unwrap();
+        std::fs::write(dir.path().join("plain"), "new\n").unwrap();
+        let started = std::time::Instant::now();
+        for name in ["pipe", "link"] {
+            assert!(restore_copy(jdir.as_fd(), "0123abcd-0.old", root.fd(), OsStr::new(name)).is_err(), "{name}");
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "nothing blocked");
+        assert_eq!(std::fs::read(dir.path().join("target")).unwrap(), b"keep\n");
+        restore_copy(jdir.as_fd(), "0123abcd-0.old", root.fd(), OsStr::new("plain")).expect("a regular file");
+        assert_eq!(std::fs::read(dir.path().join("plain")).unwrap(), b"old\n");
+    }
 }
