@@ -90,6 +90,9 @@ pub struct Session {
     locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
     trees: TreeCache,
     map_store: Option<Arc<MapStore>>,
+    /// How often paths were resolved and targets opened (the tests count an edit's).
+    #[cfg(test)]
+    pub(crate) counts: Counts,
 }
 
 impl Session {
@@ -150,6 +153,8 @@ impl Session {
             locks: Mutex::new(HashMap::new()),
             trees: TreeCache::default(),
             map_store: config.map_store,
+            #[cfg(test)]
+            counts: Counts::default(),
         };
         let root = session.cwd().to_string_lossy().into_owned();
         session.log_event(&LogEvent::Session { version: LOG_VERSION, root });
@@ -181,6 +186,8 @@ impl Session {
     /// (from an earlier call, or a name with rows in the ledger), so that one file is one
     /// file to the ledger, the locks and the duplicate checks (SPEC §7.4).
     pub fn resolve(&self, raw: &str) -> Result<ResolvedPath, ToolError> {
+        #[cfg(test)]
+        self.counts.resolved.fetch_add(1, Ordering::Relaxed);
         let mut path = paths::resolve(raw, self.cwd(), &self.roots, self.confined)?;
         path.key = self.key_of(&path.real);
         Ok(path)
@@ -220,6 +227,8 @@ impl Session {
 
     /// Opens and locks a file about to be changed (see [`Target::open`]).
     pub fn open_target(&self, path: &ResolvedPath, create_parents: bool) -> std::io::Result<Target> {
+        #[cfg(test)]
+        self.counts.opened.fetch_add(1, Ordering::Relaxed);
         let root = self.root_of(path).map_err(|err| std::io::Error::other(err.message))?;
         Target::open(root, path.rel(), &path.real, create_parents)
     }
@@ -387,6 +396,16 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// How often a session resolved paths and opened targets (see `Session::counts`).
+#[cfg(test)]
+#[derive(Debug, Default)]
+pub(crate) struct Counts {
+    /// `Session::resolve` calls.
+    pub(crate) resolved: AtomicU64,
+    /// `Session::open_target` calls.
+    pub(crate) opened: AtomicU64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,5 +435,41 @@ mod tests {
         let b = session.lock_path(Path::new("/x/a"));
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!Arc::ptr_eq(&a, &session.lock_path(Path::new("/x/b"))));
+    }
+
+    /// Issue 22: an `edit` resolves each path argument once and opens each file once
+    /// (`Held::resolve_all`, `Held::open` in tools/edit/prepare.rs). Before, this call
+    /// resolved 10 times (each target in three places, the move's source in four) for 3
+    /// opens.
+    #[test]
+    fn an_edit_resolves_and_opens_each_file_once() {
+        use crate::edit::EditTool;
+        use crate::read::ReadTool;
+        use crate::{CallContext, execute};
+        use serde_json::json;
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, text) in [("a.txt", "one\ntwo\n"), ("b.txt", "uno\ndos\n"), ("from.txt", "keep\nmove me\n")] {
+            std::fs::write(dir.path().join(name), text).expect("write");
+        }
+        let session = Session::open(dir.path()).expect("session");
+        for name in ["a.txt", "b.txt", "from.txt"] {
+            assert!(!execute::<ReadTool>(&session, json!({"path": name}), &CallContext::top_level()).is_error);
+        }
+        let anchor = |line: u32, text: &str| format!("{line}:{}", hashline_core::LineHash::of(text.as_bytes()));
+        let before = (session.counts.resolved.load(Ordering::Relaxed), session.counts.opened.load(Ordering::Relaxed));
+        let result = execute::<EditTool>(
+            &session,
+            json!({"files": [
+                {"path": "a.txt", "edits": [{"set_line": {"anchor": anchor(1, "one"), "new_text": "ONE"}}]},
+                {"path": "b.txt", "edits": [{"move_lines": {"start_anchor": anchor(2, "move me"), "end_anchor": anchor(2, "move me"), "after_anchor": anchor(1, "uno"), "from_path": "from.txt"}}]},
+            ]}),
+            &CallContext::top_level(),
+        );
+        assert!(!result.is_error, "{}", result.text());
+        let resolved = session.counts.resolved.load(Ordering::Relaxed) - before.0;
+        let opened = session.counts.opened.load(Ordering::Relaxed) - before.1;
+        assert_eq!((resolved, opened), (3, 3), "three files: each resolved once and opened once");
+        assert_eq!(std::fs::read_to_string(dir.path().join("b.txt")).expect("b"), "uno\nmove me\ndos\n");
+        assert_eq!(std::fs::read_to_string(dir.path().join("from.txt")).expect("from"), "keep\n");
     }
 }

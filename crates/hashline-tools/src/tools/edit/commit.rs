@@ -28,26 +28,25 @@ pub(crate) fn run(
     ctx: &CallContext,
 ) -> Result<ToolOutput<EditValue>, ToolError> {
     // Lock every file this call may touch (targets and move sources), in one order.
-    let mut paths = Vec::new();
+    let mut raw = Vec::new();
     for request in &requests {
-        paths.push(session.resolve(&request.path)?);
-        for source in move_sources(&request.edits) {
-            paths.push(session.resolve(&source)?);
-        }
+        raw.push(request.path.clone());
+        raw.extend(move_sources(&request.edits));
     }
-    let targets: Vec<_> = requests.iter().filter_map(|r| session.resolve(&r.path).ok()).map(|p| p.key).collect();
+    let resolved = Held::resolve_all(session, &raw)?;
+    let targets: Vec<_> = requests.iter().filter_map(|r| resolved.get(&r.path)).map(|p| p.key.clone()).collect();
     if targets.len() != targets.iter().collect::<std::collections::HashSet<_>>().len() {
         return Err(ToolError::new(
             ErrorCode::InvalidParamsCombo,
             "Edit rejected — nothing was written. files lists the same file twice; put all of a file's edits in one entry.",
         ));
     }
-    let mut keys: Vec<_> = paths.iter().map(|p| p.key.clone()).collect();
+    let mut keys: Vec<_> = resolved.values().map(|p| p.key.clone()).collect();
     keys.sort();
     keys.dedup();
     let locks: Vec<Arc<Mutex<()>>> = keys.iter().map(|k| session.lock_path(k)).collect();
     let _guards: Vec<_> = locks.iter().map(|l| l.lock().unwrap_or_else(|p| p.into_inner())).collect();
-    let held = Held::open(session, &paths);
+    let held = Held::open(session, resolved);
 
     let mut prepared = Vec::with_capacity(requests.len());
     for (index, request) in requests.iter().enumerate() {
@@ -60,7 +59,7 @@ pub(crate) fn run(
     let mut extra = Vec::new();
     for file in &prepared {
         for (source, op) in &file.moved_from {
-            let source_key = session.resolve(source).ok().map(|p| p.key);
+            let source_key = held.resolved(session, source).ok().map(|p| p.key);
             if source_key.is_some() && targets.iter().any(|t| Some(t) == source_key.as_ref()) {
                 return Err(ToolError::new(
                     ErrorCode::InvalidParamsCombo,

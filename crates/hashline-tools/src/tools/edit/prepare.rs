@@ -50,12 +50,27 @@ pub(crate) struct Prepared {
 /// what is read is what is compared before the commit.
 pub(crate) struct Held {
     files: HashMap<PathBuf, Result<(Target, Vec<u8>), ToolError>>,
+    /// Every path argument of the call, resolved once.
+    paths: HashMap<String, ResolvedPath>,
 }
 
 impl Held {
-    /// Opens and locks every path (one entry per identity key).
-    pub(crate) fn open(session: &Session, paths: &[ResolvedPath]) -> Self {
-        let mut sorted: Vec<&ResolvedPath> = paths.iter().collect();
+    /// Resolves every path argument of an `edit` call once (the root policy applied):
+    /// with [`Held::open`], the one place an `edit` call resolves and opens its files;
+    /// everything after takes them from the [`Held`].
+    pub(crate) fn resolve_all(session: &Session, raw: &[String]) -> Result<HashMap<String, ResolvedPath>, ToolError> {
+        let mut paths = HashMap::new();
+        for arg in raw {
+            if !paths.contains_key(arg) {
+                paths.insert(arg.clone(), session.resolve(arg)?);
+            }
+        }
+        Ok(paths)
+    }
+
+    /// Opens and locks each resolved file once (one entry per identity key).
+    pub(crate) fn open(session: &Session, paths: HashMap<String, ResolvedPath>) -> Self {
+        let mut sorted: Vec<&ResolvedPath> = paths.values().collect();
         sorted.sort_by(|a, b| a.key.cmp(&b.key));
         let mut files = HashMap::new();
         for path in sorted {
@@ -71,7 +86,16 @@ impl Held {
                 });
             files.insert(path.key.clone(), opened);
         }
-        Self { files }
+        Self { files, paths }
+    }
+
+    /// The resolved path of a path argument of the call (resolved now if it was not one
+    /// of them).
+    pub(crate) fn resolved(&self, session: &Session, raw: &str) -> Result<ResolvedPath, ToolError> {
+        match self.paths.get(raw) {
+            Some(path) => Ok(path.clone()),
+            None => session.resolve(raw),
+        }
     }
 
     /// The opened target of a key.
@@ -95,7 +119,7 @@ pub(crate) fn prepare(
     held: &Held,
     mode: SyntaxMode,
 ) -> Result<Prepared, ToolError> {
-    let path = session.resolve(&request.path)?;
+    let path = held.resolved(session, &request.path)?;
     let before = held.load(&path)?;
     let loader = |source: &str| -> Result<Arc<Document>, ToolError> {
         let from_path = |mut err: ToolError| {
@@ -104,7 +128,7 @@ pub(crate) fn prepare(
             }
             err
         };
-        let source = session.resolve(source).map_err(from_path)?;
+        let source = held.resolved(session, source).map_err(from_path)?;
         let doc = held.load(&source).map_err(from_path)?;
         gate(session, &source)?;
         Ok(Arc::new(doc))
