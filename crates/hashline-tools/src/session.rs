@@ -182,9 +182,10 @@ impl Session {
     }
 
     /// Resolves a path argument and applies the root policy (`path-outside-root`). The
-    /// key of a file with several hard links is the name the session already knows it by
-    /// (from an earlier call, or a name with rows in the ledger), so that one file is one
-    /// file to the ledger, the locks and the duplicate checks (SPEC §7.4).
+    /// key of a file the session already knows by another name — a hard link, or the same
+    /// file under another spelling (macOS' file systems fold case and Unicode
+    /// normalization; a bind mount shows one directory twice) — is that name, so that one
+    /// file is one file to the ledger, the locks and the duplicate checks (SPEC §7.4).
     pub fn resolve(&self, raw: &str) -> Result<ResolvedPath, ToolError> {
         #[cfg(test)]
         self.counts.resolved.fetch_add(1, Ordering::Relaxed);
@@ -193,21 +194,31 @@ impl Session {
         Ok(path)
     }
 
-    /// The identity key of the file at `real` (see [`Session::resolve`]): `real` itself
-    /// unless the file has several hard links and the session knows it by another name.
+    /// The identity key of the file at `real` (see [`Session::resolve`]): the first name
+    /// this session resolved the file (device, inode) by, while that name still leads to
+    /// it; for a file with several hard links that the session has not resolved yet, a
+    /// name with rows in the ledger; else `real` itself.
     pub fn key_of(&self, real: &Path) -> PathBuf {
-        let Some((id, _)) = FileId::of_path(real).filter(|(_, nlink)| *nlink > 1) else {
+        let Some((id, nlink)) = hashline_fs::lookup::identity(real) else {
             return real.to_path_buf();
         };
         let mut aliases = self.aliases.lock().unwrap_or_else(|p| p.into_inner());
-        aliases
-            .entry(id)
-            .or_insert_with(|| {
-                let ledger = self.ledger();
-                let known = ledger.paths().find(|p| *p != real && FileId::of_path(p).is_some_and(|(i, _)| i == id));
-                known.map_or_else(|| real.to_path_buf(), Path::to_path_buf)
-            })
-            .clone()
+        if let Some(known) = aliases.get(&id) {
+            // A name that no longer leads to this file (removed, its inode number reused
+            // since) is no alias any more.
+            if known == real || hashline_fs::lookup::identity(known).is_some_and(|(now, _)| now == id) {
+                return known.clone();
+            }
+        }
+        let key = if nlink > 1 {
+            let ledger = self.ledger();
+            let known = ledger.paths().find(|p| *p != real && FileId::of_path(p).is_some_and(|(i, _)| i == id));
+            known.map_or_else(|| real.to_path_buf(), Path::to_path_buf)
+        } else {
+            real.to_path_buf()
+        };
+        aliases.insert(id, key.clone());
+        key
     }
 
     /// The directory handle of the root `path` lies below.
