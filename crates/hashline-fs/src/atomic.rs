@@ -12,7 +12,7 @@ use std::os::fd::{AsFd, BorrowedFd};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
-use crate::journal::{self, Journal};
+use crate::journal::{self, Held, Journal};
 use crate::staging::temp_name;
 pub use crate::staging::{CommitError, Hook, Member, Stage};
 use crate::target::{Target, WriteState};
@@ -41,7 +41,7 @@ pub fn commit(
 /// The one-file path: temporary file, sync, compare, rename.
 fn by_rename(journal: &Journal<'_>, member: &Member<'_>, hook: &Hook) -> Result<(), CommitError> {
     let target = member.target;
-    let mut temp = Temp::create(target.dir.as_fd(), target)?;
+    let mut temp = Temp::create(journal, target.dir.as_fd(), target)?;
     temp.file.write_all(member.new)?;
     // The data must be on disk before the rename makes it the file (old or new, never a mix).
     crate::sys::sync_data(&temp.file)?;
@@ -61,25 +61,37 @@ struct Temp<'d> {
     dir: BorrowedFd<'d>,
     file: File,
     name: Option<String>,
+    /// A named temporary file made in the journal (the portable backend): the journal,
+    /// held, and the file's name there. Recovery removes it if its process dies.
+    journaled: Option<(&'d Journal<'d>, Held, String)>,
     /// Whether this process holds the target's lock, so that a file under the target's
     /// link name can only be a leftover of an earlier commit that stopped.
     locked: bool,
 }
 
 impl<'d> Temp<'d> {
-    fn create(dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
+    fn create(journal: &'d Journal<'d>, dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
         let mode = crate::target::Snapshot::mode_for(target.snapshot);
+        let locked = target.file.is_some();
         let temp = match crate::sys::unnamed_file(dir, mode)? {
             Some(file) => {
                 // Held until the file is renamed into place: recovery leaves a linked
                 // temporary file alone while its commit is alive.
                 rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
-                Self { dir, file, name: None, locked: target.file.is_some() }
+                Self { dir, file, name: None, journaled: None, locked }
             }
-            None => {
-                let (file, name) = create_named(dir, mode)?;
-                Self { dir, file, name: Some(name), locked: target.file.is_some() }
-            }
+            // Without unnamed files, made under a name in the journal, where recovery
+            // finds it if the process stops before the rename; beside the target where the
+            // journal cannot be made or is on another file system.
+            None => match journal.create_temp(mode, dir) {
+                Some((held, file, name)) => {
+                    Self { dir, file, name: None, journaled: Some((journal, held, name)), locked }
+                }
+                None => {
+                    let (file, name) = create_named(dir, mode)?;
+                    Self { dir, file, name: Some(name), journaled: None, locked }
+                }
+            },
         };
         if let Some(snapshot) = target.snapshot {
             rustix::fs::fchmod(&temp.file, snapshot.permissions())?;
@@ -101,6 +113,15 @@ impl<'d> Temp<'d> {
     /// dead one). Where the target is on another file system than the journal, it is linked
     /// beside the target instead.
     fn install(mut self, journal: &Journal<'_>, name: &OsStr) -> io::Result<()> {
+        if let Some((journal, held, temp)) = self.journaled.take() {
+            let renamed = rustix::fs::renameat(&held, temp.as_str(), self.dir, name);
+            if renamed.is_err() {
+                let _ = rustix::fs::unlinkat(&held, temp.as_str(), AtFlags::empty());
+            }
+            drop(held);
+            journal.tidy();
+            return Ok(renamed?);
+        }
         if self.name.is_none() {
             // Where the journal cannot be made (a read-only first root), link beside the
             // target.
@@ -157,6 +178,11 @@ impl Drop for Temp<'_> {
     fn drop(&mut self) {
         if let Some(name) = &self.name {
             let _ = rustix::fs::unlinkat(self.dir, name.as_str(), AtFlags::empty());
+        }
+        if let Some((journal, held, name)) = self.journaled.take() {
+            let _ = rustix::fs::unlinkat(&held, name.as_str(), AtFlags::empty());
+            drop(held);
+            journal.tidy();
         }
     }
 }

@@ -69,7 +69,7 @@ pub fn recover(root: &RootDir) -> Recovery {
                     }
                 }
             },
-            Kind::Temp => remove_dead_temp(jdir.as_fd(), text),
+            Kind::Temp => remove_dead_temp(&journal, jdir.as_fd(), text),
             // A live group's copy, or one its record no longer names: kept.
             Kind::Copy => {}
             Kind::Foreign => out.ignored.push(text.to_owned()),
@@ -170,10 +170,17 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
         return Outcome::Ignored;
     };
     // Where the journal cannot make unnamed files (the portable backend, macOS), a record
-    // is created under its name and locked just after: found empty and new, it is being
-    // born. Nothing in it could be acted on anyway; an old empty one is reported.
-    if bytes.is_empty() && is_recent(&fd) {
-        return Outcome::Live;
+    // is created under its name and locked just after, while its commit holds the
+    // journal: found empty while a commit holds it, it may be that one's; found empty when
+    // none does, its process died before it wrote a byte, and it goes.
+    if bytes.is_empty() {
+        return match Journal::new(root).in_use() {
+            Some(false) => {
+                let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
+                Outcome::Done(Vec::new())
+            }
+            _ => Outcome::Live,
+        };
     }
     let record = match record::decode(key::key(), root.path(), id, &bytes) {
         Ok(record) => record,
@@ -196,16 +203,6 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
     let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
     drop(fd);
     Outcome::Done(shown)
-}
-
-/// How long an empty record counts as one being made (see [`take_over`]).
-const BIRTH: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// Whether the file was changed within [`BIRTH`] (or its time is in the future).
-fn is_recent(file: &File) -> bool {
-    let Ok(modified) = file.metadata().and_then(|m| m.modified()) else { return false };
-    std::time::SystemTime::now().duration_since(modified).is_ok_and(|age| age < BIRTH)
-        || modified > std::time::SystemTime::now()
 }
 
 /// The entry's directory, opened beneath its root's handle (no symlink out, no `..`).
