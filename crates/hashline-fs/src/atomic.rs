@@ -49,7 +49,21 @@ fn by_rename(journal: &Journal<'_>, member: &Member<'_>, hook: &Hook) -> Result<
     if member.check && !target.unchanged(member.old, false)? {
         return Err(CommitError::Changed);
     }
-    temp.install(journal, &target.name)?;
+    let journaled = temp.journaled.is_some();
+    match temp.install(journal, &target.name) {
+        // A temporary file made in the journal cannot be renamed into another mount of the
+        // same file system (a bind mount): made again beside the target.
+        Err(err) if journaled && err.raw_os_error() == Some(Errno::XDEV.raw_os_error()) => {
+            let mut temp = Temp::beside(target.dir.as_fd(), target)?;
+            temp.file.write_all(member.new)?;
+            crate::sys::sync_data(&temp.file)?;
+            if member.check && !target.unchanged(member.old, false)? {
+                return Err(CommitError::Changed);
+            }
+            temp.install(journal, &target.name)?;
+        }
+        other => other?,
+    }
     hook(Stage::AfterCommit, &target.real)?;
     Ok(())
 }
@@ -93,6 +107,19 @@ impl<'d> Temp<'d> {
                 }
             },
         };
+        temp.keep_owner(target)
+    }
+
+    /// A named temporary file beside the target.
+    fn beside(dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
+        let mode = crate::target::Snapshot::mode_for(target.snapshot);
+        let (file, name) = create_named(dir, mode)?;
+        Self { dir, file, name: Some(name), journaled: None, locked: target.file.is_some() }.keep_owner(target)
+    }
+
+    /// Gives the temporary file the target's mode and (where allowed) owner.
+    fn keep_owner(self, target: &Target) -> io::Result<Self> {
+        let temp = self;
         if let Some(snapshot) = target.snapshot {
             rustix::fs::fchmod(&temp.file, snapshot.permissions())?;
             // Keeping the owner needs privileges; without them the owner is already ours.

@@ -47,4 +47,6 @@ pub use root::{RootDir, create_dirs_beneath, open_beneath};
 pub use staging::{CommitError, Hook, Member, Stage};
 pub use state::state_dir;
 pub use sys::{BACKEND_VAR, Backend, backend};
-pub use target::{COMPARE_BYTES_MAX, FileId, MAX_FILE_BYTES, Snapshot, Target, WriteState, read_beneath};
+pub use target::{
+    COMPARE_BYTES_MAX, FileId, MAX_FILE_BYTES, Snapshot, Target, WriteState, read_beneath, read_beneath_stamped,
+};

@@ -78,13 +78,20 @@ pub fn open_append_regular(path: &Path) -> io::Result<File> {
 /// [`io::ErrorKind::NotFound`], a FIFO, socket or device with [`NotRegularFile`], a larger
 /// file with [`io::ErrorKind::FileTooLarge`] before any of it is read.
 pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_regular_stamped(path, limit).map(|(bytes, _)| bytes)
+}
+
+/// [`read_regular`], with the file's modification time as its open handle gave it (no
+/// second look-up by name).
+pub fn read_regular_stamped(path: &Path, limit: u64) -> io::Result<(Vec<u8>, Option<std::time::SystemTime>)> {
     let opened = open_regular(path)?;
     if opened.len > limit {
         return Err(too_large(limit));
     }
+    let modified = opened.file.metadata().and_then(|meta| meta.modified()).ok();
     let mut bytes = Vec::with_capacity(usize::try_from(opened.len).unwrap_or(0));
     opened.reader(limit).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    Ok((bytes, modified))
 }
 
 /// Reads an opened file whole if it is a regular file of at most `limit` bytes, checked

@@ -8,6 +8,7 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::time::SystemTime;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
@@ -76,6 +77,14 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The modification time, if it is one `SystemTime` can hold.
+    pub fn modified(&self) -> Option<SystemTime> {
+        let (secs, nanos) = self.mtime;
+        let secs = u64::try_from(secs).ok()?;
+        let nanos = u32::try_from(nanos).ok()?;
+        SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos))
+    }
+
     /// The permission bits as a [`Mode`] (`mode_t` is 16 bits on macOS, 32 on Linux).
     // The raw mode's type differs between platforms.
     #[allow(clippy::unnecessary_cast)]
@@ -109,10 +118,17 @@ impl Snapshot {
 /// [`crate::TooLarge`], a path that left the root while being opened as [`crate::is_escape`]
 /// says.
 pub fn read_beneath(root: &RootDir, rel: &Path) -> io::Result<Vec<u8>> {
+    read_beneath_stamped(root, rel).map(|(bytes, _)| bytes)
+}
+
+/// [`read_beneath`], with the file's modification time as its open handle gave it (no
+/// second look-up by name).
+pub fn read_beneath_stamped(root: &RootDir, rel: &Path) -> io::Result<(Vec<u8>, Option<SystemTime>)> {
     let fd = open_beneath(root.fd(), rel, OFlags::RDONLY | OFlags::NONBLOCK)?;
     let stat = rustix::fs::fstat(&fd)?;
     check_regular(&stat)?;
-    read_all(&File::from(fd), stat.st_size as u64)?.ok_or_else(|| too_large(MAX_FILE_BYTES))
+    let bytes = read_all(&File::from(fd), stat.st_size as u64)?.ok_or_else(|| too_large(MAX_FILE_BYTES))?;
+    Ok((bytes, Snapshot::of(&stat).modified()))
 }
 
 /// Reads a whole file from its handle; `None` when it is over [`MAX_FILE_BYTES`].

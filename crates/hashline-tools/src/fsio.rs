@@ -99,8 +99,12 @@ pub fn fs_details(err: &io::Error) -> serde_json::Value {
 
 /// Loads a regular file through the root's handle, with the read errors of a tool.
 /// Directories, FIFOs, sockets and devices are refused without blocking on them.
-pub fn read_regular_file(root: &RootDir, path: &ResolvedPath) -> Result<Vec<u8>, ToolError> {
-    hashline_fs::read_beneath(root, path.rel()).map_err(|err| read_error(&err, path))
+/// With the modification time its open handle gave.
+pub fn read_regular_file(
+    root: &RootDir,
+    path: &ResolvedPath,
+) -> Result<(Vec<u8>, Option<std::time::SystemTime>), ToolError> {
+    hashline_fs::read_beneath_stamped(root, path.rel()).map_err(|err| read_error(&err, path))
 }
 
 /// Loads an opened target's bytes for an edit, with the read errors of a tool.

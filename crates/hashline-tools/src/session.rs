@@ -82,6 +82,8 @@ pub struct Session {
     hook: Arc<Hook>,
     /// Hard-linked files: identity → the path the session knows the file by.
     aliases: Mutex<HashMap<FileId, PathBuf>>,
+    /// Each file's modification time when last loaded (see [`Session::modified`]).
+    modified: Mutex<HashMap<PathBuf, std::time::SystemTime>>,
     log: Option<Arc<LogWriter>>,
     log_error: Mutex<Option<String>>,
     next_call: AtomicU64,
@@ -141,6 +143,7 @@ impl Session {
             stateful: config.stateful,
             hook: config.hook,
             aliases: Mutex::new(HashMap::new()),
+            modified: Mutex::new(HashMap::new()),
             log: config.log,
             log_error: Mutex::new(None),
             next_call: AtomicU64::new(1),
@@ -231,9 +234,27 @@ impl Session {
         })
     }
 
-    /// Loads a regular file through its root's handle (SPEC §7.4).
+    /// Loads a regular file through its root's handle (SPEC §7.4), and notes the
+    /// modification time its handle gave (see [`Session::modified`]).
     pub fn read_file(&self, path: &ResolvedPath) -> Result<Vec<u8>, ToolError> {
-        crate::fsio::read_regular_file(self.root_of(path)?, path)
+        let (bytes, modified) = crate::fsio::read_regular_file(self.root_of(path)?, path)?;
+        self.note_modified(&path.key, modified);
+        Ok(bytes)
+    }
+
+    /// Notes the modification time of the file `key` as an open handle of it gave.
+    pub fn note_modified(&self, key: &Path, modified: Option<std::time::SystemTime>) {
+        let mut times = self.modified.lock().unwrap_or_else(|p| p.into_inner());
+        match modified {
+            Some(time) => times.insert(key.to_path_buf(), time),
+            None => times.remove(key),
+        };
+    }
+
+    /// The modification time of the file `key` when this session last loaded it (through
+    /// the handle it read the bytes from, not a look-up by name).
+    pub fn modified(&self, key: &Path) -> Option<std::time::SystemTime> {
+        self.modified.lock().unwrap_or_else(|p| p.into_inner()).get(key).copied()
     }
 
     /// Opens and locks a file about to be changed (see [`Target::open`]).

@@ -81,7 +81,10 @@ impl Held {
                 session.open_target(path, false).map_err(|err| read_error(&err, path)).and_then(|target| match target
                     .exists()
                 {
-                    true => crate::fsio::load_target(&target, path).map(|bytes| (target, bytes)),
+                    true => crate::fsio::load_target(&target, path).map(|bytes| {
+                        session.note_modified(&path.key, target.snapshot.and_then(|s| s.modified()));
+                        (target, bytes)
+                    }),
                     false => Err(read_error(&std::io::ErrorKind::NotFound.into(), path)),
                 });
             files.insert(path.key.clone(), opened);
