@@ -152,7 +152,7 @@ fn terminator_at(bytes: &[u8], at: usize) -> Terminator {
 pub(crate) struct SpanScan<'a> {
     bytes: &'a [u8],
     /// Where the next line starts.
-    at: usize,
+    pub(crate) at: usize,
     /// Lines still to give.
     left: usize,
     has_cr: bool,

@@ -127,7 +127,7 @@ impl<'d> Rows<'d> {
     pub fn over(index: &LineIndex<'d>, range: Range<usize>) -> Self {
         let scan = index.spans_in(range);
         let number = LineNo::from_index(scan.first).get();
-        let start = index.line_start(scan.first);
+        let start = scan.at;
         let (prefix, width) = prefix_of(number);
         let bytes = index.as_bytes();
         Self {
