@@ -333,7 +333,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         text.push_str("\n\n## Local support");
         for located in &support {
             let symbol = &located.symbol;
-            let lines = symbol.start_line as usize - 1..(symbol.end_line as usize).min(total);
+            let lines = (symbol.start_line as usize).saturating_sub(1)..(symbol.end_line as usize).min(total);
             let part = render_window(loaded.rows(&index, lines), index.as_bytes().len(), false);
             if used + part.rows.len() > MAX_BYTES {
                 break;
