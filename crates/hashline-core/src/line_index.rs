@@ -9,9 +9,9 @@ use crate::document::{BOM, Span};
 use crate::{Line, LineNo, Terminator};
 
 /// A file's bytes, borrowed, with the counts the line model (SPEC §3) needs up front: the
-/// number of lines and whether any ends with a bare `\r`. Lines are found on demand by
-/// scanning from the start of the file (or of the window), so a window costs no
-/// allocation and time only up to its end. Every line, hash and count agrees with
+/// number of lines and whether any ends with a bare `\r`. The count is kept per block of
+/// the file (a few KB for a large file, no span per line), so a window's first line is
+/// found by a search in one block and its lines as they are asked for. Every line, hash and count agrees with
 /// [`Document::parse`](crate::Document::parse) of the same bytes.
 ///
 /// ```
@@ -24,7 +24,7 @@ use crate::{Line, LineNo, Terminator};
 /// let shown: Vec<&[u8]> = index.lines_in(1..9).map(|l| l.content).collect();
 /// assert_eq!(shown, [&b"beta"[..], &b"gamma"[..]]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineIndex<'a> {
     bytes: &'a [u8],
     /// Where line 1 starts (after a BOM).
@@ -34,24 +34,46 @@ pub struct LineIndex<'a> {
     /// Lines ended by a bare `\r`.
     bare_cr: usize,
     line_count: usize,
+    /// Bytes of the body per block.
+    block: usize,
+    /// For each block of the body, the lines ended before it starts.
+    ended_before: Vec<usize>,
 }
+
+/// Bytes of the body whose ended lines are counted together.
+const BLOCK: usize = 64 * 1024;
 
 impl<'a> LineIndex<'a> {
     /// Counts the lines of `bytes` (one pass, no allocation). Never fails: any byte
     /// string is a document.
     pub fn new(bytes: &'a [u8]) -> Self {
+        Self::with_block(bytes, BLOCK)
+    }
+
+    /// [`LineIndex::new`] with blocks of `block` bytes (at least 1).
+    fn with_block(bytes: &'a [u8], block: usize) -> Self {
+        let block = block.max(1);
         let body_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
         let body = &bytes[body_start..];
         let has_cr = memchr::memchr(b'\r', body).is_some();
-        let lf = memchr::memchr_iter(b'\n', body).count();
-        let bare_cr = if has_cr {
-            memchr::memchr_iter(b'\r', body).filter(|&at| body.get(at + 1) != Some(&b'\n')).count()
-        } else {
-            0
-        };
+        let mut ended_before = Vec::with_capacity(body.len() / block + 1);
+        let (mut ended, mut bare_cr) = (0, 0);
+        for (i, chunk) in body.chunks(block).enumerate() {
+            ended_before.push(ended);
+            // A line ends at each `\n` (a `\r\n` is counted at its `\n`, in whichever
+            // block that is) and at each `\r` not followed by `\n`.
+            ended += memchr::memchr_iter(b'\n', chunk).count();
+            if has_cr {
+                let offset = i * block;
+                let bare =
+                    memchr::memchr_iter(b'\r', chunk).filter(|&at| body.get(offset + at + 1) != Some(&b'\n')).count();
+                ended += bare;
+                bare_cr += bare;
+            }
+        }
         // A trailing terminator starts no extra line; an empty body is one empty line.
         let unterminated_last = usize::from(!matches!(body.last(), Some(b'\n' | b'\r')));
-        Self { bytes, body_start, has_cr, bare_cr, line_count: lf + bare_cr + unterminated_last }
+        Self { bytes, body_start, has_cr, bare_cr, line_count: ended + unterminated_last, block, ended_before }
     }
 
     /// The exact bytes indexed (BOM and terminators included).
@@ -107,23 +129,29 @@ impl<'a> LineIndex<'a> {
         if index >= self.line_count {
             return self.bytes.len();
         }
+        // The block in which the `index`-th line ends: the last one with fewer ended
+        // before it. The search starts there.
+        let block = self.ended_before.partition_point(|&ended| ended < index).saturating_sub(1);
+        let from = block * self.block;
+        let mut ended = self.ended_before.get(block).copied().unwrap_or(0);
         let body = &self.bytes[self.body_start..];
+        let rest = body.get(from..).unwrap_or_default();
         if !self.has_cr {
-            return memchr::memchr_iter(b'\n', body)
-                .nth(index - 1)
-                .map_or(self.bytes.len(), |at| self.body_start + at + 1);
+            return memchr::memchr_iter(b'\n', rest)
+                .nth(index - ended - 1)
+                .map_or(self.bytes.len(), |at| self.body_start + from + at + 1);
         }
-        // The line after the `index`-th terminator; the `\n` of a `\r\n` ends no line.
+        // The line after the `index`-th terminator. A `\n` whose `\r` is in the block
+        // before ends the line there, as the counts had it.
         let mut next = 0;
-        let mut ended = 0;
-        for at in memchr::memchr2_iter(b'\n', b'\r', body) {
+        for at in memchr::memchr2_iter(b'\n', b'\r', rest) {
             if at < next {
                 continue;
             }
-            next = at + terminator_at(body, at).as_bytes().len();
+            next = at + terminator_at(rest, at).as_bytes().len();
             ended += 1;
             if ended == index {
-                return self.body_start + next;
+                return self.body_start + from + next;
             }
         }
         self.bytes.len()
@@ -197,8 +225,16 @@ mod tests {
 
     /// Every line, hash, count and offset of the index, against the eager split.
     fn agrees_with_the_document(bytes: &[u8]) -> Result<(), proptest::test_runner::TestCaseError> {
+        // Small blocks too, so that blocks split lines and `\r\n` pairs.
+        for block in [BLOCK, 1, 2, 3, 7] {
+            agrees_in_blocks(bytes, block)?;
+        }
+        Ok(())
+    }
+
+    fn agrees_in_blocks(bytes: &[u8], block: usize) -> Result<(), proptest::test_runner::TestCaseError> {
         let doc = Document::parse(bytes.to_vec());
-        let index = LineIndex::new(bytes);
+        let index = LineIndex::with_block(bytes, block);
         proptest::prop_assert_eq!(index.line_count(), doc.line_count(), "{:?}", bytes);
         proptest::prop_assert_eq!(index.has_bom(), doc.has_bom());
         proptest::prop_assert_eq!(index.has_bare_cr(), doc.has_bare_cr());
