@@ -359,7 +359,8 @@ fn tempfile_dir() -> Result<PathBuf> {
 /// `target/criterion/`; the benches ran one after the other, not interleaved): row rendering
 /// in bytes per second, and the whole `edit` tool beside the engine alone (both from the
 /// `edit_tool` bench binary, one invocation: the `--json` line, MCP's value, `execute`
-/// alone, and the text-only call).
+/// alone, and the text-only call); and a 20-row window of a 2^20-line file by the lazy
+/// line index beside the same window after splitting the document, and the full read.
 fn criterion_targets(root: &Path, input_bytes: u64) {
     println!("\nIn-process targets (criterion medians of the run above; {input_bytes} bytes of input):");
     for line in target_lines(&root.join("target/criterion"), input_bytes) {
@@ -409,6 +410,20 @@ fn target_lines(dir: &Path, input_bytes: u64) -> Vec<String> {
             _ => format!("{what:<46} (no criterion estimate for {bench} or the engine)"),
         });
     }
+    // A window of a large file beside the reads that split the whole document (issue 21;
+    // one bench invocation, `render`'s `window` group).
+    let lazy = median("window/lazy_index_20_rows_of_1m_lines");
+    for (bench, what) in [
+        ("window/parsed_document_20_rows_of_1m_lines", "20-row window: split document / lazy index"),
+        ("window/full_read_1m_lines", "full read / 20-row window by lazy index"),
+    ] {
+        lines.push(match (median(bench), lazy) {
+            (Some(other), Some(lazy)) => {
+                format!("{what:<46} {:>7.1}x   ({:.2} ms / {:.2} ms)", other / lazy, other / 1e6, lazy / 1e6)
+            }
+            _ => format!("{what:<46} (no criterion estimate for {bench} or the lazy window)"),
+        });
+    }
     lines
 }
 
@@ -430,11 +445,15 @@ mod target_tests {
         put("edit_tool/engine_apply_1000_edits_100k_lines", 10e6);
         put("edit_tool/tool_1000_edits_100k_lines_syntax_off_json_line", 50e6);
         put("edit_tool/tool_1000_edits_100k_lines_syntax_off_text_only", 15e6);
+        put("window/lazy_index_20_rows_of_1m_lines", 2e6);
+        put("window/parsed_document_20_rows_of_1m_lines", 13e6);
         let lines = target_lines(dir.path(), 500_000);
         assert!(lines[0].contains("2.000 GB/s") && lines[0].ends_with(": met"), "{lines:?}");
         assert!(lines[1].contains("0.500 GB/s") && lines[1].ends_with("NOT met"), "{lines:?}");
         assert!(lines[2].contains("5.00x") && lines[2].ends_with("NOT met"), "{lines:?}");
         assert!(lines[3].contains("no criterion estimate"), "{lines:?}");
         assert!(lines[5].contains("1.50x") && lines[5].ends_with(": met"), "{lines:?}");
+        assert!(lines[6].contains("6.5x") && lines[6].ends_with("(13.00 ms / 2.00 ms)"), "{lines:?}");
+        assert!(lines[7].contains("no criterion estimate"), "{lines:?}");
     }
 }

@@ -38,7 +38,7 @@ pub(crate) struct Span {
     pub(crate) start: usize,
     /// Byte offset one past the last content byte (the terminator starts here).
     pub(crate) end: usize,
-    terminator: Terminator,
+    pub(crate) terminator: Terminator,
 }
 
 /// A borrowed view of one line of a [`Document`].

@@ -9,7 +9,8 @@ use std::ops::Range;
 
 use crate::display::{first_unplain_chunk, is_plain_ascii, push_display};
 use crate::document::Span;
-use crate::{Document, LineHash, LineNo};
+use crate::line_index::SpanScan;
+use crate::{Document, Line, LineHash, LineIndex, LineNo};
 
 /// Bytes of the file checked at once for bytes that need escaping or decoding.
 const CHECK_BLOCK: usize = 4096;
@@ -18,8 +19,8 @@ const CHECK_BLOCK: usize = 4096;
 /// inside the file, and write past the row's end inside the buffer before it is cut back).
 const CHUNKED_MAX: usize = 64;
 
-/// The rows of the lines of a range of a [`Document`], rendered one after another into a
-/// caller's buffer. Each call of [`Rows::push_next`] appends one row (`LINE:HASH|content`,
+/// The rows of the lines of a range of a [`Document`] (or of a [`LineIndex`], whose lines
+/// are found as the rows are rendered), rendered one after another into a caller's buffer. Each call of [`Rows::push_next`] appends one row (`LINE:HASH|content`,
 /// no separator), exactly as [`push_row`](crate::row::push_row) would.
 ///
 /// ```
@@ -37,7 +38,7 @@ const CHUNKED_MAX: usize = 64;
 pub struct Rows<'d> {
     bytes: &'d [u8],
     /// The lines still to render.
-    spans: std::slice::Iter<'d, Span>,
+    spans: Spans<'d>,
     /// The next row's prefix: the line number's digits, `:`, room for the hash, `|`.
     prefix: [u8; 16],
     /// How many digits the line number has.
@@ -48,8 +49,45 @@ pub struct Rows<'d> {
     plain_end: usize,
     /// Bytes before this offset (and after `plain_end`) are known to hold some that do.
     mixed_end: usize,
-    /// One past the last content byte of the range.
+    /// One past the last content byte of the range (for a [`LineIndex`], of the file:
+    /// its range's end is not searched for up front).
     bytes_end: usize,
+}
+
+/// Where the spans of a [`Rows`] come from.
+enum Spans<'d> {
+    /// A parsed document's spans.
+    Parsed(std::slice::Iter<'d, Span>),
+    /// A line index's lines, found one by one.
+    Scanned(SpanScan<'d>),
+}
+
+impl Spans<'_> {
+    fn next(&mut self) -> Option<Span> {
+        match self {
+            Spans::Parsed(spans) => spans.next().copied(),
+            Spans::Scanned(scan) => scan.next(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Spans::Parsed(spans) => spans.len(),
+            Spans::Scanned(scan) => scan.len(),
+        }
+    }
+
+    /// The first remaining line's start and the last one's content end.
+    fn extent(&self) -> Option<(usize, usize)> {
+        match self {
+            Spans::Parsed(spans) => Some((spans.as_slice().first()?.start, spans.as_slice().last()?.end)),
+            Spans::Scanned(scan) => {
+                let mut rest = scan.clone();
+                let first = rest.next()?;
+                Some((first.start, rest.last().unwrap_or(first).end))
+            }
+        }
+    }
 }
 
 impl<'d> Rows<'d> {
@@ -63,7 +101,7 @@ impl<'d> Rows<'d> {
         let (prefix, width) = prefix_of(number);
         Self {
             bytes: doc.as_bytes(),
-            spans: spans.iter(),
+            spans: Spans::Parsed(spans.iter()),
             prefix,
             width,
             number,
@@ -73,20 +111,57 @@ impl<'d> Rows<'d> {
         }
     }
 
+    /// The rows of the lines with 0-based indices in `range` of a [`LineIndex`], clamped
+    /// to it: the same rows as [`Rows::new`] gives for the [`Document`] of the same bytes,
+    /// with the lines before the range skipped and those in it found as they are rendered.
+    ///
+    /// ```
+    /// use hashline_core::{window::Rows, LineIndex};
+    /// let index = LineIndex::new(b"alpha\r\nbeta\r\ngamma");
+    /// let mut rows = Rows::over(&index, 1..2);
+    /// let mut out = Vec::new();
+    /// rows.push_next(&mut out);
+    /// assert!(rows.push_next(&mut out).is_none());
+    /// assert_eq!(out, b"2:589|beta");
+    /// ```
+    pub fn over(index: &LineIndex<'d>, range: Range<usize>) -> Self {
+        let scan = index.spans_in(range);
+        let number = LineNo::from_index(scan.first).get();
+        let start = scan.at;
+        let (prefix, width) = prefix_of(number);
+        let bytes = index.as_bytes();
+        Self {
+            bytes,
+            spans: Spans::Scanned(scan),
+            prefix,
+            width,
+            number,
+            plain_end: start,
+            mixed_end: start,
+            bytes_end: bytes.len(),
+        }
+    }
+
     /// How many rows are left.
     pub fn remaining(&self) -> usize {
         self.spans.len()
     }
 
-    /// Bytes of content the remaining rows hold (their display form may be longer).
+    /// Bytes of content the remaining rows hold (their display form may be longer). For
+    /// rows over a [`LineIndex`], found by walking the remaining lines.
     pub fn remaining_bytes(&self) -> usize {
-        let start = self.spans.as_slice().first().map_or(self.bytes_end, |s| s.start);
-        self.bytes_end.saturating_sub(start)
+        self.spans.extent().map_or(0, |(start, end)| end.saturating_sub(start))
     }
 
     /// Appends the next line's row to `out` and returns its number and hash; `None` when
     /// the range is done.
     pub fn push_next(&mut self, out: &mut Vec<u8>) -> Option<(LineNo, LineHash)> {
+        self.push_next_line(out).map(|(line, hash)| (line.number, hash))
+    }
+
+    /// Appends the next line's row to `out` as [`Rows::push_next`] does, and returns the
+    /// line itself (its content and terminator) with its hash.
+    pub fn push_next_line(&mut self, out: &mut Vec<u8>) -> Option<(Line<'d>, LineHash)> {
         let span = self.spans.next()?;
         let number = LineNo::new(self.number).unwrap_or(LineNo::FIRST);
         let range = span.start..span.end;
@@ -110,7 +185,7 @@ impl<'d> Rows<'d> {
             push_display(out, content);
         }
         self.increment();
-        Some((number, hash))
+        Some((Line { number, content, terminator: span.terminator }, hash))
     }
 
     /// Whether the bytes of `range` (a line of this window) are known to need no escaping

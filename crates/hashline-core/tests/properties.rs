@@ -3,7 +3,7 @@
 use hashline_core::display::{display_line, is_escaped_control};
 use hashline_core::row::push_row;
 use hashline_core::window::{Rows, push_rows};
-use hashline_core::{Anchor, AnchorRef, Document, LineHash, LineNo, Terminator, parse_anchor};
+use hashline_core::{Anchor, AnchorRef, Document, LineHash, LineIndex, LineNo, Terminator, parse_anchor};
 use proptest::prelude::*;
 
 /// Byte strings biased towards the interesting shapes: terminators, BOMs, controls and
@@ -57,15 +57,29 @@ proptest! {
         push_rows(&mut fast, &doc, range.clone());
         prop_assert_eq!(&fast, &simple);
         // Row by row, with the numbers and hashes it reports.
-        let mut rows = Rows::new(&doc, range);
+        let mut rows = Rows::new(&doc, range.clone());
         let mut one_by_one = Vec::new();
         let mut reported = Vec::new();
         while let Some(row) = rows.push_next(&mut one_by_one) {
             one_by_one.push(b'\n');
             reported.push(row);
         }
-        prop_assert_eq!(one_by_one, simple);
-        prop_assert_eq!(reported, served);
+        prop_assert_eq!(&one_by_one, &simple);
+        prop_assert_eq!(&reported, &served);
+        // The same rows over the lazy index, which finds the window's lines as it goes.
+        let index = LineIndex::new(doc.as_bytes());
+        let mut lazy = Rows::over(&index, range.clone());
+        prop_assert_eq!(lazy.remaining(), Rows::new(&doc, range.clone()).remaining());
+        prop_assert_eq!(lazy.remaining_bytes(), Rows::new(&doc, range.clone()).remaining_bytes());
+        let mut scanned = Vec::new();
+        let mut lines = Vec::new();
+        while let Some((line, hash)) = lazy.push_next_line(&mut scanned) {
+            scanned.push(b'\n');
+            prop_assert_eq!(hash, line.hash());
+            lines.push(line);
+        }
+        prop_assert_eq!(scanned, simple);
+        prop_assert_eq!(lines, doc.lines_in(range).collect::<Vec<_>>());
     }
 
     #[test]

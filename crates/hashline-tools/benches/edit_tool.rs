@@ -11,6 +11,10 @@
 //! front end finishes it: the `--json` line's bytes, and MCP's `structuredContent` value
 //! written out. Beside them, in the same run, the engine alone (`apply` of the same batch
 //! on the same bytes), so that the tool / engine ratios come from one bench invocation.
+//!
+//! Then `read` of a large text file (the same lines cycled to 2^20, a fresh stateless
+//! session per call): a 20-row window from its middle beside the default read, which
+//! the 50 KB budget cuts, in the same invocation (issue 21: neither splits the whole file).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -20,6 +24,7 @@ use hashline_core::edit::{EditOp, EditOptions, apply};
 use hashline_core::{Anchor, AnchorRef, Document, LineNo};
 use hashline_syntax::{LanguageId, ParseLimits, census, parse_document};
 use hashline_tools::edit::EditTool;
+use hashline_tools::read::ReadTool;
 use hashline_tools::run::execute_content;
 use hashline_tools::tree_cache::CachedTree;
 use hashline_tools::{CallContext, Session, SessionConfig, execute};
@@ -222,5 +227,39 @@ fn edit_tool(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, edit_tool);
+/// Lines of the large file `read` is measured on.
+const READ_LINES: usize = 1 << 20;
+
+fn read_tool(c: &mut Criterion) {
+    let text = String::from_utf8(hundred_k_lines()).expect("the lines are UTF-8");
+    let large: String = text.lines().cycle().take(READ_LINES).flat_map(|l| [l, "\n"]).collect();
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let file = dir.path().join("large.txt");
+    std::fs::write(&file, large).expect("the file is written");
+    let path = file.to_string_lossy().into_owned();
+    let session =
+        || Session::new(SessionConfig::builder().root(dir.path()).stateful(false).build()).expect("a session");
+    let mut group = c.benchmark_group("read_tool");
+    group.sample_size(20);
+    for (name, args) in [
+        ("window_20_rows_of_1m_lines", json!({ "path": path, "offset": READ_LINES / 2, "limit": 20 })),
+        ("default_read_of_1m_lines", json!({ "path": path })),
+    ] {
+        let check = execute::<ReadTool>(&session(), args.clone(), &CallContext::top_level());
+        assert!(!check.is_error, "the read succeeds: {}", check.text());
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || (session(), args.clone()),
+                |(session, args)| {
+                    let result = execute::<ReadTool>(&session, black_box(args), &CallContext::top_level());
+                    (session, result)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, edit_tool, read_tool);
 criterion_main!(benches);

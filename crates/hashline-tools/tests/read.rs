@@ -263,3 +263,48 @@ fn files_over_the_size_limit_are_refused_without_loading() {
     Use grep to find what you need in it.
     ");
 }
+
+/// A plain read finds its window's lines in the loaded bytes (issue 21); a symbol read
+/// that falls back to the whole file splits the document. Both show the same text, rows,
+/// counts and cut, over every line-ending shape and the budget's edges.
+#[test]
+fn a_lazily_indexed_read_shows_what_a_parsed_one_does() {
+    let ws = Workspace::new();
+    let long_line = format!("{}\n", "y".repeat(60 * 1024));
+    let many: String = (1..=2500).map(|i| format!("row {i}\r\n")).collect();
+    let wide: String = (1..=1200).map(|i| format!("{i:>60}\n")).collect();
+    for (name, bytes) in [
+        ("empty.txt", Vec::new()),
+        ("bom_only.txt", b"\xEF\xBB\xBF".to_vec()),
+        ("bom.txt", b"\xEF\xBB\xBFalpha\nbeta\n".to_vec()),
+        ("crlf.txt", b"alpha\r\nbeta\r\n\r\n".to_vec()),
+        ("bare_cr.txt", b"alpha\rbeta\r\ngamma\rdelta".to_vec()),
+        ("no_final_newline.txt", b"alpha\nbeta".to_vec()),
+        ("controls.txt", b"a\x01b\n\xff\xfe\ttab\n".to_vec()),
+        ("long_line.txt", format!("first\n{long_line}last").into_bytes()),
+        ("many_lines.txt", many.into_bytes()),
+        ("wide_lines.txt", wide.into_bytes()),
+    ] {
+        ws.file(name, bytes);
+        for limit in [None, Some(1), Some(3), Some(2000)] {
+            let mut args = json!({"path": name});
+            if let Some(limit) = limit {
+                args["limit"] = json!(limit);
+            }
+            let lazy = ws.call::<ReadTool>(args.clone());
+            assert!(!lazy.is_error, "{name} {args}");
+            // A symbol a `.txt` file cannot have: the whole file, parsed, after a warning.
+            args["symbol"] = json!("anything");
+            let parsed = ws.call::<ReadTool>(args.clone());
+            assert!(!parsed.is_error, "{name} {args}");
+            for field in ["range", "lines", "truncation", "continuation"] {
+                assert_eq!(lazy.ptc_value()[field], parsed.ptc_value()[field], "{name} {args}: {field}");
+            }
+            let rows = |text: String| {
+                text.split_once("showing full file]\n\n").map_or(text.clone(), |(_, rows)| rows.to_owned())
+            };
+            assert_eq!(lazy.text(), rows(parsed.text()), "{name} {args}");
+            assert_rows_match_value(&lazy);
+        }
+    }
+}

@@ -3,7 +3,7 @@
 use base64::Engine as _;
 use hashline_core::row::into_text;
 use hashline_core::window::Rows;
-use hashline_core::{Document, LineHash, LineNo, looks_binary};
+use hashline_core::{Document, LineHash, LineIndex, LineNo, looks_binary};
 use hashline_view::{ContentBlock, ReadFileLine, ReadMeta, lang_from_path};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -247,8 +247,11 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         return Ok(image_output(absolute, mime_type, &bytes, warnings));
     }
 
-    let doc = Document::parse(bytes);
-    let total = doc.line_count();
+    // A symbol read parses the file, so it splits every line; any other read counts the
+    // lines of the bytes it loaded and splits only those its window shows.
+    let loaded = if symbol.is_some() { Loaded::Parsed(Document::parse(bytes)) } else { Loaded::Bytes(bytes) };
+    let index = LineIndex::new(loaded.bytes());
+    let total = index.line_count();
     let start = offset.map_or(1, |o| o as usize);
     if start > total {
         return Err(ToolError::new(
@@ -266,8 +269,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     warnings.splice(0..0, agent_instructions(session, &path, ctx));
     let mut start = start;
     let mut selected = None;
-    if let Some(query) = symbol {
-        match symbol_read::resolve(session, &path, &doc, query) {
+    if let (Some(query), Some(doc)) = (symbol, loaded.document()) {
+        match symbol_read::resolve(session, &path, doc, query) {
             SymbolOutcome::Found { info, located, banner, map } => {
                 warnings.extend(banner);
                 start = info.start_line as usize;
@@ -283,8 +286,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     }
     let mut bundle_info = None;
     let mut support = Vec::new();
-    if let (Some(BundleMode::Local), Some((_, located, map))) = (args.bundle, &selected) {
-        match symbol_read::bundle(map, &doc, located) {
+    if let (Some(BundleMode::Local), Some((_, located, map)), Some(doc)) = (args.bundle, &selected, loaded.document()) {
+        match symbol_read::bundle(map, doc, located) {
             Ok(found) => support = found,
             Err(warning) => {
                 warnings.push(warning);
@@ -294,20 +297,20 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     } else if args.bundle.is_some() && symbol.is_some() {
         bundle_info = Some(BundleInfo { mode: BundleMode::Local, applied: false, local_support: Vec::new() });
     }
-    if looks_binary(doc.as_bytes()) {
+    if looks_binary(loaded.bytes()) {
         warnings.push(Warning::new(
             WarningCode::BinaryContent,
             "[Warning: file appears to be binary — output may be garbled]",
         ));
     }
-    if doc.has_bare_cr() {
+    if index.has_bare_cr() {
         warnings.push(Warning::new(
             WarningCode::BareCr,
             "[Warning: file contains bare CR (\\r) line endings — line numbering may be inconsistent with grep and other tools]",
         ));
     }
 
-    let window = render_window(&doc, start, requested_end, ctx.text_only);
+    let window = render_window(loaded.rows(&index, start - 1..requested_end), index.as_bytes().len(), ctx.text_only);
     let shown_end = start + window.shown() - 1;
     let mut text = String::with_capacity(window.rows.len() + 256);
     for warning in &warnings {
@@ -330,7 +333,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         text.push_str("\n\n## Local support");
         for located in &support {
             let symbol = &located.symbol;
-            let part = render_window(&doc, symbol.start_line as usize, (symbol.end_line as usize).min(total), false);
+            let lines = (symbol.start_line as usize).saturating_sub(1)..(symbol.end_line as usize).min(total);
+            let part = render_window(loaded.rows(&index, lines), index.as_bytes().len(), false);
             if used + part.rows.len() > MAX_BYTES {
                 break;
             }
@@ -356,8 +360,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         bundle_info = Some(BundleInfo { mode: BundleMode::Local, applied: true, local_support });
     }
     let truncation = (shown_end < requested_end).then(|| {
-        let output_bytes = window_bytes(&doc, start, shown_end);
-        let total_bytes = window_bytes(&doc, start, requested_end);
+        let output_bytes = window_bytes(&index, start, shown_end);
+        let total_bytes = window_bytes(&index, start, requested_end);
         Truncation {
             output_lines: window.shown() as u32,
             total_lines: (requested_end + 1 - start) as u32,
@@ -387,7 +391,13 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     let full_read = offset.is_none() && limit.is_none() && symbol.is_none();
     let mut map_appended = false;
     if map_requested || (full_read && truncation.is_some()) {
-        match symbol_read::map_text(session, &path, &doc) {
+        // The map needs the whole document: split now unless its file type has none.
+        let map = if symbol_read::has_map(&path) {
+            symbol_read::map_text(session, &path, &loaded.into_document())
+        } else {
+            Err(symbol_read::no_map_warning(&path))
+        };
+        match map {
             Ok(map) => {
                 text.push_str("\n\n");
                 text.push_str(&map);
@@ -443,21 +453,60 @@ impl Window {
     }
 }
 
-fn render_window(doc: &Document, start: usize, end: usize, text_only: bool) -> Window {
-    let count = (end + 1 - start).min(MAX_LINES);
-    let mut rows = Vec::with_capacity(MAX_BYTES.min(doc.as_bytes().len() + count * 12));
+/// A read file's bytes: as loaded, or parsed into a [`Document`] for a symbol read.
+enum Loaded {
+    Bytes(Vec<u8>),
+    Parsed(Document),
+}
+
+impl Loaded {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Loaded::Bytes(bytes) => bytes,
+            Loaded::Parsed(doc) => doc.as_bytes(),
+        }
+    }
+
+    fn document(&self) -> Option<&Document> {
+        match self {
+            Loaded::Bytes(_) => None,
+            Loaded::Parsed(doc) => Some(doc),
+        }
+    }
+
+    /// The document, split now if it was not (the bytes are moved, not copied).
+    fn into_document(self) -> Document {
+        match self {
+            Loaded::Bytes(bytes) => Document::parse(bytes),
+            Loaded::Parsed(doc) => doc,
+        }
+    }
+
+    /// The rows of the lines with 0-based indices in `range`: from the document's spans
+    /// when it was parsed, else found in `index` (which indexes these bytes) as they render.
+    fn rows<'a>(&'a self, index: &LineIndex<'a>, range: std::ops::Range<usize>) -> Rows<'a> {
+        match self {
+            Loaded::Bytes(_) => Rows::over(index, range),
+            Loaded::Parsed(doc) => Rows::new(doc, range),
+        }
+    }
+}
+
+/// Renders the rows `renderer` gives (of a file of `file_len` bytes), as many as fit the
+/// budget.
+fn render_window(mut renderer: Rows<'_>, file_len: usize, text_only: bool) -> Window {
+    let count = renderer.remaining().min(MAX_LINES);
+    let mut rows = Vec::with_capacity(MAX_BYTES.min(file_len + count * 12));
     let mut lines = Vec::with_capacity(if text_only { 0 } else { count });
     let mut served = Vec::with_capacity(count);
-    let mut renderer = Rows::new(doc, start - 1..end);
     loop {
         let separator = usize::from(!rows.is_empty());
         let before = rows.len();
         rows.extend(std::iter::repeat_n(b'\n', separator));
-        let Some((number, hash)) = renderer.push_next(&mut rows) else {
+        let Some((line, hash)) = renderer.push_next_line(&mut rows) else {
             rows.truncate(before);
             break;
         };
-        let Some(line) = doc.line(number) else { break };
         let row_len = rows.len() - before - separator;
         if served.is_empty() && row_len > MAX_BYTES {
             // One row alone is over the budget: show its start so the anchor is usable.
@@ -486,12 +535,9 @@ fn render_window(doc: &Document, start: usize, end: usize, text_only: bool) -> W
     Window { rows: into_text(rows), lines, served }
 }
 
-/// Bytes of lines `first..=last` in the file, terminators included.
-fn window_bytes(doc: &Document, first: usize, last: usize) -> u64 {
-    let (first, last) = (LineNo::from_index(first - 1), LineNo::from_index(last - 1));
-    let start = doc.content_range(first).map_or(0, |r| r.start);
-    let end = doc.line(last).and_then(|l| doc.content_range(last).map(|r| r.end + l.terminator.as_bytes().len()));
-    end.map_or(0, |end| end.saturating_sub(start) as u64)
+/// Bytes of lines `first..=last` (1-based) in the file, terminators included.
+fn window_bytes(index: &LineIndex<'_>, first: usize, last: usize) -> u64 {
+    index.line_start(last).saturating_sub(index.line_start(first - 1)) as u64
 }
 
 /// At most this much of an `AGENTS.md` is shown.

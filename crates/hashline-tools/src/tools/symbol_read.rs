@@ -354,14 +354,25 @@ pub(crate) fn map_text(session: &Session, path: &ResolvedPath, doc: &Document) -
             }
             Ok(text)
         }
-        Ok(None) => Err(Warning::new(
-            WarningCode::MapUnavailable,
-            format!("[Warning: structural map not available for {} files]", extension_label(&path.display)),
-        )),
+        Ok(None) => Err(no_map_warning(path)),
         Err(reason) => {
             Err(Warning::new(WarningCode::MapUnavailable, format!("[Warning: structural map not available: {reason}]")))
         }
     }
+}
+
+/// Whether files of `path`'s type have a structural map (without one, [`map_text`] gives
+/// [`no_map_warning`] and looks at no byte).
+pub(crate) fn has_map(path: &ResolvedPath) -> bool {
+    hashline_symbols::has_map(&path.display)
+}
+
+/// The warning of a file whose type has no structural map.
+pub(crate) fn no_map_warning(path: &ResolvedPath) -> Warning {
+    Warning::new(
+        WarningCode::MapUnavailable,
+        format!("[Warning: structural map not available for {} files]", extension_label(&path.display)),
+    )
 }
 
 /// The local bundle of a found symbol: its support symbols, or the warning why none.
