@@ -137,4 +137,20 @@ mod tests {
         let tokens = Tokens::parse(A, "f").expect("tokens");
         assert_eq!(format!("{tokens:?}"), "Tokens(1 hidden)");
     }
+
+    /// A token file is read like any untrusted file: a FIFO there is refused at once (a
+    /// plain read waited for a writer forever), and so is an endless device.
+    #[test]
+    fn a_token_file_that_is_a_fifo_or_a_device_is_refused_at_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("tokens");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+        let started = std::time::Instant::now();
+        assert!(matches!(Tokens::from_file(&fifo), Err(TokenError::Read { .. })));
+        assert!(matches!(Tokens::from_file(std::path::Path::new("/dev/zero")), Err(TokenError::Read { .. })));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let file = dir.path().join("ok");
+        std::fs::write(&file, format!("{A}\n")).expect("write");
+        assert!(Tokens::from_file(&file).expect("tokens").required());
+    }
 }
