@@ -37,7 +37,7 @@ impl RootDir {
 
 /// Opens `rel` (relative, without `..`) beneath the directory `dir`. A path that would
 /// leave `dir` fails with `EXDEV` (from `openat2`) or `ELOOP` (a symlink met by the
-/// portable walk, where the resolved path held none); see [`is_escape`].
+/// portable walk, where the resolved path held none); see [`crate::is_escape`].
 pub fn open_beneath(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> io::Result<OwnedFd> {
     if rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
         return Err(Errno::XDEV.into());
