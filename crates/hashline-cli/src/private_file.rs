@@ -5,15 +5,11 @@
 //! to) that group or others may write, is refused: its ledger could let an edit pass
 //! without a read, and its lock could be held forever. Every open is non-blocking, so a FIFO or a device cannot hold the call either.
 
-use std::fs::{File, OpenOptions};
-use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::fs::File;
 use std::path::Path;
 
-use anyhow::{Context, Result};
-
-/// Flags of every open here: the last component is never followed, nothing waits.
-const FLAGS: i32 = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY;
+use anyhow::Result;
+use hashline::fs::private::{self, PrivateError};
 
 /// What a file is called in messages: `session file` or `session lock`.
 #[derive(Clone, Copy)]
@@ -35,90 +31,37 @@ impl Role {
 
 /// Opens (creating it if missing) the lock at `path` for writing.
 pub fn open_lock(path: &Path) -> Result<File> {
-    // A lock removed between the two opens is made again; more than a few rounds of that
-    // is someone playing games.
-    for _ in 0..8 {
-        let created = OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(FLAGS).open(path);
-        match created {
-            Ok(file) => return Ok(file),
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(err) => return Err(opened(err, path, Role::Lock)),
-        }
-        match OpenOptions::new().write(true).custom_flags(FLAGS).open(path) {
-            Ok(file) => {
-                check(&file, path, Role::Lock)?;
-                return Ok(file);
-            }
-            Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
-            Err(err) => return Err(opened(err, path, Role::Lock)),
-        }
-    }
-    anyhow::bail!("cannot open the session lock {}: it keeps disappearing", path.display())
+    private::open_lock(path).map_err(|err| explain(err, path, Role::Lock))
 }
 
 /// Opens the session file at `path` for reading; `None` when there is none.
 pub fn open_session(path: &Path) -> Result<Option<File>> {
-    match OpenOptions::new().read(true).custom_flags(FLAGS).open(path) {
-        Ok(file) => {
-            check(&file, path, Role::Session)?;
-            Ok(Some(file))
-        }
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(opened(err, path, Role::Session)),
-    }
+    private::open_existing(path).map_err(|err| explain(err, path, Role::Session))
 }
 
-/// What a failed open means.
-fn opened(err: io::Error, path: &Path, role: Role) -> anyhow::Error {
+/// What a refusal says.
+fn explain(err: PrivateError, path: &Path, role: Role) -> anyhow::Error {
     let shown = path.display();
-    match err.raw_os_error() {
-        // O_NOFOLLOW on a symlink.
-        Some(libc::ELOOP) => {
-            anyhow::anyhow!(
-                "refusing the {} {shown}: it is a symlink (the session's files are never followed)",
-                role.name()
-            )
+    let name = role.name();
+    match (err, role) {
+        (PrivateError::Symlink, _) => {
+            anyhow::anyhow!("refusing the {name} {shown}: it is a symlink (the session's files are never followed)")
         }
-        // A FIFO without a reader, opened for writing without waiting.
-        Some(libc::ENXIO) => anyhow::anyhow!("cannot open the {} {shown}: {}", role.name(), NOT_REGULAR),
-        _ => anyhow::Error::new(err).context(format!("cannot open the {} {shown}", role.name())),
+        (PrivateError::NotRegular { at_open: false }, Role::Session) => {
+            anyhow::anyhow!("cannot read session file {shown}: {NOT_REGULAR}")
+        }
+        (PrivateError::NotRegular { .. }, _) => anyhow::anyhow!("cannot open the {name} {shown}: {NOT_REGULAR}"),
+        (err @ (PrivateError::ForeignOwner { .. } | PrivateError::SharedWritable { .. }), _) => {
+            anyhow::anyhow!("refusing the {name} {shown}: {err}")
+        }
+        (PrivateError::Vanishing, _) => anyhow::anyhow!("cannot open the {name} {shown}: it keeps disappearing"),
+        (PrivateError::Io { err, at_open: true }, _) => {
+            anyhow::Error::new(err).context(format!("cannot open the {name} {shown}"))
+        }
+        (PrivateError::Io { err, at_open: false }, _) => {
+            anyhow::Error::new(err).context(format!("cannot read the {name} {shown}"))
+        }
     }
 }
 
 const NOT_REGULAR: &str = "not a regular file (a FIFO, socket or device)";
-
-/// Whether others may put files into the directory of `path`: it is group- or
-/// other-writable (like `/tmp`), or another user's. Unknown counts as shared.
-fn in_shared_dir(path: &Path, me: u32) -> bool {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::metadata(dir).map_or(true, |meta| meta.mode() & 0o022 != 0 || meta.uid() != me)
-}
-
-/// A regular file of this user, checked through the handle; in a shared directory
-/// ([`in_shared_dir`]) one that only this user may write, too. (In the user's own
-/// directory a group-writable file is the user's choice: locks of earlier versions were
-/// made with the umask's mode.)
-fn check(file: &File, path: &Path, role: Role) -> Result<()> {
-    let shown = path.display();
-    let meta = file.metadata().with_context(|| format!("cannot read the {} {shown}", role.name()))?;
-    if !meta.is_file() {
-        match role {
-            Role::Session => anyhow::bail!("cannot read session file {shown}: {NOT_REGULAR}"),
-            Role::Lock => anyhow::bail!("cannot open the session lock {shown}: {NOT_REGULAR}"),
-        }
-    }
-    let me = rustix::process::geteuid().as_raw();
-    anyhow::ensure!(
-        meta.uid() == me,
-        "refusing the {} {shown}: owned by uid {}, not by this user (uid {me})",
-        role.name(),
-        meta.uid()
-    );
-    anyhow::ensure!(
-        meta.mode() & 0o022 == 0 || !in_shared_dir(path, me),
-        "refusing the {} {shown}: writable by group or others (mode {:04o})",
-        role.name(),
-        meta.mode() & 0o7777
-    );
-    Ok(())
-}

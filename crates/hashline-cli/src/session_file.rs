@@ -59,7 +59,7 @@ const VERSION: u32 = 3;
 const READS: [u32; 2] = [2, VERSION];
 
 /// A session file larger than this is not ours (or not healthy): it is not read.
-const MAX_BYTES: u64 = hashline::tools::fsio::MAX_FILE_BYTES;
+const MAX_BYTES: u64 = hashline::fs::MAX_FILE_BYTES;
 
 /// A session file in use: locked from [`Persisted::open`] until dropped.
 pub struct Persisted {
@@ -94,25 +94,24 @@ pub fn create_state_dir() {
 
 /// Creates `dir` and its missing parents with mode 0700 (existing ones are left as they are).
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
     if let Some(state) = state_dir()
         && dir.starts_with(&state)
         && !state.exists()
     {
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&state)?;
+        hashline::fs::state::create_private_dir(&state)?;
     }
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    hashline::fs::state::create_private_dir(dir)
 }
 
 /// `$XDG_STATE_HOME/hashline`, else `~/.local/state/hashline` (absolute paths only): the
 /// library's, where the journal key lives too.
 fn state_dir() -> Option<PathBuf> {
-    hashline::tools::journal::state_dir()
+    hashline::fs::state_dir()
 }
 
 /// The root's name in the state directory (see [`file_name`]).
 fn root_name(root: &Path) -> String {
-    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let canonical = hashline::fs::lookup::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     file_name(&canonical)
 }
 
@@ -171,7 +170,7 @@ impl Persisted {
         // a file another user owns or may write is refused rather than trusted.
         let Some(handle) = private_file::open_session(file)? else { return Ok(None) };
         let expected = handle.metadata().map(|m| m.len()).unwrap_or(0);
-        let bytes = hashline::tools::nonblocking::read_bounded(handle, MAX_BYTES, expected)
+        let bytes = hashline::fs::open::read_bounded(handle, MAX_BYTES, expected)
             .with_context(|| format!("cannot read session file {}", file.display()))?;
         let text = String::from_utf8(bytes).with_context(|| format!("session file {} is damaged", file.display()))?;
         let state: SessionFile =
@@ -206,9 +205,9 @@ impl Persisted {
             return Ok(());
         }
         let written = if self.explicit {
-            hashline::tools::fsio::write_atomic(&self.file, text.as_bytes())
+            hashline::fs::write_atomic(&self.file, text.as_bytes())
         } else {
-            hashline::tools::fsio::write_atomic_unsynced(&self.file, text.as_bytes())
+            hashline::fs::write_atomic_unsynced(&self.file, text.as_bytes())
         };
         written.with_context(|| format!("cannot write session file {}", self.file.display()))
     }

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use anstream::{AutoStream, ColorChoice};
 use anyhow::{Context, Result};
-use hashline::tools::nonblocking;
+use hashline::fs::open;
 use hashline_show::{HtmlOptions, TerminalOptions, Timeline, render_html, render_terminal, terminal_safe};
 
 /// The largest log `show` reads (docs/protocol.md §9.5).
@@ -54,7 +54,7 @@ fn shown(path: &Path) -> String {
 
 /// The log's bytes: a regular file of at most [`MAX_LOG_BYTES`], opened without blocking.
 fn read_log(log: &Path) -> Result<Vec<u8>> {
-    match nonblocking::read_regular(log, MAX_LOG_BYTES) {
+    match open::read_regular(log, MAX_LOG_BYTES) {
         Ok(bytes) => Ok(bytes),
         Err(err) if err.kind() == std::io::ErrorKind::FileTooLarge => {
             anyhow::bail!("the session log {} is over 256 MiB; show reads logs up to 256 MiB", shown(log))
@@ -68,7 +68,7 @@ fn read_log(log: &Path) -> Result<Vec<u8>> {
 /// target is left alone, as a link planted in a shared directory must be), and anything
 /// else that is not a regular file is refused.
 fn write_page(out: &Path, page: &[u8]) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(out) {
+    match hashline::fs::lookup::symlink_metadata(out) {
         Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => {}
         Ok(meta) if meta.is_dir() => {
             return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"));
@@ -82,5 +82,5 @@ fn write_page(out: &Path, page: &[u8]) -> std::io::Result<()> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
         Err(err) => return Err(err),
     }
-    hashline::tools::fsio::write_atomic_unsynced(out, page)
+    hashline::fs::write_atomic_unsynced(out, page)
 }

@@ -24,7 +24,8 @@ impl Rng {
     fn new() -> Self {
         let seed =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
-        eprintln!("fault suite seed: {seed}");
+        // The hashline processes under test inherit HASHLINE_FS_BACKEND from this one.
+        println!("fault suite seed: {seed}; file-system backend: {}", hashline::fs::backend().name());
         Self(seed | 1)
     }
 

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 use std::os::unix::fs::PermissionsExt;
 
-use hashline::tools::atomic::Stage;
-use hashline::tools::fsio::MAX_FILE_BYTES;
+use hashline::fs::MAX_FILE_BYTES;
+use hashline::fs::Stage;
 use hashline::tools::schema::{STANDARD_FORMATS, failure_schema};
 use hashline::{CallContext, ErrorCode, Session, SessionConfig, ToolError, ToolResult, Toolbox};
 use hashline_fixtures::discover;

@@ -15,9 +15,9 @@ use hashline_syntax::{LanguageId, ParseLimits, SyntaxError};
 
 use crate::ast::{AstFileHits, AstLanguage, AstQuery};
 use crate::ast_bounds::{AstLimits, Held, InFlight, MAX_COMPARE_DEPTH, deeper_than};
-use crate::open::open_regular;
 use crate::rules::SkippedIgnoreFile;
 use crate::walk::{FileVisitor, SearchError, walk_files, walker};
+use hashline_fs::open::open_regular;
 
 /// Why a file of the search's languages was not searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -94,7 +94,7 @@ pub fn ast_search(
     threads: usize,
     limits: AstLimits,
 ) -> Result<AstOutcome, SearchError> {
-    let meta = std::fs::metadata(root)?;
+    let meta = hashline_fs::lookup::metadata(root)?;
     let in_flight = InFlight::new(limits.max_bytes_in_flight);
     let deadline = Instant::now().checked_add(limits.max_search_time);
     let make = || Worker { query, limits, in_flight: &in_flight, deadline, found: AstOutcome::default() };

@@ -38,7 +38,6 @@
 mod ast;
 mod ast_bounds;
 mod ast_files;
-mod open;
 mod query;
 mod rules;
 mod scan;
@@ -49,8 +48,8 @@ mod walk;
 pub use ast::{AstFileHits, AstLanguage, AstPatternError, AstQuery, merge_ranges};
 pub use ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_BYTES as MAX_AST_PATTERN_BYTES, MAX_PATTERN_DEPTH};
 pub use ast_files::{AstOutcome, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search};
+pub use hashline_fs::NotRegularFile;
 pub use hashline_syntax::LanguageId;
-pub use open::NotRegularFile;
 pub use query::{CompiledQuery, DFA_SIZE_LIMIT, MATCHER_SIZE_LIMIT, MAX_PATTERN_BYTES, Query, QueryError};
 pub use rules::{IgnoreConfig, MAX_IGNORE_FILE_BYTES, RESERVED_DIR, SkipReason, SkippedIgnoreFile, TreeRules};
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};

@@ -27,10 +27,11 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::overrides::Override;
 use ignore::{DirEntry, Match, WalkBuilder};
 
-use crate::open::{NotRegularFile, read_capped};
+use hashline_fs::NotRegularFile;
+use hashline_fs::open::read_regular as read_capped;
 
 /// The name of hashline's journal directory (`.hashline-journal`): no walk enters it.
-pub const RESERVED_DIR: &str = ".hashline-journal";
+pub const RESERVED_DIR: &str = hashline_fs::JOURNAL_DIR;
 
 /// The largest ignore file read, in bytes (1 MiB): a larger one is skipped.
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
@@ -200,7 +201,7 @@ impl TreeRules {
             return false;
         }
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        // hashline's own journal (`hashline_tools::journal`) is never listed or searched,
+        // hashline's own journal (`hashline_fs::journal`) is never listed or searched,
         // whatever the rules and globs say.
         if is_dir && name == RESERVED_DIR {
             return false;
@@ -296,7 +297,7 @@ impl TreeRules {
 
     /// Reads the rules of one directory.
     fn read_dir(&self, dir: &Path, parent: Option<Arc<DirRules>>) -> DirRules {
-        let git_type = std::fs::metadata(dir.join(".git")).ok().map(|m| m.file_type());
+        let git_type = hashline_fs::lookup::metadata(&dir.join(".git")).ok().map(|m| m.file_type());
         let has_git = self.config.require_git && (git_type.is_some() || dir.join(".jj").exists());
         let parent = parent.filter(|p| !p.is_empty() || p.parent.is_some());
         DirRules {

@@ -12,10 +12,10 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 
 use crate::rules::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
 
-use crate::open::open_regular;
 use crate::query::CompiledQuery;
 use crate::scan::{FileHits, FileScan, scan_bytes};
 use crate::stream::scan_stream;
+use hashline_fs::open::open_regular;
 
 /// How a tree is searched.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,7 +127,7 @@ fn scan_file(
 /// git repositories, `.ignore`, `.rgignore`, hidden entries and symlinks skipped); a file is
 /// searched alone. Binary files (a NUL byte) are skipped.
 pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
-    let meta = std::fs::metadata(root)?;
+    let meta = hashline_fs::lookup::metadata(root)?;
     if !meta.is_dir() {
         let mut outcome = SearchOutcome { searched_files: 1, ..SearchOutcome::default() };
         match search_file(root, query, options.keep_per_file)? {

@@ -18,24 +18,19 @@
 #![warn(missing_docs)]
 
 pub mod args;
-pub mod atomic;
 pub mod budget;
-pub mod confine;
 pub mod diff;
 pub mod error;
 pub mod fsio;
-pub mod journal;
 pub mod ledger;
 pub mod log;
 pub mod map_store;
-pub mod nonblocking;
 pub mod paths;
 pub mod ptc;
 pub mod result;
 pub mod run;
 pub mod schema;
 pub mod session;
-pub mod staging;
 pub mod structured;
 pub mod tool;
 pub mod tools;
@@ -44,6 +39,8 @@ pub mod validate;
 pub mod warning;
 
 pub use error::{ErrorCode, ToolError};
+/// The file-system layer the tools stand on.
+pub use hashline_fs as fs;
 pub use result::{CallContext, CancelFlag, ToolOutput, ToolResult, ToolValue};
 pub use run::{execute, execute_content, run_json};
 pub use session::{Session, SessionConfig};

@@ -116,7 +116,7 @@ impl LogWriter {
     /// A log appended to a file (created if missing). It must be a regular file: a FIFO,
     /// socket or device is refused at once (the open never waits).
     pub fn to_file(path: &Path) -> std::io::Result<Self> {
-        let file = crate::nonblocking::open_append_regular(path)?;
+        let file = hashline_fs::open::open_append_regular(path)?;
         Ok(Self::new(std::io::BufWriter::new(file)))
     }
 

@@ -195,7 +195,7 @@ impl MapStore {
     }
 
     fn load_slot(&self, path: &Path, kind: Kind, key: &Path, name: &str, content: ContentKey) -> Option<Vec<u8>> {
-        let file = crate::nonblocking::open_read(path).ok()?;
+        let file = hashline_fs::open::open_read(path).ok()?;
         let meta = file.metadata().ok()?;
         if !meta.is_file() || meta.len() > (MAX_ENTRY_BYTES as u64) {
             return None;
@@ -225,7 +225,7 @@ impl MapStore {
         let mut same = None;
         for slot in 0..SLOTS {
             let path = self.entry_path(key, kind, slot);
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            let Ok(meta) = hashline_fs::lookup::symlink_metadata(&path) else {
                 empty = empty.or(Some(path));
                 continue;
             };
@@ -245,9 +245,9 @@ impl MapStore {
             (None, None, None) => return Ok(()),
         };
         if new {
-            std::fs::create_dir_all(&self.dir)?;
+            hashline_fs::lookup::create_dir_all(&self.dir)?;
         }
-        crate::fsio::write_atomic_unsynced(&path, &bytes)?;
+        hashline_fs::write_atomic_unsynced(&path, &bytes)?;
         if new {
             self.evict();
         }
@@ -261,7 +261,7 @@ impl MapStore {
 
     /// Whether the entry at `path` starts with `header` (it holds the same version).
     fn holds(&self, path: &Path, len: usize, header: &[u8]) -> bool {
-        let Ok(file) = crate::nonblocking::open_read(path) else { return false };
+        let Ok(file) = hashline_fs::open::open_read(path) else { return false };
         let mut start = vec![0; len];
         std::io::Read::read_exact(&mut &file, &mut start).is_ok() && start == header
     }
@@ -305,7 +305,7 @@ impl MapStore {
 
     /// Removes the least recently used entries beyond the bounds, and stale temporary files.
     fn evict(&self) {
-        let Ok(dir) = std::fs::read_dir(&self.dir) else { return };
+        let Ok(dir) = hashline_fs::lookup::read_dir(&self.dir) else { return };
         let mut entries = Vec::new();
         for entry in dir.flatten() {
             let name = entry.file_name();
@@ -319,7 +319,7 @@ impl MapStore {
                 && name.ends_with(".tmp")
                 && modified.elapsed().is_ok_and(|age| age > STALE_TEMP)
             {
-                let _ = std::fs::remove_file(entry.path());
+                let _ = hashline_fs::lookup::remove_file(&entry.path());
             }
         }
         let mut total: u64 = entries.iter().map(|(_, len, _)| len).sum();
@@ -333,7 +333,7 @@ impl MapStore {
                 break;
             }
             // Another process may have removed it first.
-            let _ = std::fs::remove_file(path);
+            let _ = hashline_fs::lookup::remove_file(&path);
             count -= 1;
             total -= len;
         }

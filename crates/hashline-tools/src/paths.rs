@@ -109,10 +109,10 @@ pub fn resolve_real(path: &Path) -> PathBuf {
         if missing {
             continue;
         }
-        match std::fs::symlink_metadata(&out) {
+        match hashline_fs::lookup::symlink_metadata(&out) {
             Ok(meta) if meta.file_type().is_symlink() && hops < MAX_SYMLINK_HOPS => {
                 hops += 1;
-                if let Ok(target) = std::fs::read_link(&out) {
+                if let Ok(target) = hashline_fs::lookup::read_link(&out) {
                     out.pop();
                     if target.is_absolute() {
                         out = PathBuf::from("/");

@@ -8,18 +8,19 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use hashline_core::{LineHash, LineNo};
 use typed_builder::TypedBuilder;
 
-use crate::confine::RootDir;
 use crate::error::{ErrorCode, ToolError};
-use crate::fsio::{FileId, Target, WriteState};
-use crate::journal::Journal;
+use crate::fsio::WriteState;
 use crate::ledger::Ledger;
 use crate::log::{LOG_VERSION, LogEvent, LogWriter, LoggedResult};
 use crate::map_store::MapStore;
 use crate::paths::{self, ResolvedPath};
 use crate::result::{CallContext, ToolResult};
-use crate::staging::{CommitError, Hook, Member, Stage};
 use crate::tree_cache::TreeCache;
 use crate::warning::Warning;
+use hashline_fs::Journal;
+use hashline_fs::RootDir;
+use hashline_fs::{CommitError, Hook, Member, Stage};
+use hashline_fs::{FileId, Target};
 
 /// How a session is set up.
 ///
@@ -121,8 +122,14 @@ impl Session {
         }
         // Recovery at session start: groups of files that a stopped process left half
         // committed are rolled back; the next top-level result says so.
-        let recovery = crate::journal::recover(&root_dirs[0]);
-        let journal_warning = recovery.warning();
+        let recovery = hashline_fs::recover(&root_dirs[0]);
+        let journal_warning = crate::warning::journal_record_ignored(&recovery.ignored);
+        let notices = recovery.restored.iter().map(|files| {
+            format!(
+                "[Recovered an interrupted edit: {} restored to the content before it (the process making it stopped before it finished). Re-run read to refresh.]",
+                files.join(", ")
+            )
+        });
         let session = Self {
             roots,
             root_dirs,
@@ -135,7 +142,7 @@ impl Session {
             log_error: Mutex::new(None),
             next_call: AtomicU64::new(1),
             visibility: Mutex::new(Visibility {
-                stale: recovery.notices,
+                stale: notices.collect(),
                 warnings: journal_warning.into_iter().collect(),
                 ..Visibility::default()
             }),
@@ -208,18 +215,19 @@ impl Session {
 
     /// Loads a regular file through its root's handle (SPEC §7.4).
     pub fn read_file(&self, path: &ResolvedPath) -> Result<Vec<u8>, ToolError> {
-        crate::fsio::read_regular_file(self.root_of(path)?.fd(), path)
+        crate::fsio::read_regular_file(self.root_of(path)?, path)
     }
 
     /// Opens and locks a file about to be changed (see [`Target::open`]).
     pub fn open_target(&self, path: &ResolvedPath, create_parents: bool) -> std::io::Result<Target> {
         let root = self.root_of(path).map_err(|err| std::io::Error::other(err.message))?;
-        Target::open(root.fd(), path, create_parents)
+        Target::open(root, path.rel(), &path.real, create_parents)
     }
 
     /// Commits new bytes to opened targets, all or none (SPEC §7.3, §7.5).
     pub fn commit(&self, members: &[Member<'_>]) -> Result<Vec<WriteState>, (usize, CommitError)> {
-        crate::atomic::commit(&Journal::new(&self.root_dirs[0]), members, &*self.hook)
+        let states = hashline_fs::atomic::commit(&Journal::new(&self.root_dirs[0]), members, &*self.hook)?;
+        Ok(states.into_iter().map(WriteState::from).collect())
     }
 
     /// Shows `path` relative to the working directory when it lies below it.

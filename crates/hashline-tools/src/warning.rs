@@ -111,3 +111,28 @@ impl Warning {
         Self::new(WarningCode::ParamsAdjusted, format!("[{label} adjusted: {}]", adjustments.join("; ")))
     }
 }
+
+/// The `journal-record-ignored` warning of what recovery left alone in the journal
+/// (`ignored`: names in it, or the journal itself), if anything.
+pub fn journal_record_ignored(ignored: &[String]) -> Option<Warning> {
+    use hashline_fs::JOURNAL_DIR;
+    let (first, rest) = ignored.split_first()?;
+    let mut shown = vec![first.as_str()];
+    shown.extend(rest.iter().take(2).map(String::as_str));
+    let more = match rest.len().saturating_sub(2) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(Warning::new(
+        WarningCode::JournalRecordIgnored,
+        format!(
+            "[Warning: ignored {} in {JOURNAL_DIR}/ not written by hashline for this root ({}{more}): nothing was done with {}. Remove {JOURNAL_DIR}/ unless a hashline of yours was interrupted here.]",
+            match ignored.len() {
+                1 => "1 entry".to_owned(),
+                n => format!("{n} entries"),
+            },
+            shown.join(", "),
+            if ignored.len() == 1 { "it" } else { "them" },
+        ),
+    ))
+}

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{Workspace, code};
 use hashline_core::LineHash;
-use hashline_tools::atomic::Stage;
+use hashline_fs::Stage;
 use hashline_tools::edit::EditTool;
 use hashline_tools::read::ReadTool;
 use hashline_tools::{Session, SessionConfig, ToolResult};

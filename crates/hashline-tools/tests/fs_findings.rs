@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use common::code;
 use hashline_core::LineHash;
-use hashline_tools::atomic::Stage;
+use hashline_fs::Stage;
 use hashline_tools::edit::EditTool;
 use hashline_tools::read::ReadTool;
 use hashline_tools::write::WriteTool;
@@ -467,8 +467,8 @@ fn commits_survive_the_journal_directory_being_removed_under_them() {
         // just opened, while a commit makes a new one.
         for _ in 0..2 {
             scope.spawn(move || {
-                let dir = hashline_tools::confine::RootDir::open(root).expect("root");
-                let journal = hashline_tools::journal::Journal::new(&dir);
+                let dir = hashline_fs::RootDir::open(root).expect("root");
+                let journal = hashline_fs::Journal::new(&dir);
                 while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                     journal.tidy();
                 }
@@ -477,9 +477,9 @@ fn commits_survive_the_journal_directory_being_removed_under_them() {
         // And sessions starting all the while: each start's recovery looks at every record
         // in the journal, some just made by a live commit and not yet locked.
         scope.spawn(move || {
-            let dir = hashline_tools::confine::RootDir::open(root).expect("root");
+            let dir = hashline_fs::RootDir::open(root).expect("root");
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let recovery = hashline_tools::journal::recover(&dir);
+                let recovery = hashline_fs::recover(&dir);
                 assert!(recovery.is_empty(), "nothing is rolled back or left alone: {recovery:?}");
             }
         });
@@ -546,7 +546,7 @@ fn a_group_whose_record_vanished_fails_with_nothing_written() {
     for f in ["a.txt", "b.txt"] {
         std::fs::write(root.join(f), "v0\n").expect("write");
     }
-    let journal = root.join(hashline_tools::journal::JOURNAL_DIR);
+    let journal = root.join(hashline_fs::JOURNAL_DIR);
     let remove_records = move |stage: Stage, _: &Path| {
         if stage == Stage::BeforeCommit {
             for entry in std::fs::read_dir(&journal)?.filter_map(Result::ok) {

@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hashline_tools::journal::JOURNAL_DIR;
+use hashline_fs::JOURNAL_DIR;
 use hashline_tools::{CallContext, Session, execute, ls, read, write};
 use serde_json::{Value, json};
 

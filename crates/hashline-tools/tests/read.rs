@@ -255,7 +255,7 @@ fn served_rows_are_recorded_in_the_session() {
 fn files_over_the_size_limit_are_refused_without_loading() {
     let ws = Workspace::new();
     let file = std::fs::File::create(ws.path("huge.log")).expect("create");
-    file.set_len(hashline_tools::fsio::MAX_FILE_BYTES + 1).expect("sparse file");
+    file.set_len(hashline_fs::MAX_FILE_BYTES + 1).expect("sparse file");
     let result = ws.call::<ReadTool>(json!({"path": "huge.log"}));
     assert_eq!(code(&result), "file-too-large");
     assert_snapshot!(result.text(), @r"

@@ -41,6 +41,7 @@ mod registry;
 pub mod replay;
 
 pub use hashline_core as core;
+pub use hashline_fs as fs;
 pub use hashline_tools as tools;
 pub use hashline_view as view;
 

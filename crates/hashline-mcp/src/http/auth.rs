@@ -15,6 +15,9 @@ pub const TOKEN_ENV: &str = "HASHLINE_MCP_TOKEN";
 #[derive(Clone, Default)]
 pub struct Tokens(Vec<Vec<u8>>);
 
+/// The largest token file read.
+const MAX_TOKEN_FILE_BYTES: u64 = 1024 * 1024;
+
 impl std::fmt::Debug for Tokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Tokens({} hidden)", self.0.len())
@@ -61,10 +64,13 @@ impl Tokens {
         Ok(Self(tokens))
     }
 
-    /// Tokens from a file, one per line.
+    /// Tokens from a file, one per line: a regular file of at most 1 MiB of UTF-8 (a
+    /// FIFO or device there is refused without waiting).
     pub fn from_file(path: &Path) -> Result<Self, TokenError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| TokenError::Read { path: path.display().to_string(), source })?;
+        let read = |source| TokenError::Read { path: path.display().to_string(), source };
+        let bytes = hashline::fs::open::read_regular(path, MAX_TOKEN_FILE_BYTES).map_err(read)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|err| read(std::io::Error::new(std::io::ErrorKind::InvalidData, err.utf8_error())))?;
         Self::parse(&text, &path.display().to_string())
     }
 

@@ -3,8 +3,8 @@
 //! merges their line ranges, renders whole blocks under the budget and records the rows it
 //! returned as served.
 
+use hashline_fs::lookup as fs;
 use std::borrow::Cow;
-use std::fs;
 
 use hashline_core::display::display_line;
 use hashline_search::LanguageId;

@@ -4,8 +4,8 @@
 
 mod filters;
 
+use hashline_fs::lookup as fs;
 use std::ffi::OsStr;
-use std::fs;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;

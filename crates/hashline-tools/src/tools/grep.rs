@@ -8,8 +8,8 @@ mod scoped;
 
 pub(crate) use render::clip_line;
 
+use hashline_fs::lookup as fs;
 use std::collections::HashMap;
-use std::fs;
 
 use hashline_search::{FileScan, HitKind, HitLine, Query, QueryError, SearchOptions, search, search_file};
 use hashline_view::MatchesMeta;

@@ -2,8 +2,8 @@
 //!
 //! Also home to what `ls` and `find` share: the entry kinds, the mapping of a search root's I/O errors, and the byte-capped listing.
 
+use hashline_fs::lookup as fs;
 use std::borrow::Cow;
-use std::fs;
 use std::io;
 use std::path::Path;
 

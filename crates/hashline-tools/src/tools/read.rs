@@ -513,7 +513,7 @@ fn agent_instructions(session: &Session, path: &crate::paths::ResolvedPath, ctx:
         if !file.is_file() || !session.claim_instructions(dir) {
             continue;
         }
-        let Ok(bytes) = crate::nonblocking::read_regular(&file, crate::fsio::MAX_FILE_BYTES) else { continue };
+        let Ok(bytes) = hashline_fs::open::read_regular(&file, hashline_fs::MAX_FILE_BYTES) else { continue };
         let text = String::from_utf8_lossy(&bytes);
         let shown = cut_at_char_boundary(text.trim_end(), MAX_INSTRUCTIONS_BYTES);
         let cut = if shown.len() < text.trim_end().len() { "\n[… instructions cut at 16 KB]" } else { "" };

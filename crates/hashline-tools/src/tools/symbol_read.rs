@@ -101,7 +101,7 @@ pub(crate) fn file_map(
     path: &ResolvedPath,
     doc: &Document,
 ) -> Result<Option<Arc<SymbolMap>>, String> {
-    let mtime = std::fs::metadata(&path.absolute).ok().and_then(|m| m.modified().ok());
+    let mtime = hashline_fs::lookup::metadata(&path.absolute).ok().and_then(|m| m.modified().ok());
     cached_map(session, &path.key, &path.display, doc, mtime)
 }
 
@@ -336,7 +336,7 @@ pub(crate) fn map_text(session: &Session, path: &ResolvedPath, doc: &Document) -
     if let Some(text) = stored() {
         return Ok(text);
     }
-    let mtime = std::fs::metadata(&path.absolute).ok().and_then(|m| m.modified().ok());
+    let mtime = hashline_fs::lookup::metadata(&path.absolute).ok().and_then(|m| m.modified().ok());
     let mut built = None;
     let content = store.as_ref().map(|(_, content)| *content);
     match cached_map_keyed(session, &path.key, &path.display, doc, mtime, content, &mut built) {

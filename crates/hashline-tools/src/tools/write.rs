@@ -15,10 +15,10 @@ use crate::fsio::{WriteState, fs_details, write_error};
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
-use crate::staging::{CommitError, Member};
 use crate::tool::Tool;
 use crate::validate::{Memo, SyntaxMode, SyntaxOutcome, Trees, check, judge, line_map_of};
 use crate::warning::{Warning, WarningCode};
+use hashline_fs::{CommitError, Member};
 
 /// The largest old file whose content is read to diff an overwrite against.
 const DIFF_BASIS_MAX: u64 = 10 * 1024 * 1024;
@@ -115,7 +115,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     // parent directories are created beneath the root too.
     let target = match session.open_target(&path, false) {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => session.open_target(&path, true).map_err(|err| {
-            if crate::confine::is_escape(&err) {
+            if hashline_fs::is_escape(&err) {
                 return write_error(&err, &path);
             }
             ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))

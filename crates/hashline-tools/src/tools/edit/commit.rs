@@ -16,8 +16,8 @@ use crate::fsio::write_error;
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, ToolOutput};
 use crate::session::Session;
-use crate::staging::{CommitError, Member};
 use crate::warning::Warning;
+use hashline_fs::{CommitError, Member};
 
 /// Validates every file, then writes them all or none.
 pub(crate) fn run(

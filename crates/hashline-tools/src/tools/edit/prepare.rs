@@ -13,12 +13,13 @@ use super::Request;
 use super::items::{self, Parsed};
 use super::symbols;
 use crate::error::{ErrorCode, RefusalTarget, ToolError};
-use crate::fsio::{Target, read_error};
+use crate::fsio::read_error;
 use crate::paths::ResolvedPath;
 use crate::ptc::PtcLine;
 use crate::session::Session;
 use crate::validate::{Memo, SyntaxMode, SyntaxOutcome, check, judge};
 use crate::warning::{Warning, WarningCode};
+use hashline_fs::Target;
 
 /// Call-wide options.
 #[derive(Clone, Copy, Debug)]
@@ -65,7 +66,7 @@ impl Held {
                 session.open_target(path, false).map_err(|err| read_error(&err, path)).and_then(|target| match target
                     .exists()
                 {
-                    true => target.load(path).map(|bytes| (target, bytes)),
+                    true => crate::fsio::load_target(&target, path).map(|bytes| (target, bytes)),
                     false => Err(read_error(&std::io::ErrorKind::NotFound.into(), path)),
                 });
             files.insert(path.key.clone(), opened);

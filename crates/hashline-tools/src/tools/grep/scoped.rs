@@ -284,13 +284,13 @@ fn mapped(session: &Session, file: &AdmittedFile<'_>) -> Option<(Document, Arc<S
     }
     // Through the guarded open (a file swapped for a FIFO since the search cannot hold
     // the call) and no larger than a map is ever built from.
-    let bytes = crate::nonblocking::read_regular(path, MAX_SCOPED_FILE_BYTES).ok()?;
+    let bytes = hashline_fs::open::read_regular(path, MAX_SCOPED_FILE_BYTES).ok()?;
     let doc = Document::parse(bytes);
     let unchanged = file.lines.iter().all(|l| doc.line(l.line).is_some_and(|now| now.hash() == l.hash));
     if !unchanged {
         return None;
     }
-    let mtime = std::fs::metadata(path).ok().and_then(|m| m.modified().ok());
+    let mtime = hashline_fs::lookup::metadata(path).ok().and_then(|m| m.modified().ok());
     let key = session.key_of(path);
     let map = super::super::symbol_read::cached_map(session, &key, &name, &doc, mtime).ok()??;
     Some((doc, map))

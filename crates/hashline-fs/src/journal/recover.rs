@@ -14,14 +14,14 @@ use rustix::io::Errno;
 
 use super::record::{self, Entry, MAX_RECORD_BYTES, Rejected, is_id};
 use super::{JOURNAL_DIR, Journal, Phase, key, remove_dead_temp, rollback};
-use crate::confine::{RootDir, open_beneath};
-use crate::warning::{Warning, WarningCode};
+use crate::root::{RootDir, open_beneath};
 
 /// What recovery did at a session's start.
 #[derive(Debug, Default)]
 pub struct Recovery {
-    /// One notice per group whose files were restored.
-    pub notices: Vec<String>,
+    /// Each group whose files were restored to their content before it: the files'
+    /// absolute paths.
+    pub restored: Vec<Vec<String>>,
     /// What it found in the journal and left alone (names in the journal, or the
     /// journal itself): not written by hashline, or not recoverable.
     pub ignored: Vec<String>,
@@ -30,30 +30,7 @@ pub struct Recovery {
 impl Recovery {
     /// Whether recovery restored nothing and ignored nothing.
     pub fn is_empty(&self) -> bool {
-        self.notices.is_empty() && self.ignored.is_empty()
-    }
-
-    /// The `journal-record-ignored` warning, if anything was left alone.
-    pub fn warning(&self) -> Option<Warning> {
-        let (first, rest) = self.ignored.split_first()?;
-        let mut shown = vec![first.as_str()];
-        shown.extend(rest.iter().take(2).map(String::as_str));
-        let more = match rest.len().saturating_sub(2) {
-            0 => String::new(),
-            n => format!(" and {n} more"),
-        };
-        Some(Warning::new(
-            WarningCode::JournalRecordIgnored,
-            format!(
-                "[Warning: ignored {} in {JOURNAL_DIR}/ not written by hashline for this root ({}{more}): nothing was done with {}. Remove {JOURNAL_DIR}/ unless a hashline of yours was interrupted here.]",
-                match self.ignored.len() {
-                    1 => "1 entry".to_owned(),
-                    n => format!("{n} entries"),
-                },
-                shown.join(", "),
-                if self.ignored.len() == 1 { "it" } else { "them" },
-            ),
-        ))
+        self.restored.is_empty() && self.ignored.is_empty()
     }
 }
 
@@ -88,10 +65,7 @@ pub fn recover(root: &RootDir) -> Recovery {
                 Outcome::Ignored => out.ignored.push(text.to_owned()),
                 Outcome::Done(restored) => {
                     if !restored.is_empty() {
-                        out.notices.push(format!(
-                            "[Recovered an interrupted edit: {} restored to the content before it (the process making it stopped before it finished). Re-run read to refresh.]",
-                            restored.join(", ")
-                        ));
+                        out.restored.push(restored);
                     }
                 }
             },
@@ -177,7 +151,7 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
         Err(_) => return Outcome::Ignored,
     };
     let fd = File::from(fd);
-    if crate::nonblocking::ensure_regular(&fd).is_err() {
+    if crate::open::ensure_regular(&fd).is_err() {
         return Outcome::Ignored;
     }
     // A live process holds its record's lock.
@@ -192,9 +166,15 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
         Ok(dup) => dup,
         Err(_) => return Outcome::Ignored,
     };
-    let Ok(bytes) = crate::nonblocking::read_opened_regular(held, MAX_RECORD_BYTES) else {
+    let Ok(bytes) = crate::open::read_opened_regular(held, MAX_RECORD_BYTES) else {
         return Outcome::Ignored;
     };
+    // Where the journal cannot make unnamed files (the portable backend, macOS), a record
+    // is created under its name and locked just after: found empty and new, it is being
+    // born. Nothing in it could be acted on anyway; an old empty one is reported.
+    if bytes.is_empty() && is_recent(&fd) {
+        return Outcome::Live;
+    }
     let record = match record::decode(key::key(), root.path(), id, &bytes) {
         Ok(record) => record,
         Err(Rejected::NotAuthentic | Rejected::BadEntry) => return Outcome::Ignored,
@@ -216,6 +196,16 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
     let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
     drop(fd);
     Outcome::Done(shown)
+}
+
+/// How long an empty record counts as one being made (see [`take_over`]).
+const BIRTH: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Whether the file was changed within [`BIRTH`] (or its time is in the future).
+fn is_recent(file: &File) -> bool {
+    let Ok(modified) = file.metadata().and_then(|m| m.modified()) else { return false };
+    std::time::SystemTime::now().duration_since(modified).is_ok_and(|age| age < BIRTH)
+        || modified > std::time::SystemTime::now()
 }
 
 /// The entry's directory, opened beneath its root's handle (no symlink out, no `..`).

@@ -4,7 +4,7 @@
 
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -16,23 +16,12 @@ const KEY_LEN: usize = 32;
 /// The key's file name in the state directory.
 const KEY_FILE: &str = "journal.key";
 
-/// hashline's per-user state directory: `$XDG_STATE_HOME/hashline`, else
-/// `~/.local/state/hashline` (absolute paths only).
-pub fn state_dir() -> Option<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".local/state")))
-        .filter(|p| p.is_absolute())?;
-    Some(state.join("hashline"))
-}
-
 /// The key of this user, read from (or made in) the state directory once per process.
 /// Where no state directory can hold it, a key of this process alone: its records can
 /// then be recovered by no later process, and are reported as not hashline's.
 pub(crate) fn key() -> &'static [u8; KEY_LEN] {
     static KEY: OnceLock<[u8; KEY_LEN]> = OnceLock::new();
-    KEY.get_or_init(|| state_dir().and_then(|dir| load_or_make(&dir).ok()).unwrap_or_else(fresh))
+    KEY.get_or_init(|| crate::state::state_dir().and_then(|dir| load_or_make(&dir).ok()).unwrap_or_else(fresh))
 }
 
 fn fresh() -> [u8; KEY_LEN] {
@@ -52,7 +41,7 @@ fn fresh() -> [u8; KEY_LEN] {
 /// then linked into place (never replacing one another process made first).
 fn load_or_make(dir: &Path) -> io::Result<[u8; KEY_LEN]> {
     // Private like the CLI's state directory: nobody else lists or plants files in it.
-    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700).create(dir)?;
+    crate::state::create_private_dir(dir)?;
     let dirfd = rustix::fs::open(dir, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
     match load(dirfd.as_fd()) {
         Err(err) if err.kind() == io::ErrorKind::NotFound => {}
@@ -62,7 +51,7 @@ fn load_or_make(dir: &Path) -> io::Result<[u8; KEY_LEN]> {
     let temp = format!("{KEY_FILE}.{}", crate::staging::random_hex());
     let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let mut file = std::fs::File::from(rustix::fs::openat(&dirfd, temp.as_str(), flags, Mode::from_raw_mode(0o600))?);
-    let written = file.write_all(&key).and_then(|()| file.sync_all());
+    let written = file.write_all(&key).and_then(|()| crate::sys::sync_all(&file));
     let linked =
         written.and_then(|()| match rustix::fs::linkat(&dirfd, temp.as_str(), &dirfd, KEY_FILE, AtFlags::empty()) {
             Ok(()) | Err(Errno::EXIST) => Ok(()),
@@ -70,7 +59,7 @@ fn load_or_make(dir: &Path) -> io::Result<[u8; KEY_LEN]> {
         });
     let _ = rustix::fs::unlinkat(&dirfd, temp.as_str(), AtFlags::empty());
     linked?;
-    let _ = rustix::fs::fsync(&dirfd);
+    let _ = crate::sys::sync_dir(dirfd.as_fd());
     load(dirfd.as_fd())
 }
 

@@ -19,16 +19,17 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FallocateFlags, FlockOperation, Mode, OFlags};
+use rustix::fs::{AtFlags, FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 
-use crate::confine::RootDir;
+use crate::root::RootDir;
 use crate::staging::{CommitError, Hook, Member, Stage, random_hex};
-pub use key::state_dir;
 use record::{Entry, Record, backup_name, copy_name, temp_name};
-pub use recover::recover;
+pub use recover::{Recovery, recover};
 
-pub use crate::paths::JOURNAL_DIR;
+/// The journal's directory name in a root. Every hashline tool refuses paths inside it and
+/// no walk enters it.
+pub const JOURNAL_DIR: &str = ".hashline-journal";
 
 /// The journal of one root.
 pub struct Journal<'r> {
@@ -92,15 +93,13 @@ impl<'r> Journal<'r> {
     /// missing, and held while linking) under a fresh `.hl<8 hex>.tmp`: the directory and
     /// the name.
     pub(crate) fn link_temp(&self, file: &File) -> io::Result<(Held, String)> {
-        use std::os::fd::AsRawFd;
-        let proc = format!("/proc/self/fd/{}", file.as_raw_fd());
         let jdir = self.hold()?;
         loop {
             let name = crate::staging::temp_name("");
-            match rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), &jdir, name.as_str(), AtFlags::SYMLINK_FOLLOW) {
+            match crate::sys::link_unnamed(file, jdir.as_fd(), name.as_str()) {
                 Ok(()) => return Ok((jdir, name)),
-                Err(Errno::EXIST) => continue,
-                Err(err) => return Err(err.into()),
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(err) => return Err(err),
             }
         }
     }
@@ -181,8 +180,8 @@ pub(crate) fn commit_group(
 /// Writes the group's record as `<id>.prep`, locked, written and synced before its name
 /// appears (an unnamed file linked into place), so that a recovery never finds a live
 /// commit's record unlocked: the lock tells live from dead. Where unnamed files cannot be
-/// linked here, the record is made under its name and locked at once; a recovery in
-/// between would take it for a dead one and the commit fail with nothing written.
+/// linked here (the portable backend), the record is made under its name and locked at
+/// once; a recovery in between finds it empty and new, and leaves it as a live one.
 /// A failure of the journal's own files (the directory, the record): reported against the
 /// group's first file, so a name the journal lost must not read as that file missing.
 fn journal_failed(err: io::Error) -> CommitError {
@@ -196,20 +195,7 @@ fn journal_failed(err: io::Error) -> CommitError {
 
 fn write_record(jdir: BorrowedFd<'_>, id: &str, bytes: &[u8]) -> io::Result<(File, String)> {
     let name = format!("{id}.prep");
-    let unnamed = if crate::staging::proc_fd_usable() {
-        match rustix::fs::openat(
-            jdir,
-            ".",
-            OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o600),
-        ) {
-            Ok(fd) => Some(File::from(fd)),
-            Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL | Errno::NOENT) => None,
-            Err(err) => return Err(err.into()),
-        }
-    } else {
-        None
-    };
+    let unnamed = crate::sys::unnamed_file(jdir, Mode::from_raw_mode(0o600))?;
     // Whether the name is ours to remove if a step fails.
     let mut named = unnamed.is_none();
     let mut file = match unnamed {
@@ -222,14 +208,12 @@ fn write_record(jdir: BorrowedFd<'_>, id: &str, bytes: &[u8]) -> io::Result<(Fil
     let result = (|| {
         rustix::fs::flock(&file, FlockOperation::LockExclusive)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        crate::sys::sync_all(&file)?;
         if !named {
-            use std::os::fd::AsRawFd;
-            let proc = format!("/proc/self/fd/{}", file.as_raw_fd());
-            rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), jdir, name.as_str(), AtFlags::SYMLINK_FOLLOW)?;
+            crate::sys::link_unnamed(&file, jdir, name.as_str())?;
             named = true;
         }
-        rustix::fs::fsync(jdir)?;
+        crate::sys::sync_dir(jdir)?;
         Ok(())
     })();
     if let Err(err) = result {
@@ -288,7 +272,7 @@ impl Group<'_> {
             }
         }
         for member in self.members {
-            let _ = rustix::fs::fsync(&member.target.dir);
+            let _ = crate::sys::sync_dir(member.target.dir.as_fd());
         }
         if let Err(err) = advance(self.jdir, &intent, &format!("{id}.commit")) {
             self.rollback(Phase::Intent);
@@ -324,34 +308,35 @@ impl Group<'_> {
                     );
                 }
                 file.write_all(member.new)?;
-                file.sync_data()?;
+                crate::sys::sync_data(&file)?;
                 if target.exists() {
                     rustix::fs::linkat(&target.dir, &target.name, &target.dir, backup.as_str(), AtFlags::empty())?;
                 }
             }
             true => {
                 let writer = open_in_place(target)?;
-                // Reserve the space first: a full disk fails here, with nothing changed.
-                match rustix::fs::fallocate(&writer, FallocateFlags::KEEP_SIZE, 0, member.new.len().max(1) as u64) {
-                    Ok(()) | Err(Errno::OPNOTSUPP) | Err(Errno::NOSYS) => {}
-                    Err(err) => return Err(err.into()),
-                }
+                // Reserve the space first where the backend can: a full disk fails here, with
+                // nothing changed. Elsewhere the write in place grows the file before it
+                // overwrites anything (see `replace`), and a full disk fails there, rolled
+                // back from the copy made next.
+                crate::sys::reserve(&writer, member.new.len() as u64)?;
                 let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                 let mut file =
                     File::from(rustix::fs::openat(self.jdir, copy.as_str(), flags, Mode::from_raw_mode(0o600))?);
                 file.write_all(member.old)?;
-                file.sync_all()?;
+                crate::sys::sync_all(&file)?;
             }
         }
         Ok(())
     }
 }
 
-fn open_in_place(target: &crate::fsio::Target) -> io::Result<File> {
+fn open_in_place(target: &crate::target::Target) -> io::Result<File> {
     let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(&target.dir, &target.name, flags, Mode::empty())?;
-    let same =
-        target.snapshot.is_some_and(|s| rustix::fs::fstat(&fd).is_ok_and(|now| crate::fsio::FileId::of(&now) == s.id));
+    let same = target
+        .snapshot
+        .is_some_and(|s| rustix::fs::fstat(&fd).is_ok_and(|now| crate::target::FileId::of(&now) == s.id));
     if !same {
         return Err(io::Error::other("the file was replaced while it was being written"));
     }
@@ -364,16 +349,20 @@ fn replace(temp: &str, member: &Member<'_>, entry: &Entry) -> io::Result<()> {
         false => Ok(rustix::fs::renameat(&target.dir, temp, &target.dir, &target.name)?),
         true => {
             let file = open_in_place(target)?;
-            file.write_all_at(member.new, 0)?;
+            // The growth first, past the old end: where no space could be reserved, a full
+            // disk fails here with every old byte still in place.
+            let old_len = member.old.len().min(member.new.len());
+            file.write_all_at(&member.new[old_len..], old_len as u64)?;
+            file.write_all_at(&member.new[..old_len], 0)?;
             file.set_len(member.new.len() as u64)?;
-            file.sync_all()
+            crate::sys::sync_all(&file)
         }
     }
 }
 
 fn advance(jdir: BorrowedFd<'_>, from: &str, to: &str) -> io::Result<()> {
     rustix::fs::renameat(jdir, from, jdir, to)?;
-    rustix::fs::fsync(jdir)?;
+    crate::sys::sync_dir(jdir)?;
     Ok(())
 }
 
@@ -428,13 +417,13 @@ fn restore_copy(jdir: BorrowedFd<'_>, copy: &str, dir: BorrowedFd<'_>, name: &Os
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let old = File::from(rustix::fs::openat(jdir, copy, flags, Mode::empty())?);
     // A copy is of a file the tools loaded, so never over their bound.
-    let bytes = crate::nonblocking::read_opened_regular(old, crate::fsio::MAX_FILE_BYTES)?;
+    let bytes = crate::open::read_opened_regular(old, crate::target::MAX_FILE_BYTES)?;
     let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let file = File::from(rustix::fs::openat(dir, name, flags, Mode::empty())?);
-    crate::nonblocking::ensure_regular(&file)?;
+    crate::open::ensure_regular(&file)?;
     file.write_all_at(&bytes, 0)?;
     file.set_len(bytes.len() as u64)?;
-    file.sync_all()
+    crate::sys::sync_all(&file)
 }
 
 /// Removes a one-file commit's temporary file that its process left in the journal when
@@ -531,7 +520,7 @@ mod tests {
         std::fs::write(&path, b"{\"pid\":").unwrap();
         let recovery = recover(&root);
         assert_eq!(recovery.ignored, [name]);
-        assert!(recovery.notices.is_empty());
+        assert!(recovery.restored.is_empty());
         assert!(path.exists(), "a record hashline cannot verify stays");
     }
 

@@ -1,21 +1,21 @@
-//! Committing new bytes to files (SPEC §7.3, §7.5): one file with one link is written to
-//! an unnamed temporary file in its directory (`O_TMPFILE`, else a short `.hl<8 hex>.tmp`
-//! name), synced, compared against what was read, linked into the root's journal directory
+//! Committing new bytes to files: one file with one link is written to an unnamed
+//! temporary file in its directory (`O_TMPFILE` on Linux, else a short `.hl<8 hex>.tmp`
+//! name), synced (`F_FULLFSYNC` on macOS), compared against what was read, linked into the root's journal directory
 //! (where recovery finds it if the process stops there) and renamed over the name; a file
 //! with several links, or several files at once, go through the journal (`crate::journal`).
 
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
-use crate::fsio::{Target, WriteState};
 use crate::journal::{self, Journal};
 use crate::staging::temp_name;
 pub use crate::staging::{CommitError, Hook, Member, Stage};
+use crate::target::{Target, WriteState};
 
 /// Commits every member, all or none: a single one-link file by rename, anything else
 /// through the journal. On failure, the index of the member that failed.
@@ -44,7 +44,7 @@ fn by_rename(journal: &Journal<'_>, member: &Member<'_>, hook: &Hook) -> Result<
     let mut temp = Temp::create(target.dir.as_fd(), target)?;
     temp.file.write_all(member.new)?;
     // The data must be on disk before the rename makes it the file (old or new, never a mix).
-    temp.file.sync_data()?;
+    crate::sys::sync_data(&temp.file)?;
     hook(Stage::BeforeCommit, &target.real)?;
     if member.check && !target.unchanged(member.old, false)? {
         return Err(CommitError::Changed);
@@ -69,16 +69,7 @@ struct Temp<'d> {
 impl<'d> Temp<'d> {
     fn create(dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
         let mode = Mode::from_raw_mode(target.snapshot.map_or(0o666, |s| s.mode));
-        let file = if crate::staging::proc_fd_usable() {
-            match rustix::fs::openat(dir, ".", OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC, mode) {
-                Ok(fd) => Some(File::from(fd)),
-                Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL | Errno::NOENT) => None,
-                Err(err) => return Err(err.into()),
-            }
-        } else {
-            None
-        };
-        let temp = match file {
+        let temp = match crate::sys::unnamed_file(dir, mode)? {
             Some(file) => {
                 // Held until the file is renamed into place: recovery leaves a linked
                 // temporary file alone while its commit is alive.
@@ -134,10 +125,7 @@ impl<'d> Temp<'d> {
         let temp_name = match self.name.take() {
             Some(named) => named,
             None => {
-                let proc = format!("/proc/self/fd/{}", self.file.as_raw_fd());
-                let link = |named: &str| {
-                    rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), self.dir, named, AtFlags::SYMLINK_FOLLOW)
-                };
+                let link = |named: &str| crate::sys::link_unnamed(&self.file, self.dir, named);
                 // The unnamed file gets a name fixed by the target's (a crash between the
                 // link and the rename leaves it there): under the target's lock, a file
                 // already under that name was left by a commit of this target that stopped,
@@ -148,12 +136,12 @@ impl<'d> Temp<'d> {
                 }
                 match link(fixed.as_str()) {
                     Ok(()) => fixed,
-                    Err(Errno::EXIST) => {
+                    Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
                         let named = temp_name("");
                         link(named.as_str())?;
                         named
                     }
-                    Err(err) => return Err(err.into()),
+                    Err(err) => return Err(err),
                 }
             }
         };
@@ -198,8 +186,7 @@ pub(crate) fn link_name(target: &OsStr) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::confine::RootDir;
-    use crate::paths::resolve;
+    use crate::root::RootDir;
     use std::fs;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     use std::path::Path;
@@ -225,8 +212,7 @@ mod tests {
         }
 
         fn write(&self, rel: &str, bytes: &[u8], hook: &Hook) -> Result<WriteState, CommitError> {
-            let path = resolve(rel, self.root.path(), &[self.root.path().to_path_buf()], true).expect("resolve");
-            let target = Target::open(self.root.fd(), &path, true)?;
+            let target = Target::open(&self.root, Path::new(rel), &self.path(rel), true)?;
             let journal = Journal::new(&self.root);
             let member = Member { target: &target, old: b"", new: bytes, check: false };
             commit(&journal, &[member], hook).map(|s| s[0]).map_err(|(_, err)| err)
@@ -314,8 +300,8 @@ mod tests {
 
     #[test]
     fn without_a_journal_a_temporary_file_left_beside_the_target_goes_at_its_next_commit() {
-        if !crate::staging::proc_fd_usable() {
-            eprintln!("SKIPPED: no O_TMPFILE linking here, temporary files are named at random");
+        if crate::sys::backend() != crate::sys::Backend::Linux {
+            eprintln!("SKIPPED: the portable backend names temporary files at random (no O_TMPFILE linking)");
             return;
         }
         let fx = Fixture::new();

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::io::Errno;
 
-use crate::fsio::Target;
+use crate::target::Target;
 
 /// Where a commit stands, for fault-injection hooks (tests and the fault suite).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,11 +24,13 @@ pub enum Stage {
 pub type Hook = dyn Fn(Stage, &Path) -> io::Result<()> + Send + Sync;
 
 /// Why a commit did not happen.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CommitError {
     /// The file changed since it was read (compare before commit); nothing was written.
+    #[error("the file changed since it was read; nothing was written")]
     Changed,
     /// The operating system refused.
+    #[error(transparent)]
     Io(io::Error),
 }
 
@@ -54,12 +56,6 @@ pub struct Member<'a> {
     pub new: &'a [u8],
     /// Compare before commit (edits); a whole-file `write` does not depend on the old bytes.
     pub check: bool,
-}
-
-/// Whether `/proc/self/fd` can link an unnamed temporary file into place.
-pub(crate) fn proc_fd_usable() -> bool {
-    static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *USABLE.get_or_init(|| Path::new("/proc/self/fd").is_dir())
 }
 
 /// A short temporary name, `.hl<8 hex><tag>.tmp`: 15 bytes plus the tag, far under the

@@ -1,0 +1,156 @@
+//! Opening a user's private files (the CLI's session file and its lock) so that a
+//! directory others may write to cannot turn them against the user: no symlink is
+//! followed, a file is created exclusively with mode 0600, and a file that another user
+//! owns, or (in a directory others may write to) that group or others may write, is
+//! refused. Every open is non-blocking, so a FIFO or a device cannot hold the call either.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use rustix::fs::OFlags;
+use rustix::io::Errno;
+
+/// Why a private file was refused or could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum PrivateError {
+    /// The name is a symlink (never followed).
+    #[error("it is a symlink")]
+    Symlink,
+    /// A FIFO, socket or device; `at_open` when the open itself could not be made without
+    /// waiting (a FIFO without a reader), else found through the handle.
+    #[error("not a regular file (a FIFO, socket or device)")]
+    NotRegular {
+        /// Whether the open failed (rather than the check through the handle).
+        at_open: bool,
+    },
+    /// Another user owns it.
+    #[error("owned by uid {owner}, not by this user (uid {me})")]
+    ForeignOwner {
+        /// Its owner.
+        owner: u32,
+        /// This process's effective user.
+        me: u32,
+    },
+    /// Group or others may write it, in a directory others may put files into.
+    #[error("writable by group or others (mode {mode:04o})")]
+    SharedWritable {
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// A lock that was removed every time it was about to be opened.
+    #[error("it keeps disappearing")]
+    Vanishing,
+    /// The open failed (`at_open`) or the handle's metadata could not be read.
+    #[error("{err}")]
+    Io {
+        /// The operating system's error.
+        err: io::Error,
+        /// Whether the open failed (rather than the look at the handle).
+        at_open: bool,
+    },
+}
+
+/// Flags of every open here: the last component is never followed, nothing waits.
+fn flags() -> i32 {
+    (OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32
+}
+
+fn open_failed(err: io::Error) -> PrivateError {
+    match err.raw_os_error() {
+        // O_NOFOLLOW on a symlink.
+        Some(code) if code == Errno::LOOP.raw_os_error() => PrivateError::Symlink,
+        // A FIFO without a reader, opened for writing without waiting.
+        Some(code) if code == Errno::NXIO.raw_os_error() => PrivateError::NotRegular { at_open: true },
+        _ => PrivateError::Io { err, at_open: true },
+    }
+}
+
+/// Opens (creating it, 0600, if missing) the lock file at `path` for writing.
+pub fn open_lock(path: &Path) -> Result<File, PrivateError> {
+    // A lock removed between the two opens is made again; more than a few rounds of that
+    // is someone playing games.
+    for _ in 0..8 {
+        let created = OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(flags()).open(path);
+        match created {
+            Ok(file) => return Ok(file),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(open_failed(err)),
+        }
+        match OpenOptions::new().write(true).custom_flags(flags()).open(path) {
+            Ok(file) => {
+                check(&file, path)?;
+                return Ok(file);
+            }
+            Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+            Err(err) => return Err(open_failed(err)),
+        }
+    }
+    Err(PrivateError::Vanishing)
+}
+
+/// Opens the private file at `path` for reading; `None` when there is none.
+pub fn open_existing(path: &Path) -> Result<Option<File>, PrivateError> {
+    match OpenOptions::new().read(true).custom_flags(flags()).open(path) {
+        Ok(file) => {
+            check(&file, path)?;
+            Ok(Some(file))
+        }
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(open_failed(err)),
+    }
+}
+
+/// Whether others may put files into the directory of `path`: it is group- or
+/// other-writable (like `/tmp`), or another user's. Unknown counts as shared.
+fn in_shared_dir(path: &Path, me: u32) -> bool {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::metadata(dir).map_or(true, |meta| meta.mode() & 0o022 != 0 || meta.uid() != me)
+}
+
+/// A regular file of this user, checked through the handle; in a shared directory
+/// ([`in_shared_dir`]) one that only this user may write, too. (In the user's own
+/// directory a group-writable file is the user's choice.)
+fn check(file: &File, path: &Path) -> Result<(), PrivateError> {
+    let meta = file.metadata().map_err(|err| PrivateError::Io { err, at_open: false })?;
+    if !meta.is_file() {
+        return Err(PrivateError::NotRegular { at_open: false });
+    }
+    let me = rustix::process::geteuid().as_raw();
+    if meta.uid() != me {
+        return Err(PrivateError::ForeignOwner { owner: meta.uid(), me });
+    }
+    if meta.mode() & 0o022 != 0 && in_shared_dir(path, me) {
+        return Err(PrivateError::SharedWritable { mode: meta.mode() & 0o7777 });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_lock_is_made_0600_and_symlinks_fifos_and_shared_writable_files_are_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lock = dir.path().join("s.lock");
+        open_lock(&lock).expect("made");
+        assert_eq!(std::fs::metadata(&lock).expect("meta").permissions().mode() & 0o777, 0o600);
+        open_lock(&lock).expect("opened again");
+        assert!(open_existing(&dir.path().join("none")).expect("no file").is_none());
+        std::os::unix::fs::symlink(&lock, dir.path().join("link")).expect("symlink");
+        assert!(matches!(open_existing(&dir.path().join("link")), Err(PrivateError::Symlink)));
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR).expect("mkfifo");
+        assert!(matches!(open_lock(&fifo), Err(PrivateError::NotRegular { at_open: true })));
+        assert!(matches!(open_existing(&fifo), Err(PrivateError::NotRegular { at_open: false })));
+        let shared = tempfile::tempdir().expect("tempdir");
+        std::fs::set_permissions(shared.path(), std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        let file = shared.path().join("s.json");
+        std::fs::write(&file, "{}").expect("write");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+        assert!(matches!(open_existing(&file), Err(PrivateError::SharedWritable { mode: 0o666 })));
+    }
+}

@@ -1,0 +1,57 @@
+//! Replacing a file that is not a tool's target (the CLI's session file, a rendered page)
+//! whole: a short-named temporary file in the same directory, renamed over the path, so
+//! that a reader sees the old bytes or the new, never a mix.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Replaces `path` with `bytes` atomically and durably: the temporary file is synced
+/// (`F_FULLFSYNC` on macOS) before the rename, and the directory after it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, true)
+}
+
+/// Like [`write_atomic`] but without syncing: readers see the old or the new bytes, never
+/// a mix; after a crash the file may hold the old bytes, or none on a file system that
+/// does not order the rename after the data. For caches that a later call can rebuild.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut temp = tempfile::Builder::new().prefix(".hl").suffix(".tmp").tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    if sync {
+        crate::sys::sync_data(temp.as_file())?;
+    }
+    temp.persist(path).map_err(|err| err.error)?;
+    if sync {
+        let dir = rustix::fs::open(
+            dir,
+            rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )?;
+        crate::sys::sync_dir(std::os::fd::AsFd::as_fd(&dir))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replaced_file_holds_the_new_bytes_and_no_temporary_file_remains() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.json");
+        std::fs::write(&path, "old").expect("write");
+        write_atomic(&path, b"new").expect("replace");
+        write_atomic_unsynced(&dir.path().join("cache"), b"c").expect("replace");
+        assert_eq!(std::fs::read(&path).expect("read"), b"new");
+        let mut names: Vec<_> =
+            std::fs::read_dir(dir.path()).expect("list").map(|e| e.expect("entry").file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["cache", "state.json"]);
+    }
+}

@@ -1,0 +1,59 @@
+//! The Linux fast paths: `openat2`, unnamed temporary files linked through
+//! `/proc/self/fd`, `fallocate`.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{AtFlags, FallocateFlags, Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
+
+/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`; `None` on a kernel without it (or
+/// a sandbox that forbids it), where the portable walk takes over.
+pub(super) fn open_beneath(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> Option<io::Result<OwnedFd>> {
+    // openat2 refuses a mode unless a file may be created.
+    let mode = if flags.contains(OFlags::CREATE) || flags.contains(OFlags::TMPFILE) {
+        Mode::from_raw_mode(0o666)
+    } else {
+        Mode::empty()
+    };
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+    match rustix::fs::openat2(dir, rel, flags | OFlags::CLOEXEC, mode, resolve) {
+        Err(Errno::NOSYS) | Err(Errno::PERM) => None,
+        other => Some(other.map_err(Into::into)),
+    }
+}
+
+/// Whether `/proc/self/fd` can link an unnamed temporary file into place.
+fn proc_fd_usable() -> bool {
+    static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *USABLE.get_or_init(|| Path::new("/proc/self/fd").is_dir())
+}
+
+/// `O_TMPFILE` in `dir`, where the file system has it and `/proc` can link it later.
+pub(super) fn unnamed_file(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<Option<File>> {
+    if !proc_fd_usable() {
+        return Ok(None);
+    }
+    match rustix::fs::openat(dir, ".", OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC, mode) {
+        Ok(fd) => Ok(Some(File::from(fd))),
+        Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL | Errno::NOENT) => Ok(None),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Links an `O_TMPFILE` file under `name` in `dir`.
+pub(super) fn link_unnamed(file: &File, dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
+    let proc = format!("/proc/self/fd/{}", file.as_raw_fd());
+    Ok(rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), dir, name, AtFlags::SYMLINK_FOLLOW)?)
+}
+
+/// `fallocate(FALLOC_FL_KEEP_SIZE)`; `Ok(false)` on a file system without it.
+pub(super) fn reserve(file: &File, len: u64) -> io::Result<bool> {
+    match rustix::fs::fallocate(file, FallocateFlags::KEEP_SIZE, 0, len.max(1)) {
+        Ok(()) => Ok(true),
+        Err(Errno::OPNOTSUPP) | Err(Errno::NOSYS) => Ok(false),
+        Err(err) => Err(err.into()),
+    }
+}
