@@ -68,7 +68,7 @@ struct Temp<'d> {
 
 impl<'d> Temp<'d> {
     fn create(dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
-        let mode = Mode::from_raw_mode(target.snapshot.map_or(0o666, |s| s.mode));
+        let mode = crate::target::Snapshot::mode_for(target.snapshot);
         let temp = match crate::sys::unnamed_file(dir, mode)? {
             Some(file) => {
                 // Held until the file is renamed into place: recovery leaves a linked
@@ -82,7 +82,7 @@ impl<'d> Temp<'d> {
             }
         };
         if let Some(snapshot) = target.snapshot {
-            rustix::fs::fchmod(&temp.file, Mode::from_raw_mode(snapshot.mode))?;
+            rustix::fs::fchmod(&temp.file, snapshot.permissions())?;
             // Keeping the owner needs privileges; without them the owner is already ours.
             let _ = rustix::fs::fchown(
                 &temp.file,

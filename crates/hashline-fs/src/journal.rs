@@ -294,13 +294,13 @@ impl Group<'_> {
         let (temp, backup, copy) = (temp_name(self.id, i), backup_name(self.id, i), copy_name(self.id, i));
         match entry.in_place {
             false => {
-                let mode = Mode::from_raw_mode(target.snapshot.map_or(0o666, |s| s.mode));
+                let mode = crate::target::Snapshot::mode_for(target.snapshot);
                 // Made under the name the record already holds: a crash from here on leaves
                 // it where recovery looks.
                 let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                 let mut file = File::from(rustix::fs::openat(&target.dir, temp.as_str(), flags, mode)?);
                 if let Some(snapshot) = target.snapshot {
-                    rustix::fs::fchmod(&file, Mode::from_raw_mode(snapshot.mode))?;
+                    rustix::fs::fchmod(&file, snapshot.permissions())?;
                     let _ = rustix::fs::fchown(
                         &file,
                         Some(rustix::fs::Uid::from_raw(snapshot.owner.0)),

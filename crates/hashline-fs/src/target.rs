@@ -9,7 +9,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, OFlags, Stat};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
 
 use crate::error::{NotRegularFile, too_large};
@@ -76,6 +76,19 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The permission bits as a [`Mode`] (`mode_t` is 16 bits on macOS, 32 on Linux).
+    // The raw mode's type differs between platforms.
+    #[allow(clippy::unnecessary_cast)]
+    pub fn permissions(&self) -> Mode {
+        Mode::from_raw_mode((self.mode & 0o7777) as rustix::fs::RawMode)
+    }
+
+    /// The permission bits of a new file written in place of one with `snapshot` (the
+    /// old file's, or 0666 less the umask for a new one).
+    pub fn mode_for(snapshot: Option<Snapshot>) -> Mode {
+        snapshot.map_or(Mode::from_raw_mode(0o666), |s| s.permissions())
+    }
+
     // `stat` field types differ between platforms.
     #[allow(clippy::unnecessary_cast)]
     fn of(stat: &Stat) -> Self {

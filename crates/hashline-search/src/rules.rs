@@ -506,9 +506,9 @@ mod tests {
     #[test]
     fn unreadable_ignore_files_are_skipped_and_reported() {
         let dir = tree(&[("a.txt", ""), ("big/.gitignore", ""), ("big/x.txt", "")]);
-        // The mkfifo command, not rustix::fs::mkfifoat: macOS has no mkfifoat.
-        let made = std::process::Command::new("mkfifo").args(["-m", "400"]).arg(dir.path().join(".ignore")).status();
-        assert!(made.expect("mkfifo").success(), "mkfifo .ignore");
+        assert!(
+            std::process::Command::new("mkfifo").arg(dir.path().join(".ignore")).status().expect("mkfifo").success()
+        );
         std::os::unix::fs::symlink("/dev/zero", dir.path().join(".gitignore")).expect("symlink");
         std::fs::write(dir.path().join("big/.gitignore"), vec![b'x'; MAX_IGNORE_FILE_BYTES as usize + 1])
             .expect("write");
