@@ -9,12 +9,12 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 
-use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::fs::AtFlags;
 use rustix::io::Errno;
 
 use crate::journal::{self, Held, Journal};
-use crate::staging::temp_name;
 pub use crate::staging::{CommitError, Hook, Member, Stage};
+use crate::staging::{create_named, temp_name};
 use crate::target::{Target, WriteState};
 
 /// Commits every member, all or none: a single one-link file by rename, anything else
@@ -101,10 +101,7 @@ impl<'d> Temp<'d> {
                 Some((held, file, name)) => {
                     Self { dir, file, name: None, journaled: Some((journal, held, name)), locked }
                 }
-                None => {
-                    let (file, name) = create_named(dir, mode)?;
-                    Self { dir, file, name: Some(name), journaled: None, locked }
-                }
+                None => return Self::beside(dir, target),
             },
         };
         temp.keep_owner(target)
@@ -212,20 +209,6 @@ impl Drop for Temp<'_> {
             journal.tidy();
         }
     }
-}
-
-/// Creates a new, uniquely named temporary file `.hl<8 hex>.tmp` in `dir`.
-fn create_named(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<(File, String)> {
-    for _ in 0..16 {
-        let name = temp_name("");
-        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        match rustix::fs::openat(dir, name.as_str(), flags, mode) {
-            Ok(fd) => return Ok((File::from(fd), name)),
-            Err(Errno::EXIST) => continue,
-            Err(err) => return Err(err.into()),
-        }
-    }
-    Err(Errno::EXIST.into())
 }
 
 /// The name under which an unnamed temporary file for `target` is linked before the rename:

@@ -118,22 +118,12 @@ impl<'r> Journal<'r> {
             self.tidy();
             return None;
         }
-        for _ in 0..16 {
-            let name = crate::staging::temp_name("");
-            let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            match rustix::fs::openat(&held, name.as_str(), flags, mode) {
-                Ok(fd) => {
-                    let file = File::from(fd);
-                    // Until this lock, recovery tells the file from a dead one by the hold.
-                    if rustix::fs::flock(&file, FlockOperation::LockExclusive).is_err() {
-                        let _ = rustix::fs::unlinkat(&held, name.as_str(), AtFlags::empty());
-                        break;
-                    }
-                    return Some((held, file, name));
-                }
-                Err(Errno::EXIST) => continue,
-                Err(_) => break,
+        if let Ok((file, name)) = crate::staging::create_named(held.as_fd(), mode) {
+            // Until this lock, recovery tells the file from a dead one by the hold.
+            if rustix::fs::flock(&file, FlockOperation::LockExclusive).is_ok() {
+                return Some((held, file, name));
             }
+            let _ = rustix::fs::unlinkat(&held, name.as_str(), AtFlags::empty());
         }
         drop(held);
         self.tidy();

@@ -2,10 +2,13 @@
 //! journal's group commits (`crate::journal`): the member files, the stages a fault hook
 //! can stop at, why a commit did not happen, and the short random names of temporary files.
 
+use std::fs::File;
 use std::io;
+use std::os::fd::BorrowedFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 
 use crate::target::Target;
@@ -71,4 +74,18 @@ pub(crate) fn random_hex() -> String {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let seed = (std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed), nanos);
     format!("{:08x}", std::collections::hash_map::RandomState::new().hash_one(seed) as u32)
+}
+
+/// Creates a new, uniquely named temporary file `.hl<8 hex>.tmp` in `dir`.
+pub(crate) fn create_named(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<(File, String)> {
+    for _ in 0..16 {
+        let name = temp_name("");
+        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        match rustix::fs::openat(dir, name.as_str(), flags, mode) {
+            Ok(fd) => return Ok((File::from(fd), name)),
+            Err(Errno::EXIST) => continue,
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Err(Errno::EXIST.into())
 }
