@@ -63,6 +63,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod direct;
 mod error;
 pub mod http;
 mod roots;
@@ -105,11 +106,13 @@ const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Serves one MCP connection over a byte stream pair (newline-delimited JSON-RPC) until
 /// the client closes its end. Returns `Ok` on a clean end, including a client that goes
 /// away before or during the handshake.
-pub async fn serve<R, W>(server: HashlineServer, read: R, write: W) -> Result<(), Error>
+pub async fn serve<R, W>(mut server: HashlineServer, read: R, write: W) -> Result<(), Error>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // This transport writes `structuredContent` straight from the typed value.
+    server.write_structured_directly();
     let (transport, flushed) = transport::LineTransport::new(read, write, transport::DEFAULT_MAX_LINE);
     let outcome = match server.serve(transport).await {
         Ok(running) => running.waiting().await.map(drop).map_err(Error::Service),

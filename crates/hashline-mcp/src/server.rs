@@ -56,6 +56,9 @@ pub struct HashlineServer {
     tools: Vec<Tool>,
     options: ServerOptions,
     session: OnceCell<Result<Arc<Session>, ToolError>>,
+    /// Hand rmcp a stand-in for `structuredContent` that the transport writes from the
+    /// typed value (`direct.rs`); only a transport that does so may set it.
+    direct: bool,
 }
 
 impl std::fmt::Debug for HashlineServer {
@@ -76,7 +79,13 @@ impl HashlineServer {
             let session = open_session(&options.roots, &options).map_err(|err| Error::InvalidRoot(err.message))?;
             OnceCell::new_with(Some(Ok(Arc::new(session))))
         };
-        Ok(Self { toolbox: Arc::new(toolbox), tools, options, session })
+        Ok(Self { toolbox: Arc::new(toolbox), tools, options, session, direct: false })
+    }
+
+    /// Answers `tools/call` with a `structuredContent` stand-in that the stdio transport
+    /// swaps for the JSON written from the typed value.
+    pub(crate) fn write_structured_directly(&mut self) {
+        self.direct = true;
     }
 
     /// The tools as MCP lists them.
@@ -164,7 +173,7 @@ impl ServerHandler for HashlineServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
         let result = self.execute(request.name.into_owned(), args, &context).await?;
-        Ok(CallToolResponse::Complete(call_tool_result(result)))
+        Ok(CallToolResponse::Complete(call_tool_result(result, self.direct)))
     }
 
     /// Requests whose params do not fit their method arrive here. `tools/call` with
@@ -186,7 +195,7 @@ impl ServerHandler for HashlineServer {
                     ));
                 };
                 let args = params.get("arguments").cloned().unwrap_or(Value::Null);
-                let mut result = call_tool_result(self.execute(name.to_owned(), args, &context).await?);
+                let mut result = call_tool_result(self.execute(name.to_owned(), args, &context).await?, false);
                 result.result_type = None;
                 let value =
                     serde_json::to_value(result).map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
@@ -289,8 +298,9 @@ fn object_schema(schema: Value) -> JsonObject {
     }
 }
 
-/// A tool result as MCP's: text and image blocks, `structuredContent` = the ptcValue.
-fn call_tool_result(result: ToolResult) -> CallToolResult {
+/// A tool result as MCP's: text and image blocks, `structuredContent` = the ptcValue (with
+/// `direct`, its stand-in, see `direct.rs`).
+fn call_tool_result(result: ToolResult, direct: bool) -> CallToolResult {
     let content = result
         .content
         .into_iter()
@@ -300,7 +310,11 @@ fn call_tool_result(result: ToolResult) -> CallToolResult {
         })
         .collect();
     let mut out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
-    out.structured_content = Some(result.details.ptc_value.into_value());
+    out.structured_content = Some(if direct {
+        crate::direct::stand_in(&result.details.ptc_value)
+    } else {
+        result.details.ptc_value.into_value()
+    });
     out
 }
 
@@ -335,7 +349,7 @@ mod tests {
         let session = Session::open(dir.path()).expect("session");
         let missing =
             Toolbox::new().execute(&session, "read", serde_json::json!({"path": "x"}), &CallContext::top_level());
-        let mapped = serde_json::to_value(call_tool_result(missing.clone())).expect("json");
+        let mapped = serde_json::to_value(call_tool_result(missing.clone(), false)).expect("json");
         assert_eq!(mapped["isError"], true);
         assert_eq!(mapped["content"][0]["type"], "text");
         assert_eq!(mapped["content"][0]["text"], missing.text());
@@ -344,12 +358,58 @@ mod tests {
         let mut image = missing;
         image.is_error = false;
         image.content = vec![ContentBlock::Image { data: "iVBORw0KGgo=".into(), mime_type: "image/png".into() }];
-        let mapped = serde_json::to_value(call_tool_result(image)).expect("json");
+        let mapped = serde_json::to_value(call_tool_result(image, false)).expect("json");
         assert_eq!(mapped["isError"], false);
         assert_eq!(
             mapped["content"][0],
             serde_json::json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
         );
+    }
+
+    /// Every fixture result (each tool, errors, images, nested calls), answered as the stdio
+    /// transport writes it, is byte for byte the answer the `Value` path writes, for both
+    /// protocol generations' result shapes.
+    #[test]
+    fn direct_structured_content_is_byte_equal_to_the_value_path_for_every_fixture_result() {
+        use rmcp::model::{JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, RequestId, ServerResult};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let fixtures = hashline_fixtures::discover(&root).expect("fixtures");
+        assert!(fixtures.len() >= 10, "the fixtures are found: {}", fixtures.len());
+        let message = |result: CallToolResult, legacy: bool| {
+            let mut result = ServerResult::CallToolResult(result);
+            if legacy {
+                result.strip_result_type_for_legacy_peer();
+                result.strip_non_object_output_for_legacy_peer();
+            }
+            JsonRpcMessage::Response(JsonRpcResponse { jsonrpc: JsonRpcVersion2_0, id: RequestId::Number(3), result })
+        };
+        let mut compared = 0;
+        let mut tools = std::collections::BTreeSet::new();
+        for fixture in fixtures {
+            fixture
+                .record_observed(|call, result| {
+                    for legacy in [false, true] {
+                        let slow = serde_json::to_vec(&message(call_tool_result(result.clone(), false), legacy))
+                            .expect("json");
+                        let fast =
+                            crate::direct::encode_response(message(call_tool_result(result.clone(), true), legacy))
+                                .expect("json");
+                        assert!(
+                            fast == slow,
+                            "{} {}: direct\n{}\nvalue\n{}",
+                            fixture.name,
+                            call.id,
+                            String::from_utf8_lossy(&fast),
+                            String::from_utf8_lossy(&slow)
+                        );
+                        compared += 1;
+                    }
+                    tools.insert(call.tool.clone());
+                })
+                .expect("the fixture records");
+        }
+        assert!(tools.len() >= 7, "every tool is among the results: {tools:?}");
+        assert!(compared > 100, "{compared} results compared");
     }
 
     #[tokio::test(flavor = "multi_thread")]

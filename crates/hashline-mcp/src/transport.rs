@@ -79,7 +79,7 @@ impl Transport<RoleServer> for LineTransport {
     type Error = std::io::Error;
 
     fn send(&mut self, item: ServerJsonRpcMessage) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let line = encode(&item);
+        let line = encode(item);
         let outgoing = self.outgoing.clone();
         async move {
             let line = line?;
@@ -109,12 +109,12 @@ fn closed() -> std::io::Error {
 
 /// One message as a line. An error without a request id says `"id": null` (JSON-RPC
 /// 2.0), where rmcp would leave the id out.
-fn encode(message: &ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
+fn encode(message: ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
     let mut line = match message {
         JsonRpcMessage::Error(error) if error.id.is_none() => {
             serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": null, "error": error.error}))?
         }
-        _ => serde_json::to_vec(message)?,
+        message => crate::direct::encode_response(message)?,
     };
     line.push(b'\n');
     Ok(line)
@@ -124,14 +124,23 @@ fn encode(message: &ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
 async fn write_loop<W: AsyncWrite + Unpin>(mut write: W, mut lines: mpsc::Receiver<Vec<u8>>) {
     let mut batch = Vec::new();
     while let Some(line) = lines.recv().await {
-        batch.clear();
-        batch.extend_from_slice(&line);
-        while batch.len() < 1 << 20
-            && let Ok(more) = lines.try_recv()
-        {
-            batch.extend_from_slice(&more);
-        }
-        if write.write_all(&batch).await.is_err() || write.flush().await.is_err() {
+        // A line alone is written as it is (a read's answer can be hundreds of KB); lines
+        // that are ready together are gathered into one write.
+        let ready = match lines.try_recv() {
+            Ok(more) => {
+                batch.clear();
+                batch.extend_from_slice(&line);
+                batch.extend_from_slice(&more);
+                while batch.len() < 1 << 20
+                    && let Ok(more) = lines.try_recv()
+                {
+                    batch.extend_from_slice(&more);
+                }
+                &batch
+            }
+            Err(_) => &line,
+        };
+        if write.write_all(ready).await.is_err() || write.flush().await.is_err() {
             // The peer is gone: nothing more can be delivered.
             break;
         }
@@ -184,7 +193,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 }
             }
             Frame::Reply(reply) => {
-                let Ok(bytes) = encode(&reply) else { continue };
+                let Ok(bytes) = encode(*reply) else { continue };
                 if outgoing.send(bytes).await.is_err() {
                     break;
                 }
@@ -356,7 +365,7 @@ pub(crate) fn classify(line: &[u8]) -> crate::fuzzing::LineOutcome {
     use crate::fuzzing::LineOutcome;
     match decode(line) {
         Frame::Message(message) => LineOutcome::Message(serde_json::to_value(message.as_ref()).unwrap_or(Value::Null)),
-        Frame::Reply(reply) => LineOutcome::Reply(encode(&reply).unwrap_or_default()),
+        Frame::Reply(reply) => LineOutcome::Reply(encode(*reply).unwrap_or_default()),
         Frame::Ignore => LineOutcome::Ignore,
     }
 }
@@ -365,7 +374,7 @@ pub(crate) fn classify(line: &[u8]) -> crate::fuzzing::LineOutcome {
 #[cfg(test)]
 fn reply_json(frame: &Frame) -> Option<Value> {
     match frame {
-        Frame::Reply(reply) => serde_json::from_slice(&encode(reply).ok()?).ok(),
+        Frame::Reply(reply) => serde_json::from_slice(&encode((**reply).clone()).ok()?).ok(),
         _ => None,
     }
 }
@@ -385,7 +394,7 @@ mod tests {
         assert_eq!(reply["error"]["code"], -32700);
         // JSON-RPC 2.0: an error without a request id carries `"id": null`, not no id.
         assert_eq!(reply.get("id"), Some(&Value::Null), "{reply}");
-        let bytes = encode(&JsonRpcMessage::error(ErrorData::parse_error("x", None), None)).expect("encode");
+        let bytes = encode(JsonRpcMessage::error(ErrorData::parse_error("x", None), None)).expect("encode");
         assert!(String::from_utf8_lossy(&bytes).starts_with(r#"{"jsonrpc":"2.0","id":null,"error":"#));
     }
 
