@@ -46,12 +46,18 @@ pub fn run(options: &Options<'_>) -> Result<()> {
     let scratch = tempfile_dir()?;
     let file = scratch.join("ten_k.rs");
     std::fs::write(&file, ten_k_lines()).context("cannot write the bench input")?;
+    let cli = match cli {
+        Some(cli) => cli.to_path_buf(),
+        None => release_cli(&root)?,
+    };
     if criterion {
         for args in CRITERION_BENCHES {
             let status = Command::new(cargo())
                 .arg("bench")
                 .args(*args)
                 .env("HASHLINE_BENCH_INPUT", &file)
+                // The MCP benches talk to this server binary.
+                .env("HASHLINE_BIN", &cli)
                 .current_dir(&root)
                 .status()
                 .context("cannot run cargo bench")?;
@@ -61,10 +67,6 @@ pub fn run(options: &Options<'_>) -> Result<()> {
         }
         criterion_targets(&root, std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0));
     }
-    let cli = match cli {
-        Some(cli) => cli.to_path_buf(),
-        None => release_cli(&root)?,
-    };
     cli_timings(&cli, &scratch, &file, runs)?;
     std::fs::remove_dir_all(&scratch).ok();
     if !search {
@@ -253,6 +255,9 @@ const CRITERION_BENCHES: &[&[&str]] = &[
     &["-p", "hashline-tools", "--bench", "symbols_syntax"],
     // Not criterion: the bounded MCP-over-HTTP load test (loopback; SESSIONS, SECS).
     &["-p", "hashline-mcp", "--bench", "http_load"],
+    // Not criterion: what the protocol costs, MCP read and edit beside the in-process tool
+    // (issue 23; ROUNDS).
+    &["-p", "hashline-mcp", "--bench", "mcp_calls"],
 ];
 
 /// SPEC §11: a CLI read of a 10k-line file, as a multiple of `cat` of it.
