@@ -121,7 +121,7 @@ proptest! {
             prop_assert!(kept.checked);
             prop_assert_eq!(trees.len(), 1);
             // A refused change leaves the file as it was.
-            if !(mode == SyntaxMode::Block && !kept.new_problems.is_empty()) {
+            if mode != SyntaxMode::Block || kept.new_problems.is_empty() {
                 lines = new;
             }
         }
