@@ -239,6 +239,11 @@ fn a_window_read_keeps_the_tree_for_the_first_edit() {
     let read = ws.call::<ReadTool>(json!({"path": "lib.rs", "offset": 5, "limit": 3}));
     assert!(!read.is_error, "{}", read.text());
     let key = ws.session.resolve("lib.rs").expect("resolves").key;
+    // (Other tests' parses share the parser thread: a parse still queued would be taken
+    // back by the lookup, as an edit does; wait for it to end.)
+    while ws.session.syntax_trees().parsing() > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     let tree = ws.session.syntax_trees().get(&key, hashline_syntax::LanguageId::Rust, RUST.as_bytes());
     assert!(tree.is_some_and(|t| t.census.is_clean()), "the read's tree is kept");
     // A file with no syntax checker is not parsed.

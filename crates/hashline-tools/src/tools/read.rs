@@ -413,13 +413,6 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
             Err(_) => {}
         }
     }
-    // The first edit's syntax check then reparses only what it changes (issue 23): the
-    // tree is built off this call's time, unless a map built above kept it already.
-    if session.parses_on_read()
-        && let Some(lang) = hashline_syntax::LanguageId::from_path(&path.display)
-    {
-        session.syntax_trees().prefetch(&path.key, lang, loaded.bytes());
-    }
     session.record_read(&path.key, served.iter().copied(), start == 1 && shown_end == total && !bundled);
     session.note_visible(&path.key, ctx);
     let meta = ReadMeta {
@@ -445,6 +438,13 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         ambiguity: None,
         continuation: (shown_end < total).then(|| Continuation { next_offset: shown_end as u32 + 1 }),
     });
+    // The first edit's syntax check then reparses only what it changes (issue 23): the
+    // tree is built off this call's time, unless a map built above kept it already.
+    if session.parses_on_read()
+        && let Some(lang) = hashline_syntax::LanguageId::from_path(&path.display)
+    {
+        session.syntax_trees().prefetch(&path.key, lang, loaded.into_bytes());
+    }
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
 
@@ -485,6 +485,13 @@ impl Loaded {
     }
 
     /// The document, split now if it was not (the bytes are moved, not copied).
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Loaded::Bytes(bytes) => bytes,
+            Loaded::Parsed(doc) => doc.into_bytes(),
+        }
+    }
+
     fn into_document(self) -> Document {
         match self {
             Loaded::Bytes(bytes) => Document::parse(bytes),
