@@ -150,7 +150,9 @@ fn open_session(cli: &Cli, roots: Vec<PathBuf>, stateful: bool) -> Result<Sessio
         .root(roots[0].clone())
         .extra_roots(roots[1..].to_vec())
         .unconfined(cli.unconfined)
-        .stateful(stateful);
+        .stateful(stateful)
+        // The process ends with its call: a tree parsed for a later edit would be lost.
+        .parse_on_read(false);
     let mut config = match &cli.log {
         Some(file) => {
             let log = LogWriter::to_file(file).with_context(|| format!("cannot open the log {}", file.display()))?;

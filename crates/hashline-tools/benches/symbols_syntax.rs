@@ -5,6 +5,12 @@
 //! - one anchored edit with `syntaxValidate: warn` ≤ 2.5× one parse — without and with the
 //!   session's tree of the pre-image, and beside the same edit with `syntaxValidate: off`
 //!   (the difference is the syntax check).
+//!
+//! Then issue 23's session figures on an 11,569-line C file, in one interleaved run: one
+//! anchored edit with `syntaxValidate: warn` after a `read` of a window of the file in the
+//! same (stateful) session, beside the same edit with the check off (target ≤ 1.5×); the
+//! same edit in a session whose read does not keep the tree (as before issue 23: the check
+//! parses the old file first); and the read itself with and without keeping the tree.
 
 mod support;
 
@@ -17,10 +23,13 @@ use hashline_core::{Anchor, Document, LineNo};
 use hashline_symbols::{FileStamp, MapCache, map_document, render_map};
 use hashline_syntax::{LanguageId, ParseLimits, census, parse_document};
 use hashline_tools::edit::EditTool;
+use hashline_tools::read::ReadTool;
 use hashline_tools::tree_cache::CachedTree;
 use hashline_tools::{CallContext, Session, SessionConfig, execute};
 use serde_json::{Value, json};
-use support::{benchmarking, interleaved, ratio_line, time_line, timed};
+use support::{
+    benchmarking, interleaved, interleaved_samples, load_average, ratio_line, spread_line, time_line, timed,
+};
 
 /// The 1-based line the timed edit replaces (mid-file, as in the CLI edit bench).
 const EDIT_LINE: u32 = 5_000;
@@ -192,6 +201,131 @@ fn ratios(fixture: &Fixture) {
     );
 }
 
+/// The C file of issue 23 in a scratch directory, edited through stateful sessions that
+/// read it first.
+struct CSession {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    file: PathBuf,
+    pristine: Vec<u8>,
+    doc: Document,
+}
+
+/// The window the session reads (a model's 1,400-line window) and the line it then edits.
+const C_READ: (usize, usize) = (5_000, 1_400);
+const C_EDIT_LINE: u32 = 5_500;
+
+impl CSession {
+    fn new() -> Self {
+        let pristine = support::generated_c().into_bytes();
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        let root = dir.path().to_path_buf();
+        let file = root.join("driver.c");
+        std::fs::write(&file, &pristine).expect("the input is written");
+        let doc = Document::parse(pristine.clone());
+        assert_eq!(doc.line_count(), support::C_LINES);
+        CSession { _dir: dir, root, file, pristine, doc }
+    }
+
+    fn session(&self, parse_on_read: bool) -> Session {
+        Session::new(SessionConfig::builder().root(&self.root).parse_on_read(parse_on_read).build()).expect("a session")
+    }
+
+    fn read_args(&self) -> Value {
+        json!({ "path": self.file.to_string_lossy(), "offset": C_READ.0, "limit": C_READ.1 })
+    }
+
+    /// Restores the file, then times a window read in a fresh session.
+    fn timed_read(&self, parse_on_read: bool) -> Duration {
+        self.restore();
+        let session = self.session(parse_on_read);
+        let mut result = None;
+        let time = timed(|| {
+            result = Some(execute::<ReadTool>(&session, black_box(self.read_args()), &CallContext::top_level()))
+        });
+        assert!(!result.expect("ran").is_error);
+        // The background parse is not this read's time, but must not overlap the next.
+        wait_for_parses(&session);
+        time
+    }
+
+    /// Restores the file, reads the window in a fresh session, lets a model's turn pass
+    /// (the read's background parse ends; untimed), then times one `set_line`.
+    fn timed_edit(&self, mode: &str, parse_on_read: bool) -> Duration {
+        self.restore();
+        let session = self.session(parse_on_read);
+        let read = execute::<ReadTool>(&session, self.read_args(), &CallContext::top_level());
+        assert!(!read.is_error, "{}", read.text());
+        wait_for_parses(&session);
+        let line = self.doc.line(LineNo::new(C_EDIT_LINE).expect("nonzero")).expect("the file is long enough");
+        let args = json!({
+            "path": self.file.to_string_lossy(),
+            "edits": [{ "set_line": { "anchor": Anchor::new(line.number, line.hash()).to_string(), "new_text": "    total += 7; /* edited */" } }],
+            "syntaxValidate": mode,
+        });
+        let mut result = None;
+        let time = timed(|| result = Some(execute::<EditTool>(&session, black_box(args), &CallContext::top_level())));
+        let result = result.expect("ran");
+        assert!(!result.is_error, "the edit applies: {}", result.text());
+        assert_eq!(result.ptc_value()["syntax"]["checked"], mode != "off");
+        time
+    }
+
+    fn restore(&self) {
+        std::fs::write(&self.file, &self.pristine).expect("the file restores");
+    }
+
+    /// One fresh parse of the file (it has no syntax error).
+    fn parse(&self) {
+        let parsed = parse_document(LanguageId::C, &self.doc, ParseLimits::DEFAULT).expect("it parses");
+        assert!(!black_box(parsed).tree.root_node().has_error());
+    }
+}
+
+fn wait_for_parses(session: &Session) {
+    while session.syntax_trees().parsing() > 0 {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// Issue 23's ratios, from one interleaved run.
+fn c_session_ratios() {
+    let c = CSession::new();
+    let load = load_average();
+    let times = interleaved_samples(
+        ROUNDS,
+        &mut [
+            &mut || c.timed_edit("off", true),
+            &mut || c.timed_edit("warn", true),
+            &mut || c.timed_edit("warn", false),
+            &mut || c.timed_read(false),
+            &mut || c.timed_read(true),
+            &mut || timed(|| c.parse()),
+            // The reads again in the other order, so that neither always follows the same op.
+            &mut || c.timed_read(true),
+            &mut || c.timed_read(false),
+        ],
+    );
+    let reads = |a: usize, b: usize| -> Vec<Duration> { times[a].iter().chain(&times[b]).copied().collect() };
+    let (read_before, read_kept) = (reads(3, 7), reads(4, 6));
+    println!(
+        "\nIssue 23, a session on a {}-line C file ({} bytes): read lines {}-{}, then one set_line at line {C_EDIT_LINE}; medians of {ROUNDS} interleaved rounds, load average {load} before, {} after:",
+        c.doc.line_count(),
+        c.pristine.len(),
+        C_READ.0,
+        C_READ.0 + C_READ.1 - 1,
+        load_average()
+    );
+    spread_line("edit after a read, warn / off", &times[1], &times[0], 1.5);
+    spread_line("edit after a read that kept no tree, warn / off", &times[2], &times[0], f64::INFINITY);
+    spread_line("read keeping the tree / read as before", &read_kept, &read_before, 1.5);
+    println!(
+        "  for scale: one fresh parse of the file {:.3} ms; the edit with the check off {:.3} ms (the write is durable)",
+        support::ms(support::median(times[5].clone())),
+        support::ms(support::median(times[0].clone()))
+    );
+}
+
 fn main() {
     let fixture = Fixture::new();
     let mut c = Criterion::default().configure_from_args();
@@ -199,5 +333,6 @@ fn main() {
     c.final_summary();
     if benchmarking() {
         ratios(&fixture);
+        c_session_ratios();
     }
 }

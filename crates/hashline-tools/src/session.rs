@@ -56,6 +56,12 @@ pub struct SessionConfig {
     /// by default: maps are then cached for the process only.
     #[builder(default, setter(strip_option))]
     pub map_store: Option<Arc<MapStore>>,
+    /// A read of a code file parses it on a background thread and keeps the tree, so that
+    /// the first edit's syntax check reparses only what it changes (issue 23). On by
+    /// default, for sessions that outlive a call (MCP); a process that ends with its call
+    /// (the CLI) turns it off.
+    #[builder(default = true)]
+    pub parse_on_read: bool,
 }
 
 impl std::fmt::Debug for SessionConfig {
@@ -66,6 +72,7 @@ impl std::fmt::Debug for SessionConfig {
             .field("unconfined", &self.unconfined)
             .field("stateful", &self.stateful)
             .field("map_store", &self.map_store)
+            .field("parse_on_read", &self.parse_on_read)
             .finish_non_exhaustive()
     }
 }
@@ -92,6 +99,8 @@ pub struct Session {
     locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
     trees: TreeCache,
     map_store: Option<Arc<MapStore>>,
+    /// Whether a read parses code files in the background (see [`SessionConfig`]).
+    parse_on_read: bool,
     /// How often paths were resolved and targets opened (the tests count an edit's).
     #[cfg(test)]
     pub(crate) counts: Counts,
@@ -156,6 +165,7 @@ impl Session {
             locks: Mutex::new(HashMap::new()),
             trees: TreeCache::default(),
             map_store: config.map_store,
+            parse_on_read: config.parse_on_read,
             #[cfg(test)]
             counts: Counts::default(),
         };
@@ -285,6 +295,11 @@ impl Session {
     /// next syntax check of the same bytes).
     pub fn syntax_trees(&self) -> &TreeCache {
         &self.trees
+    }
+
+    /// Whether a read parses code files in the background and keeps their trees.
+    pub fn parses_on_read(&self) -> bool {
+        self.parse_on_read
     }
 
     /// The on-disk store of symbol maps, when the session has one.

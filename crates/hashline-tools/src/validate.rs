@@ -128,7 +128,8 @@ impl Old {
 /// anything), following old lines to new ones with `new_line_of`.
 ///
 /// With `trees`, the tree of `before` comes from the cache when the cache holds one for
-/// exactly those bytes, and `after` is parsed incrementally from it. Else, when the store
+/// exactly those bytes, and `after` is parsed incrementally from it (afresh when that
+/// tree has errors: the verdict is always a fresh parse's). Else, when the store
 /// holds the census of exactly those bytes, that census stands for `before` and `after` is
 /// parsed afresh (the census of a fresh parse and of an incremental one are the same); else
 /// `before` is parsed. The cache then keeps the tree of what the file will hold: `after`, or
@@ -174,16 +175,27 @@ pub fn check(
         Some((doc, Old::Tree(CachedTree { parsed, census }, true)))
     });
     let new_parse = match &old {
-        Some((doc, Old::Tree(tree, _))) => reparse(&tree.parsed, doc, after, kept_lines(doc, &new_line_of), limits),
+        // An incremental tree without errors is the fresh parse's tree. One with errors is
+        // not always: error recovery (and an external scanner's state, e.g. TypeScript's
+        // template strings) may place them differently when old subtrees are reused, so
+        // its census is taken from a fresh parse. Every kept tree is thus a fresh parse or
+        // clean, and its census is a fresh parse's (tests/syntax_reuse.rs).
+        Some((doc, Old::Tree(tree, _))) => reparse(&tree.parsed, doc, after, kept_lines(doc, &new_line_of), limits)
+            .and_then(|parsed| {
+                if parsed.tree.root_node().has_error() {
+                    parse_document(lang, after, limits).map(|parsed| (parsed, true))
+                } else {
+                    Ok((parsed, false))
+                }
+            }),
         // Only the old census, or the old file could not be parsed (then every problem of
         // the new one is new): the new file is parsed afresh.
-        Some((_, Old::Census(_))) | None => parse_document(lang, after, limits),
+        Some((_, Old::Census(_))) | None => parse_document(lang, after, limits).map(|parsed| (parsed, true)),
     };
-    let new_parse = match new_parse {
+    let (new_parse, fresh) = match new_parse {
         Ok(parsed) => parsed,
         Err(err) => return SyntaxOutcome::unchecked(mode, Some(lang), format!("not parsed: {err}")),
     };
-    let fresh = !matches!(&old, Some((_, Old::Tree(..))));
     let new_census = census(&new_parse.tree, after, new_parse.text_start);
     let new = introduced(old.as_ref().map_or(&Census::default(), |(_, old)| old.census()), &new_census, &new_line_of);
     let refused = mode == SyntaxMode::Block && !new.is_empty();

@@ -314,7 +314,9 @@ fn an_error_the_file_already_had_is_never_blamed_in_every_language() {
 /// A workspace whose session keeps censuses and maps in `store` (as the CLI does).
 fn stored_workspace(file: &str, source: &str, store: &Arc<MapStore>) -> Workspace {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = SessionConfig::builder().root(dir.path()).build();
+    // As the CLI's session: its read keeps no tree, so the store's census is what an edit
+    // takes for the old file.
+    let mut config = SessionConfig::builder().root(dir.path()).parse_on_read(false).build();
     config.map_store = Some(Arc::clone(store));
     let ws = Workspace { session: Session::new(config).expect("session"), dir };
     ws.file(file, source);

@@ -228,3 +228,26 @@ fn write_keeps_the_tree_and_an_edit_after_it_reuses_it() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(problem_lines(&result), vec![]);
 }
+
+/// Issue 23: a read of a window of a code file keeps the file's tree (parsed off the
+/// read's time), so the first edit's check reparses only what it changes; before, only a
+/// read that built a map kept one and this one left the cache empty.
+#[test]
+fn a_window_read_keeps_the_tree_for_the_first_edit() {
+    let ws = Workspace::new();
+    ws.file("lib.rs", RUST);
+    let read = ws.call::<ReadTool>(json!({"path": "lib.rs", "offset": 5, "limit": 3}));
+    assert!(!read.is_error, "{}", read.text());
+    let key = ws.session.resolve("lib.rs").expect("resolves").key;
+    // (Other tests' parses share the parser thread: a parse still queued would be taken
+    // back by the lookup, as an edit does; wait for it to end.)
+    while ws.session.syntax_trees().parsing() > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let tree = ws.session.syntax_trees().get(&key, hashline_syntax::LanguageId::Rust, RUST.as_bytes());
+    assert!(tree.is_some_and(|t| t.census.is_clean()), "the read's tree is kept");
+    // A file with no syntax checker is not parsed.
+    ws.file("notes.txt", "plain\n");
+    ws.call::<ReadTool>(json!({"path": "notes.txt"}));
+    assert_eq!(ws.session.syntax_trees().len(), 1);
+}

@@ -249,7 +249,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
 
     // A symbol read parses the file, so it splits every line; any other read counts the
     // lines of the bytes it loaded and splits only those its window shows.
-    let loaded = if symbol.is_some() { Loaded::Parsed(Document::parse(bytes)) } else { Loaded::Bytes(bytes) };
+    let mut loaded = if symbol.is_some() { Loaded::Parsed(Document::parse(bytes)) } else { Loaded::Bytes(bytes) };
     let index = LineIndex::new(loaded.bytes());
     let total = index.line_count();
     let start = offset.map_or(1, |o| o as usize);
@@ -393,7 +393,10 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     if map_requested || (full_read && truncation.is_some()) {
         // The map needs the whole document: split now unless its file type has none.
         let map = if symbol_read::has_map(&path) {
-            symbol_read::map_text(session, &path, &loaded.into_document())
+            let doc = loaded.into_document();
+            let map = symbol_read::map_text(session, &path, &doc);
+            loaded = Loaded::Parsed(doc);
+            map
         } else {
             Err(symbol_read::no_map_warning(&path))
         };
@@ -435,6 +438,13 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         ambiguity: None,
         continuation: (shown_end < total).then(|| Continuation { next_offset: shown_end as u32 + 1 }),
     });
+    // The first edit's syntax check then reparses only what it changes (issue 23): the
+    // tree is built off this call's time, unless a map built above kept it already.
+    if session.parses_on_read()
+        && let Some(lang) = hashline_syntax::LanguageId::from_path(&path.display)
+    {
+        session.syntax_trees().prefetch(&path.key, lang, loaded.into_bytes());
+    }
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
 
@@ -475,6 +485,13 @@ impl Loaded {
     }
 
     /// The document, split now if it was not (the bytes are moved, not copied).
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Loaded::Bytes(bytes) => bytes,
+            Loaded::Parsed(doc) => doc.into_bytes(),
+        }
+    }
+
     fn into_document(self) -> Document {
         match self {
             Loaded::Bytes(bytes) => Document::parse(bytes),
