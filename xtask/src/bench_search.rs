@@ -165,7 +165,7 @@ fn grep_case(
     }
 
     let query = Query { pattern: pattern.to_owned(), literal, ignore_case, context: 0 }.compile()?;
-    let options = SearchOptions { glob: None, threads, keep_per_file: usize::MAX };
+    let options = SearchOptions { threads, ..SearchOptions::default() };
     let engine = || search(&corpus.dir, &query, &options).map(|found| found.total_matches);
 
     // The same work must find the same lines before anything is timed.

@@ -62,6 +62,23 @@ impl FileHits {
     pub fn kept_matches(&self) -> usize {
         self.lines.iter().filter(|l| l.kind == HitKind::Match).count()
     }
+
+    /// Keeps only the first `keep` matches and the lines within `context` lines of one of
+    /// them (the lines a search with that `keep` would have kept).
+    pub fn trim(&mut self, keep: usize, context: usize) {
+        let kept: Vec<u32> =
+            self.lines.iter().filter(|l| l.kind == HitKind::Match).take(keep).map(|l| l.line.get()).collect();
+        let Some(&last) = kept.last() else {
+            self.lines.clear();
+            return;
+        };
+        let last = last.saturating_add(u32::try_from(context).unwrap_or(u32::MAX));
+        self.lines.retain(|l| match l.kind {
+            HitKind::Match => kept.binary_search(&l.line.get()).is_ok(),
+            HitKind::Context => l.line.get() <= last,
+        });
+        self.lines.shrink_to_fit();
+    }
 }
 
 /// What searching one file's bytes found.

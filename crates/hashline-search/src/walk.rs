@@ -29,13 +29,25 @@ pub struct SearchOptions {
     pub threads: usize,
     /// How many matches each file keeps with their lines (all are counted).
     pub keep_per_file: usize,
+    /// Search the files in path order (searched in parallel, a bounded look-ahead of
+    /// [`LOOKAHEAD_PER_THREAD`] files per thread) and stop once the files so far hold more
+    /// than this many matches: the outcome's files are then exactly the full search's first
+    /// ones, its counts cover those only, and [`SearchOutcome::stopped`] says so.
+    pub stop_after: Option<u64>,
+    /// `(above, keep)`: once more than `above` matches are found, each file keeps only its
+    /// first `keep` matches (and their context); files kept before are trimmed to it.
+    pub keep_above: Option<(u64, usize)>,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { glob: None, threads: 0, keep_per_file: usize::MAX }
+        Self { glob: None, threads: 0, keep_per_file: usize::MAX, stop_after: None, keep_above: None }
     }
 }
+
+/// How many files past the first one not yet handed back an ordered search lets each thread
+/// search ahead ([`SearchOptions::stop_after`]).
+pub const LOOKAHEAD_PER_THREAD: usize = 8;
 
 /// What a search found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -53,6 +65,10 @@ pub struct SearchOutcome {
     pub unreadable: u64,
     /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
     pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
+    /// The search stopped at [`SearchOptions::stop_after`]: files after the last one in
+    /// [`SearchOutcome::files`] were not searched (or not counted), so the counts are lower
+    /// bounds.
+    pub stopped: bool,
 }
 
 /// Why a search could not start.
@@ -219,6 +235,12 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         return Ok(outcome);
     }
     let (walk, rules) = walker(root, options.threads, options.glob.as_deref())?;
+    if let Some(stop_after) = options.stop_after {
+        let mut outcome = search_ordered(&walk, query, options, stop_after);
+        outcome.unreadable += rules.broken_files();
+        outcome.skipped_ignore_files = rules.skipped();
+        return Ok(outcome);
+    }
     let workers = walk_files(&walk, || Worker {
         query,
         keep: options.keep_per_file,
@@ -238,7 +260,132 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         outcome.unreadable += found.unreadable;
     }
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    if let Some((above, keep)) = options.keep_above
+        && outcome.total_matches > above
+    {
+        outcome.files.iter_mut().for_each(|hits| hits.trim(keep, query.context));
+    }
     Ok(outcome)
+}
+
+/// What an ordered search hands back for one entry of the walk.
+enum Entry {
+    Scanned(io::Result<FileScan>),
+    /// An entry the walk could not read.
+    Broken,
+}
+
+/// The ordered search of [`SearchOptions::stop_after`]: one thread walks in path order and
+/// numbers the files, `threads` search them, and this thread takes their results back in
+/// order, stopping the others once the files so far hold more than `stop_after` matches.
+fn search_ordered(
+    walk: &WalkBuilder,
+    query: &CompiledQuery,
+    options: &SearchOptions,
+    stop_after: u64,
+) -> SearchOutcome {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Condvar, mpsc};
+
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
+        n => n,
+    };
+    let ahead = LOOKAHEAD_PER_THREAD * threads;
+    let stop = AtomicBool::new(false);
+    // How many entries were taken back, in order (the walk waits to stay `ahead` of it).
+    let taken = (Mutex::new(0usize), Condvar::new());
+    let (files_tx, files_rx) = mpsc::sync_channel::<(usize, std::path::PathBuf)>(ahead);
+    let files_rx = Mutex::new(files_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Entry)>();
+    let mut walk = walk.clone();
+    walk.sort_by_file_path(|a, b| a.cmp(b));
+    let mut outcome = SearchOutcome::default();
+    std::thread::scope(|scope| {
+        let (stop, taken, files_rx) = (&stop, &taken, &files_rx);
+        let walk_done = done_tx.clone();
+        scope.spawn(move || {
+            let mut number = 0usize;
+            for entry in walk.build() {
+                {
+                    let mut now = taken.0.lock().unwrap_or_else(|p| p.into_inner());
+                    while number >= *now + ahead && !stop.load(Ordering::Relaxed) {
+                        now = taken.1.wait(now).unwrap_or_else(|p| p.into_inner());
+                    }
+                }
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let sent = match entry {
+                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                        files_tx.send((number, entry.into_path())).is_ok()
+                    }
+                    Ok(_) => continue,
+                    Err(_) => walk_done.send((number, Entry::Broken)).is_ok(),
+                };
+                if !sent {
+                    break;
+                }
+                number += 1;
+            }
+        });
+        for _ in 0..threads {
+            let done = done_tx.clone();
+            scope.spawn(move || {
+                let mut searcher = searcher(query.context);
+                loop {
+                    let next = files_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                    let Ok((number, path)) = next else { break };
+                    if stop.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    let scan = scan_file(&path, query, &mut searcher, options.keep_per_file);
+                    // Once the results are no longer taken, keep draining until the walk ends.
+                    let _ = done.send((number, Entry::Scanned(scan)));
+                }
+            });
+        }
+        drop(done_tx);
+        let mut pending = BTreeMap::new();
+        let mut next = 0usize;
+        'results: for (number, entry) in &done_rx {
+            pending.insert(number, entry);
+            while let Some(entry) = pending.remove(&next) {
+                next += 1;
+                match entry {
+                    Entry::Scanned(Ok(FileScan::Matched(mut hits))) => {
+                        outcome.searched_files += 1;
+                        outcome.total_matches += hits.match_count;
+                        if let Some((above, keep)) = options.keep_above
+                            && outcome.total_matches > above
+                        {
+                            if outcome.total_matches - hits.match_count <= above {
+                                outcome.files.iter_mut().for_each(|h| h.trim(keep, query.context));
+                            }
+                            hits.trim(keep, query.context);
+                        }
+                        outcome.files.push(hits);
+                    }
+                    Entry::Scanned(Ok(FileScan::NoMatch)) => outcome.searched_files += 1,
+                    Entry::Scanned(Ok(FileScan::Binary)) => outcome.binary_files += 1,
+                    Entry::Scanned(Err(_)) | Entry::Broken => outcome.unreadable += 1,
+                }
+                if outcome.total_matches > stop_after {
+                    outcome.stopped = true;
+                    break 'results;
+                }
+            }
+            *taken.0.lock().unwrap_or_else(|p| p.into_inner()) = next;
+            taken.1.notify_all();
+        }
+        stop.store(true, Ordering::Relaxed);
+        *taken.0.lock().unwrap_or_else(|p| p.into_inner()) = next;
+        taken.1.notify_all();
+        // The walk sees `stop` at its next entry; the searchers drain what it sent.
+        drop(done_rx);
+    });
+    outcome
 }
 
 /// What a parallel walk does with its entries: one visitor per walker thread.
@@ -458,6 +605,89 @@ mod tests {
                 assert_eq!(read, whole, "text {i} /{pattern}/ context {context} keep {keep}");
             }
         }
+    }
+
+    /// A tree where path order matters: the walk's order is not the path order, files
+    /// without matches, binary and nested ones between.
+    fn ordered_tree() -> tempfile::TempDir {
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        for i in 0..300 {
+            let name = format!("d{}/f{:03}.txt", i % 7, (i * 37) % 300);
+            let body = match i % 5 {
+                0 => b"nothing\n".to_vec(),
+                1 => b"needle\0".to_vec(),
+                n => "needle\nx\n".repeat(n).into_bytes(),
+            };
+            files.push((name, body));
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, bytes) in &files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, bytes).expect("write");
+        }
+        dir
+    }
+
+    #[test]
+    fn an_ordered_search_stops_with_the_first_files_of_the_full_one() {
+        let dir = ordered_tree();
+        let query = Query::new("needle").context(1).compile().expect("query");
+        let full = search(dir.path(), &query, &SearchOptions::default()).expect("full");
+        assert!(!full.stopped);
+        for threads in [1, 2, 3] {
+            for stop_after in [0, 1, 7, 100, 10_000] {
+                let options = SearchOptions { threads, stop_after: Some(stop_after), ..SearchOptions::default() };
+                let found = search(dir.path(), &query, &options).expect("ordered");
+                let n = found.files.len();
+                assert_eq!(found.files, full.files[..n], "{threads} threads, stop after {stop_after}");
+                let counted: u64 = found.files.iter().map(|f| f.match_count).sum();
+                assert_eq!(found.total_matches, counted);
+                if stop_after >= full.total_matches {
+                    assert_eq!(
+                        (found.stopped, found.total_matches, found.binary_files),
+                        (false, full.total_matches, full.binary_files)
+                    );
+                } else {
+                    // Stopped at the first file that took the count past `stop_after`.
+                    assert!(
+                        found.stopped && counted > stop_after && counted - found.files[n - 1].match_count <= stop_after
+                    );
+                }
+            }
+        }
+    }
+
+    /// Stopping means not searching: far fewer files are searched than the tree holds.
+    #[test]
+    fn an_ordered_search_searches_only_a_bounded_look_ahead_past_its_stop() {
+        let dir = ordered_tree();
+        let query = Query::new("needle").compile().expect("query");
+        for threads in [1, 2] {
+            let options = SearchOptions { threads, stop_after: Some(3), ..SearchOptions::default() };
+            let found = search(dir.path(), &query, &options).expect("ordered");
+            assert!(found.stopped);
+            let handed = found.searched_files + found.binary_files;
+            assert!(handed <= 10, "{threads}: {handed}");
+        }
+    }
+
+    #[test]
+    fn keep_above_trims_every_file_once_the_count_passes_it() {
+        let dir = ordered_tree();
+        let query = Query::new("needle").context(1).compile().expect("query");
+        let few = SearchOptions { keep_per_file: 2, ..SearchOptions::default() };
+        let expected = search(dir.path(), &query, &few).expect("few");
+        for stop_after in [None, Some(1_000_000)] {
+            let options =
+                SearchOptions { keep_above: Some((5, 2)), stop_after, threads: 2, ..SearchOptions::default() };
+            assert_eq!(search(dir.path(), &query, &options).expect("trimmed").files, expected.files, "{stop_after:?}");
+        }
+        let options = SearchOptions { keep_above: Some((1_000_000, 2)), ..SearchOptions::default() };
+        assert_eq!(
+            search(dir.path(), &query, &options).expect("untrimmed").files,
+            search(dir.path(), &query, &SearchOptions::default()).expect("full").files
+        );
     }
 
     #[test]

@@ -103,7 +103,11 @@ pub(crate) fn matches_text(
         notices.push(format!("[Some lines truncated to {MAX_LINE_CHARS} chars. Use read tool to see full lines]"));
     }
     if limit_cut {
-        notices.push(format!("[Results truncated at {} matches — refine pattern or increase limit]", admitted.total));
+        // More matches than `limit` stop the search (in path order): how many is not known.
+        notices.push(format!(
+            "[Results truncated at {} matches; the search stopped there, so more exist but were not counted (summary: true counts every match) — refine pattern or increase limit]",
+            admitted.total
+        ));
     }
     let header = format!("[{} matches in {} files]", admitted.total, admitted.files.len());
     let mut rendered = finish(header, rows, unshown, &notices);
