@@ -30,7 +30,7 @@ pub struct SearchOptions {
     /// How many matches each file keeps with their lines (all are counted).
     pub keep_per_file: usize,
     /// Search the files in path order (searched in parallel, a bounded look-ahead of
-    /// [`LOOKAHEAD_PER_THREAD`] files per thread) and stop once the files so far hold more
+    /// [`LOOKAHEAD_PER_THREAD`] batches per thread) and stop once the files so far hold more
     /// than this many matches: the outcome's files are then exactly the full search's first
     /// ones, its counts cover those only, and [`SearchOutcome::stopped`] says so.
     pub stop_after: Option<u64>,
@@ -45,9 +45,12 @@ impl Default for SearchOptions {
     }
 }
 
-/// How many files past the first one not yet handed back an ordered search lets each thread
-/// search ahead ([`SearchOptions::stop_after`]).
-pub const LOOKAHEAD_PER_THREAD: usize = 8;
+/// How many batches of files past the first one not yet handed back an ordered search lets
+/// each thread search ahead ([`SearchOptions::stop_after`]).
+pub const LOOKAHEAD_PER_THREAD: usize = 2;
+
+/// The most files in one batch of an ordered search (batches grow 1, 2, 4, ... to it).
+pub const MAX_BATCH: usize = 256;
 
 /// What a search found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -273,11 +276,16 @@ enum Entry {
     Scanned(io::Result<FileScan>),
     /// An entry the walk could not read.
     Broken,
+    /// Not searched: the search had stopped.
+    Dropped,
 }
 
 /// The ordered search of [`SearchOptions::stop_after`]: one thread walks in path order and
-/// numbers the files, `threads` search them, and this thread takes their results back in
-/// order, stopping the others once the files so far hold more than `stop_after` matches.
+/// hands the files out in numbered batches (1, 2, 4, ... up to [`MAX_BATCH`] files: an early
+/// stop costs little, a full search few hand-overs), `threads` search them, and this thread
+/// takes their results back in order, stopping the others once the files so far hold more
+/// than `stop_after` matches. The walk stays at most [`LOOKAHEAD_PER_THREAD`] batches a
+/// thread ahead of the results taken back.
 fn search_ordered(
     walk: &WalkBuilder,
     query: &CompiledQuery,
@@ -288,46 +296,54 @@ fn search_ordered(
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Condvar, mpsc};
 
+    type Batch<T> = (usize, Vec<T>);
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
         n => n,
     };
     let ahead = LOOKAHEAD_PER_THREAD * threads;
     let stop = AtomicBool::new(false);
-    // How many entries were taken back, in order (the walk waits to stay `ahead` of it).
+    // How many batches were taken back, in order (the walk waits to stay `ahead` of it).
     let taken = (Mutex::new(0usize), Condvar::new());
-    let (files_tx, files_rx) = mpsc::sync_channel::<(usize, std::path::PathBuf)>(ahead);
+    let (files_tx, files_rx) = mpsc::sync_channel::<Batch<Option<std::path::PathBuf>>>(ahead);
     let files_rx = Mutex::new(files_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(usize, Entry)>();
+    let (done_tx, done_rx) = mpsc::channel::<Batch<Entry>>();
     let mut walk = walk.clone();
     walk.sort_by_file_path(|a, b| a.cmp(b));
     let mut outcome = SearchOutcome::default();
     std::thread::scope(|scope| {
         let (stop, taken, files_rx) = (&stop, &taken, &files_rx);
-        let walk_done = done_tx.clone();
         scope.spawn(move || {
             let mut number = 0usize;
-            for entry in walk.build() {
+            // `None`: an entry the walk could not read (it keeps its place in the order).
+            let mut batch: Vec<Option<std::path::PathBuf>> = Vec::new();
+            let mut size = 1usize;
+            let send = |batch: Vec<Option<std::path::PathBuf>>, number: &mut usize| {
                 {
                     let mut now = taken.0.lock().unwrap_or_else(|p| p.into_inner());
-                    while number >= *now + ahead && !stop.load(Ordering::Relaxed) {
+                    while *number >= *now + ahead && !stop.load(Ordering::Relaxed) {
                         now = taken.1.wait(now).unwrap_or_else(|p| p.into_inner());
                     }
                 }
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let sent = match entry {
-                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                        files_tx.send((number, entry.into_path())).is_ok()
-                    }
+                let sent = !stop.load(Ordering::Relaxed) && files_tx.send((*number, batch)).is_ok();
+                *number += 1;
+                sent
+            };
+            for entry in walk.build() {
+                match entry {
+                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => batch.push(Some(entry.into_path())),
                     Ok(_) => continue,
-                    Err(_) => walk_done.send((number, Entry::Broken)).is_ok(),
-                };
-                if !sent {
-                    break;
+                    Err(_) => batch.push(None),
                 }
-                number += 1;
+                if batch.len() >= size {
+                    if !send(std::mem::take(&mut batch), &mut number) {
+                        return;
+                    }
+                    size = (size * 2).min(MAX_BATCH);
+                }
+            }
+            if !batch.is_empty() {
+                send(batch, &mut number);
             }
         });
         for _ in 0..threads {
@@ -336,44 +352,51 @@ fn search_ordered(
                 let mut searcher = searcher(query.context);
                 loop {
                     let next = files_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                    let Ok((number, path)) = next else { break };
-                    if stop.load(Ordering::Relaxed) {
-                        continue;
-                    }
-                    let scan = scan_file(&path, query, &mut searcher, options.keep_per_file);
+                    let Ok((number, paths)) = next else { break };
+                    let entries = paths
+                        .into_iter()
+                        .map(|path| match path {
+                            _ if stop.load(Ordering::Relaxed) => Entry::Dropped,
+                            Some(path) => Entry::Scanned(scan_file(&path, query, &mut searcher, options.keep_per_file)),
+                            None => Entry::Broken,
+                        })
+                        .collect();
                     // Once the results are no longer taken, keep draining until the walk ends.
-                    let _ = done.send((number, Entry::Scanned(scan)));
+                    let _ = done.send((number, entries));
                 }
             });
         }
         drop(done_tx);
         let mut pending = BTreeMap::new();
         let mut next = 0usize;
-        'results: for (number, entry) in &done_rx {
-            pending.insert(number, entry);
-            while let Some(entry) = pending.remove(&next) {
+        'results: for (number, entries) in &done_rx {
+            pending.insert(number, entries);
+            while let Some(entries) = pending.remove(&next) {
                 next += 1;
-                match entry {
-                    Entry::Scanned(Ok(FileScan::Matched(mut hits))) => {
-                        outcome.searched_files += 1;
-                        outcome.total_matches += hits.match_count;
-                        if let Some((above, keep)) = options.keep_above
-                            && outcome.total_matches > above
-                        {
-                            if outcome.total_matches - hits.match_count <= above {
-                                outcome.files.iter_mut().for_each(|h| h.trim(keep, query.context));
+                for entry in entries {
+                    match entry {
+                        Entry::Scanned(Ok(FileScan::Matched(mut hits))) => {
+                            outcome.searched_files += 1;
+                            outcome.total_matches += hits.match_count;
+                            if let Some((above, keep)) = options.keep_above
+                                && outcome.total_matches > above
+                            {
+                                if outcome.total_matches - hits.match_count <= above {
+                                    outcome.files.iter_mut().for_each(|h| h.trim(keep, query.context));
+                                }
+                                hits.trim(keep, query.context);
                             }
-                            hits.trim(keep, query.context);
+                            outcome.files.push(hits);
                         }
-                        outcome.files.push(hits);
+                        Entry::Scanned(Ok(FileScan::NoMatch)) => outcome.searched_files += 1,
+                        Entry::Scanned(Ok(FileScan::Binary)) => outcome.binary_files += 1,
+                        Entry::Scanned(Err(_)) | Entry::Broken => outcome.unreadable += 1,
+                        Entry::Dropped => {}
                     }
-                    Entry::Scanned(Ok(FileScan::NoMatch)) => outcome.searched_files += 1,
-                    Entry::Scanned(Ok(FileScan::Binary)) => outcome.binary_files += 1,
-                    Entry::Scanned(Err(_)) | Entry::Broken => outcome.unreadable += 1,
-                }
-                if outcome.total_matches > stop_after {
-                    outcome.stopped = true;
-                    break 'results;
+                    if outcome.total_matches > stop_after {
+                        outcome.stopped = true;
+                        break 'results;
+                    }
                 }
             }
             *taken.0.lock().unwrap_or_else(|p| p.into_inner()) = next;
@@ -382,7 +405,7 @@ fn search_ordered(
         stop.store(true, Ordering::Relaxed);
         *taken.0.lock().unwrap_or_else(|p| p.into_inner()) = next;
         taken.1.notify_all();
-        // The walk sees `stop` at its next entry; the searchers drain what it sent.
+        // The walk sees `stop` at its next batch; the searchers drain what it sent.
         drop(done_rx);
     });
     outcome
@@ -668,7 +691,9 @@ mod tests {
             let found = search(dir.path(), &query, &options).expect("ordered");
             assert!(found.stopped);
             let handed = found.searched_files + found.binary_files;
-            assert!(handed <= 10, "{threads}: {handed}");
+            // Batches of 1, 2, 4, ... files, at most 2 a thread ahead.
+            let bound = (1u64 << (LOOKAHEAD_PER_THREAD * threads + 1)) - 1;
+            assert!(handed <= bound, "{threads}: {handed} > {bound}");
         }
     }
 
