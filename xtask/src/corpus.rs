@@ -141,7 +141,7 @@ pub fn rust_subset(corpus: &Corpus, rust_bytes: u64) -> Result<(Corpus, u64)> {
 }
 
 /// The large generated tree of the search benchmarks: numbered copies of the frozen corpus
-/// (`target/bench-corpus-large/copy00/`, `copy01/`, ...; real copies, not hard links, so that
+/// (`target/bench-corpus-large/crates/copy00/`, `copy01/`, ...; real copies, not hard links, so that
 /// no file has several names) until it holds at least `min_files` files and `min_bytes`
 /// bytes. Deterministic: the same corpus gives the same tree. Reused when its manifest is there.
 pub fn replicate(corpus: &Corpus, min_files: u64, min_bytes: u64) -> Result<Corpus> {
@@ -159,14 +159,14 @@ pub fn replicate(corpus: &Corpus, min_files: u64, min_bytes: u64) -> Result<Corp
             bail!("the corpus is empty");
         }
         let name = format!("copy{copies:02}");
-        let (f, b) = copy_tree(&corpus.dir, &dir.join(&name))?;
+        let (f, b) = copy_tree(&corpus.dir, &dir.join("crates").join(&name))?;
         files += f;
         bytes += b;
         copies += 1;
         lines.push(format!("{name} {f} {b}"));
     }
     let text = format!(
-        "# hashline large search tree: numbered copies of ../bench-corpus/crates (copy files bytes)\n# total {copies} {files} {bytes}\n{}\n",
+        "# hashline large search tree: numbered copies of ../../bench-corpus/crates (copy files bytes)\n# total {copies} {files} {bytes}\n{}\n",
         lines.join("\n")
     );
     fs::write(&manifest, &text).context("cannot write the large tree's manifest")?;
