@@ -263,7 +263,17 @@ fn grep_case(
         rg_args.push("-i".to_owned());
     }
     rg_args.extend(["-e".to_owned(), pattern.to_owned(), dir.clone()]);
-    let mut cli_args = vec!["--root".to_owned(), dir.clone(), "grep".to_owned(), pattern.to_owned(), dir.clone()];
+    // An unbounded limit: the search counts every match (at a limit it stops once past it).
+    let unbounded = u32::MAX.to_string();
+    let mut cli_args = vec![
+        "--root".to_owned(),
+        dir.clone(),
+        "grep".to_owned(),
+        pattern.to_owned(),
+        dir.clone(),
+        "--limit".to_owned(),
+        unbounded,
+    ];
     if literal {
         cli_args.push("--literal".to_owned());
     }
@@ -296,7 +306,7 @@ fn grep_case(
     report("rg -n", "in-process", &pair);
     let mut verdicts = vec![(format!("grep {label}, in-process engine"), ratio(&pair))];
     let session = Session::new(SessionConfig::builder().root(&corpus.dir).stateful(false).build())?;
-    let mut tool_args = json!({"pattern": pattern, "literal": literal, "ignoreCase": ignore_case});
+    let mut tool_args = json!({"pattern": pattern, "literal": literal, "ignoreCase": ignore_case, "limit": u32::MAX});
     tool_args["path"] = Value::from(dir.as_str());
     let tool_run = || {
         let start = Instant::now();
