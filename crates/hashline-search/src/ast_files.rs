@@ -2,8 +2,10 @@
 //! matched within [`AstLimits`], in parallel with the walk of text search; what the bounds
 //! kept out is counted and named.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use ast_grep_core::matcher::MatcherExt;
@@ -97,7 +99,9 @@ pub fn ast_search(
     let meta = hashline_fs::lookup::metadata(root)?;
     let in_flight = InFlight::new(limits.max_bytes_in_flight);
     let deadline = Instant::now().checked_add(limits.max_search_time);
-    let make = || Worker { query, limits, in_flight: &in_flight, deadline, found: AstOutcome::default() };
+    let prefix = Mutex::new(Prefix { limit: limits.keep_documents, docs: BTreeMap::new(), cut: None });
+    let make =
+        || Worker { query, limits, in_flight: &in_flight, deadline, prefix: &prefix, found: AstOutcome::default() };
     let mut outcome = AstOutcome::default();
     let workers = if meta.is_dir() {
         let (walk, rules) = walker(root, threads, glob)?;
@@ -116,6 +120,13 @@ pub fn ast_search(
         outcome.absorb(worker.found);
     }
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    let mut docs = prefix.into_inner().unwrap_or_else(|p| p.into_inner()).docs;
+    for hits in &mut outcome.files {
+        if let Some((_, document)) = docs.remove(&hits.path) {
+            hits.document = document;
+            hits.document_kept = true;
+        }
+    }
     outcome.not_searched.sort_unstable();
     outcome.not_searched.truncate(MAX_NOT_SEARCHED_KEPT);
     Ok(outcome)
@@ -168,8 +179,39 @@ fn to_lines(doc: &Document, text_start: usize, ranges: &[(usize, usize)]) -> Vec
     ranges.iter().map(|&(first, last)| (line_of(text_start + first), line_of(text_start + last))).collect()
 }
 
+/// The texts of the files that may hold the first `limit` matches in path order, shared by
+/// the threads: a file sorting after `cut` (where the files kept so far reach `limit`) keeps
+/// none. Each offer walks at most `limit` kept files.
+struct Prefix {
+    limit: u64,
+    docs: BTreeMap<PathBuf, (u64, Document)>,
+    cut: Option<PathBuf>,
+}
+
+impl Prefix {
+    fn offer(&mut self, path: &Path, matches: u64, document: Document) {
+        if self.cut.as_deref().is_some_and(|cut| path > cut) {
+            return;
+        }
+        self.docs.insert(path.to_path_buf(), (matches, document));
+        let mut sum = 0u64;
+        let cut = self.docs.iter().find_map(|(path, (n, _))| {
+            sum += n;
+            (sum >= self.limit).then(|| path.clone())
+        });
+        if let Some(cut) = cut {
+            let mut after = self.docs.split_off(&cut);
+            if let Some(at) = after.remove(&cut) {
+                self.docs.insert(cut.clone(), at);
+            }
+            self.cut = Some(cut);
+        }
+    }
+}
+
 /// One thread's findings.
 struct Worker<'a> {
+    prefix: &'a Mutex<Prefix>,
     query: &'a AstQuery,
     limits: AstLimits,
     in_flight: &'a InFlight,
@@ -233,7 +275,15 @@ impl FileVisitor for Worker<'_> {
         let document = Document::parse(bytes);
         let matches = to_lines(&document, text_start, &ranges);
         self.found.total_matches += matches.len() as u64;
-        self.found.files.push(AstFileHits { path: path.to_path_buf(), language: lang, matches, document });
+        self.prefix.lock().unwrap_or_else(|p| p.into_inner()).offer(path, matches.len() as u64, document);
+        let document = Document::parse(Vec::new());
+        self.found.files.push(AstFileHits {
+            path: path.to_path_buf(),
+            language: lang,
+            matches,
+            document,
+            document_kept: false,
+        });
     }
 
     fn error(&mut self) {}
@@ -259,6 +309,39 @@ mod tests {
         let ranges = find_ranges(text, lang, pattern, false, AstLimits::DEFAULT).expect("searched");
         assert_eq!(to_lines(&doc, 3, &ranges), [(line(2), line(3))]);
         assert!(query.for_path(Path::new("a.py")).is_none());
+    }
+
+    /// Only the files of the first `keep_documents` matches in path order keep their text;
+    /// the matches and counts are those of a search keeping every text.
+    #[test]
+    fn texts_are_kept_for_the_path_ordered_prefix_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for i in 0..60 {
+            let body = "fn a() { b.unwrap(); }\n".repeat(i % 4 + 1);
+            std::fs::write(dir.path().join(format!("f{:02}.rs", (i * 7) % 60)), body).expect("write");
+        }
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        for threads in [1, 2] {
+            let all = ast_search(dir.path(), &query, None, threads, AstLimits::DEFAULT).expect("search");
+            assert!(all.files.iter().all(|f| f.document_kept));
+            for keep in [1u64, 5, 30] {
+                let limits = AstLimits { keep_documents: keep, ..AstLimits::DEFAULT };
+                let some = ast_search(dir.path(), &query, None, threads, limits).expect("search");
+                assert_eq!(some.total_matches, all.total_matches);
+                let mut before = 0u64;
+                for (a, b) in some.files.iter().zip(&all.files) {
+                    assert_eq!((&a.path, &a.matches), (&b.path, &b.matches));
+                    // Kept exactly while the files before it hold fewer than `keep` matches.
+                    assert_eq!(a.document_kept, before < keep, "{threads} {keep} {}", a.path.display());
+                    if a.document_kept {
+                        assert_eq!(a.document.as_bytes(), b.document.as_bytes());
+                    } else {
+                        assert!(a.document.as_bytes().is_empty());
+                    }
+                    before += a.matches.len() as u64;
+                }
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!
 //! Nothing in the searched tree can hold a search or fill memory: files are opened without
 //! waiting and checked to be regular through the handle, read only to their length at open,
-//! and streamed above [`WHOLE_FILE_BYTES`]; the walker reads no ignore file itself —
+//! and read through a bounded buffer (never held whole); the walker reads no ignore file itself —
 //! [`TreeRules`] reads them through the same guarded open, bounded, with the `ignore`
 //! crate's precedence, and reports the ones it skipped. Patterns and globs are bounded
 //! ([`MAX_PATTERN_BYTES`], [`MATCHER_SIZE_LIMIT`], [`MAX_GLOB_BYTES`]).

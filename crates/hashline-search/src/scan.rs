@@ -62,6 +62,23 @@ impl FileHits {
     pub fn kept_matches(&self) -> usize {
         self.lines.iter().filter(|l| l.kind == HitKind::Match).count()
     }
+
+    /// Keeps only the first `keep` matches and the lines within `context` lines of one of
+    /// them (the lines a search with that `keep` would have kept).
+    pub fn trim(&mut self, keep: usize, context: usize) {
+        let kept: Vec<u32> =
+            self.lines.iter().filter(|l| l.kind == HitKind::Match).take(keep).map(|l| l.line.get()).collect();
+        let Some(&last) = kept.last() else {
+            self.lines.clear();
+            return;
+        };
+        let last = last.saturating_add(u32::try_from(context).unwrap_or(u32::MAX));
+        self.lines.retain(|l| match l.kind {
+            HitKind::Match => kept.binary_search(&l.line.get()).is_ok(),
+            HitKind::Context => l.line.get() <= last,
+        });
+        self.lines.shrink_to_fit();
+    }
 }
 
 /// What searching one file's bytes found.
@@ -100,11 +117,42 @@ fn has_bare_cr(bytes: &[u8]) -> bool {
 /// the real ones). The BOM is skipped: it is not part of line 1.
 fn scan_fast(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> (u64, Vec<HitLine>) {
     let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    let mut sink =
-        Collect { keep, context: query.context as u64, count: 0, kept: 0, last_kept: None, lines: Vec::new() };
+    let mut sink = Collect {
+        keep,
+        context: query.context as u64,
+        count: 0,
+        kept: 0,
+        kept_bytes: 0,
+        last_kept: None,
+        lines: Vec::new(),
+    };
     // The sink never fails and a slice search does no I/O: an error here cannot happen.
     let _ = searcher.search_slice(&query.matcher, body, &mut sink);
     (sink.count, sink.lines)
+}
+
+/// Searches what `reader` yields (no BOM, no bare `\r`, no NUL byte: the caller's reader
+/// stops at those) with the searcher's bounded buffer: the same lines as [`scan_bytes`].
+pub(crate) fn scan_reader(
+    reader: impl std::io::Read,
+    query: &CompiledQuery,
+    searcher: &mut Searcher,
+    keep: usize,
+) -> std::io::Result<FileScan> {
+    let mut sink = Collect {
+        keep,
+        context: query.context as u64,
+        count: 0,
+        kept: 0,
+        kept_bytes: 0,
+        last_kept: None,
+        lines: Vec::new(),
+    };
+    searcher.search_reader(&query.matcher, reader, &mut sink)?;
+    if sink.count == 0 {
+        return Ok(FileScan::NoMatch);
+    }
+    Ok(FileScan::Matched(FileHits { path: PathBuf::new(), match_count: sink.count, lines: sink.lines, bare_cr: false }))
 }
 
 /// Collects counted matches and the kept lines.
@@ -113,6 +161,8 @@ struct Collect {
     context: u64,
     count: u64,
     kept: usize,
+    /// Bytes of kept lines: past [`crate::MAX_KEPT_BYTES`], matches are counted, not kept.
+    kept_bytes: usize,
     last_kept: Option<u64>,
     lines: Vec<HitLine>,
 }
@@ -120,6 +170,7 @@ struct Collect {
 impl Collect {
     fn push(&mut self, number: Option<u64>, bytes: &[u8], kind: HitKind) {
         let Some(line) = number.and_then(|n| u32::try_from(n).ok()).and_then(LineNo::new) else { return };
+        self.kept_bytes += bytes.len();
         self.lines.push(HitLine::new(line, strip_terminator(bytes), kind));
     }
 }
@@ -138,6 +189,9 @@ impl Sink for &mut Collect {
             self.kept += 1;
             self.last_kept = mat.line_number();
             self.push(mat.line_number(), mat.bytes(), HitKind::Match);
+            if self.kept_bytes > crate::MAX_KEPT_BYTES {
+                self.keep = self.kept;
+            }
         }
         Ok(true)
     }

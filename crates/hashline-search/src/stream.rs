@@ -1,8 +1,8 @@
 //! Searching a large file as a stream, in bounded memory: read in chunks, split on the real
 //! line model (`\n`, `\r\n`, bare `\r`; a BOM is not part of line 1), each line matched on
 //! its own. A NUL byte stops the read at once: the file is binary (as `rg` quits on one), so
-//! a huge sparse file costs one chunk. Files up to [`crate::WHOLE_FILE_BYTES`] are read
-//! whole instead (see [`crate::scan_bytes`]), with the same results.
+//! a huge sparse file costs one chunk. This is the search of files with bare `\r` line
+//! endings; the others go through ripgrep's searcher, with the same results.
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -183,6 +183,8 @@ impl<'q> Stream<'q> {
     }
 
     fn finish(mut self) -> io::Result<FileScan> {
+        // A `\r` last in the file is a bare one (as the whole-file scan counts it).
+        self.bare_cr |= self.after_cr;
         // A last line without a terminator is a line; an empty one after a terminator is not.
         if !self.line.is_empty() {
             self.end_line()?;

@@ -1,20 +1,21 @@
 //! Searching a tree: the `ignore` crate's parallel walker with `rg`'s rules, one searcher
 //! and one read buffer per thread, results gathered and sorted by path.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use grep_matcher::LineTerminator;
-use grep_searcher::{Searcher, SearcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use crate::rules::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
 
 use crate::query::CompiledQuery;
-use crate::scan::{FileHits, FileScan, scan_bytes};
+use crate::scan::{FileHits, FileScan};
 use crate::stream::scan_stream;
+use hashline_core::document::BOM;
 use hashline_fs::open::open_regular;
 
 /// How a tree is searched.
@@ -28,13 +29,28 @@ pub struct SearchOptions {
     pub threads: usize,
     /// How many matches each file keeps with their lines (all are counted).
     pub keep_per_file: usize,
+    /// Search the files in path order (searched in parallel, a bounded look-ahead of
+    /// [`LOOKAHEAD_PER_THREAD`] batches per thread) and stop once the files so far hold more
+    /// than this many matches: the outcome's files are then exactly the full search's first
+    /// ones, its counts cover those only, and [`SearchOutcome::stopped`] says so.
+    pub stop_after: Option<u64>,
+    /// `(above, keep)`: once more than `above` matches are found, each file keeps only its
+    /// first `keep` matches (and their context); files kept before are trimmed to it.
+    pub keep_above: Option<(u64, usize)>,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { glob: None, threads: 0, keep_per_file: usize::MAX }
+        Self { glob: None, threads: 0, keep_per_file: usize::MAX, stop_after: None, keep_above: None }
     }
 }
+
+/// How many batches of files past the first one not yet handed back an ordered search lets
+/// each thread search ahead ([`SearchOptions::stop_after`]).
+pub const LOOKAHEAD_PER_THREAD: usize = 2;
+
+/// The most files in one batch of an ordered search (batches grow 1, 2, 4, ... to it).
+pub const MAX_BATCH: usize = 256;
 
 /// What a search found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -52,6 +68,10 @@ pub struct SearchOutcome {
     pub unreadable: u64,
     /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
     pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
+    /// The search stopped at [`SearchOptions::stop_after`]: files after the last one in
+    /// [`SearchOutcome::files`] were not searched (or not counted), so the counts are lower
+    /// bounds.
+    pub stopped: bool,
 }
 
 /// Why a search could not start.
@@ -85,6 +105,8 @@ pub(crate) fn searcher(context: usize) -> Searcher {
         .before_context(context)
         .after_context(context)
         .bom_sniffing(false)
+        .binary_detection(BinaryDetection::quit(0))
+        .heap_limit(Some(crate::stream::MAX_LINE_BYTES * 4))
         .build()
 }
 
@@ -92,35 +114,107 @@ pub(crate) fn searcher(context: usize) -> Searcher {
 /// regular file is read (anything else fails with [`crate::NotRegularFile`], at once), and
 /// only up to the length it had when it was opened.
 pub fn search_file(path: &Path, query: &CompiledQuery, keep: usize) -> io::Result<FileScan> {
-    scan_file(path, query, &mut searcher(query.context), &mut Vec::new(), keep)
+    scan_file(path, query, &mut searcher(query.context), keep)
 }
 
-/// The largest file searched from one buffer holding it whole (16 MiB); a larger one is
-/// streamed in bounded memory, and one with a NUL byte stops at the first chunk holding it.
+/// A file size worth naming in tests and docs (16 MiB): every file is read through a
+/// bounded buffer, whatever its size (none is held whole), so this bounds nothing now.
 pub const WHOLE_FILE_BYTES: u64 = 16 * (1 << 20);
 
-/// Searches one regular file up to its length at open: whole in `buffer` up to
-/// [`WHOLE_FILE_BYTES`], streamed above.
-fn scan_file(
-    path: &Path,
-    query: &CompiledQuery,
-    searcher: &mut Searcher,
-    buffer: &mut Vec<u8>,
-    keep: usize,
-) -> io::Result<FileScan> {
+/// Searches one regular file up to its length at open, read through the searcher's own
+/// bounded buffer (as `rg` reads the files of a walk): memory is a buffer of a few lines,
+/// whatever the file's size. A NUL byte ends the read (the file is binary); a bare `\r` ends
+/// it too, and the file is searched again from its start line by line on the real model
+/// ([`scan_stream`]), which the searcher does not split on.
+fn scan_file(path: &Path, query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> io::Result<FileScan> {
     let opened = open_regular(path)?;
-    let mut scan = if opened.len > WHOLE_FILE_BYTES {
-        scan_stream(opened.reader(u64::MAX), query, keep)?
-    } else {
-        buffer.clear();
-        buffer.reserve(usize::try_from(opened.len).unwrap_or(0));
-        opened.reader(WHOLE_FILE_BYTES).read_to_end(buffer)?;
-        scan_bytes(buffer, query, searcher, keep)
+    let len = opened.len;
+    let mut guard = Guarded::new(opened.reader(u64::MAX));
+    let mut scan = match crate::scan::scan_reader(&mut guard, query, searcher, keep) {
+        _ if guard.binary => FileScan::Binary,
+        _ if guard.bare_cr => {
+            let mut file = guard.inner.into_inner();
+            file.seek(SeekFrom::Start(0))?;
+            scan_stream(file.take(len), query, keep)?
+        }
+        found => found?,
     };
     if let FileScan::Matched(hits) = &mut scan {
         hits.path = path.to_path_buf();
     }
     Ok(scan)
+}
+
+/// A file's bytes as the searcher reads them: the BOM dropped, and the read ended (as at
+/// the end of the file) at the first NUL byte or bare `\r`, which it notes.
+struct Guarded<R> {
+    inner: R,
+    /// The first read is still to come (a BOM may lead).
+    first: bool,
+    /// The last byte handed out was a `\r`.
+    after_cr: bool,
+    binary: bool,
+    bare_cr: bool,
+}
+
+impl<R: Read> Guarded<R> {
+    fn new(inner: R) -> Self {
+        Self { inner, first: true, after_cr: false, binary: false, bare_cr: false }
+    }
+
+    fn fill(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                other => return other,
+            }
+        }
+    }
+}
+
+impl<R: Read> Read for Guarded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.binary || self.bare_cr {
+            return Ok(0);
+        }
+        let mut n = self.fill(buf)?;
+        if self.first {
+            self.first = false;
+            // At least as many bytes as a BOM has, unless the file is shorter.
+            while n < BOM.len() && n < buf.len() {
+                match self.fill(&mut buf[n..])? {
+                    0 => break,
+                    read => n += read,
+                }
+            }
+            if buf[..n].starts_with(BOM) {
+                buf.copy_within(BOM.len()..n, 0);
+                n -= BOM.len();
+                if n == 0 {
+                    return self.read(buf);
+                }
+            }
+        }
+        let bytes = &buf[..n];
+        if n == 0 {
+            // A `\r` last in the file is a bare one.
+            self.bare_cr = self.after_cr;
+            self.after_cr = false;
+            return Ok(0);
+        }
+        if memchr::memchr(0, bytes).is_some() {
+            self.binary = true;
+            return Ok(0);
+        }
+        let bare = (self.after_cr && bytes[0] != b'\n')
+            || memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1).is_some_and(|&b| b != b'\n'));
+        if bare {
+            self.bare_cr = true;
+            return Ok(0);
+        }
+        self.after_cr = bytes[n - 1] == b'\r';
+        Ok(n)
+    }
 }
 
 /// Searches `root`: a directory is walked in parallel with `rg`'s rules (`.gitignore` in
@@ -144,11 +238,16 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         return Ok(outcome);
     }
     let (walk, rules) = walker(root, options.threads, options.glob.as_deref())?;
+    if let Some(stop_after) = options.stop_after {
+        let mut outcome = search_ordered(&walk, query, options, stop_after);
+        outcome.unreadable += rules.broken_files();
+        outcome.skipped_ignore_files = rules.skipped();
+        return Ok(outcome);
+    }
     let workers = walk_files(&walk, || Worker {
         query,
         keep: options.keep_per_file,
         searcher: searcher(query.context),
-        buffer: Vec::new(),
         found: SearchOutcome::default(),
     });
     let mut outcome = SearchOutcome {
@@ -164,7 +263,152 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         outcome.unreadable += found.unreadable;
     }
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    if let Some((above, keep)) = options.keep_above
+        && outcome.total_matches > above
+    {
+        outcome.files.iter_mut().for_each(|hits| hits.trim(keep, query.context));
+    }
     Ok(outcome)
+}
+
+/// What an ordered search hands back for one entry of the walk.
+enum Entry {
+    Scanned(io::Result<FileScan>),
+    /// An entry the walk could not read.
+    Broken,
+    /// Not searched: the search had stopped.
+    Dropped,
+}
+
+/// The ordered search of [`SearchOptions::stop_after`]: one thread walks in path order and
+/// hands the files out in numbered batches (1, 2, 4, ... up to [`MAX_BATCH`] files: an early
+/// stop costs little, a full search few hand-overs), `threads` search them, and this thread
+/// takes their results back in order, stopping the others once the files so far hold more
+/// than `stop_after` matches. The walk stays at most [`LOOKAHEAD_PER_THREAD`] batches a
+/// thread ahead of the results taken back.
+fn search_ordered(
+    walk: &WalkBuilder,
+    query: &CompiledQuery,
+    options: &SearchOptions,
+    stop_after: u64,
+) -> SearchOutcome {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Condvar, mpsc};
+
+    type Batch<T> = (usize, Vec<T>);
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
+        n => n,
+    };
+    let ahead = LOOKAHEAD_PER_THREAD * threads;
+    let stop = AtomicBool::new(false);
+    // How many batches were taken back, in order (the walk waits to stay `ahead` of it).
+    let taken = (Mutex::new(0usize), Condvar::new());
+    let (files_tx, files_rx) = mpsc::sync_channel::<Batch<Option<std::path::PathBuf>>>(ahead);
+    let files_rx = Mutex::new(files_rx);
+    let (done_tx, done_rx) = mpsc::channel::<Batch<Entry>>();
+    let mut walk = walk.clone();
+    walk.sort_by_file_path(|a, b| a.cmp(b));
+    let mut outcome = SearchOutcome::default();
+    std::thread::scope(|scope| {
+        let (stop, taken, files_rx) = (&stop, &taken, &files_rx);
+        scope.spawn(move || {
+            let mut number = 0usize;
+            // `None`: an entry the walk could not read (it keeps its place in the order).
+            let mut batch: Vec<Option<std::path::PathBuf>> = Vec::new();
+            let mut size = 1usize;
+            let send = |batch: Vec<Option<std::path::PathBuf>>, number: &mut usize| {
+                {
+                    let mut now = taken.0.lock().unwrap_or_else(|p| p.into_inner());
+                    while *number >= *now + ahead && !stop.load(Ordering::Relaxed) {
+                        now = taken.1.wait(now).unwrap_or_else(|p| p.into_inner());
+                    }
+                }
+                let sent = !stop.load(Ordering::Relaxed) && files_tx.send((*number, batch)).is_ok();
+                *number += 1;
+                sent
+            };
+            for entry in walk.build() {
+                match entry {
+                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => batch.push(Some(entry.into_path())),
+                    Ok(_) => continue,
+                    Err(_) => batch.push(None),
+                }
+                if batch.len() >= size {
+                    if !send(std::mem::take(&mut batch), &mut number) {
+                        return;
+                    }
+                    size = (size * 2).min(MAX_BATCH);
+                }
+            }
+            if !batch.is_empty() {
+                send(batch, &mut number);
+            }
+        });
+        for _ in 0..threads {
+            let done = done_tx.clone();
+            scope.spawn(move || {
+                let mut searcher = searcher(query.context);
+                loop {
+                    let next = files_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                    let Ok((number, paths)) = next else { break };
+                    let entries = paths
+                        .into_iter()
+                        .map(|path| match path {
+                            _ if stop.load(Ordering::Relaxed) => Entry::Dropped,
+                            Some(path) => Entry::Scanned(scan_file(&path, query, &mut searcher, options.keep_per_file)),
+                            None => Entry::Broken,
+                        })
+                        .collect();
+                    // Once the results are no longer taken, keep draining until the walk ends.
+                    let _ = done.send((number, entries));
+                }
+            });
+        }
+        drop(done_tx);
+        let mut pending = BTreeMap::new();
+        let mut next = 0usize;
+        'results: for (number, entries) in &done_rx {
+            pending.insert(number, entries);
+            while let Some(entries) = pending.remove(&next) {
+                next += 1;
+                for entry in entries {
+                    match entry {
+                        Entry::Scanned(Ok(FileScan::Matched(mut hits))) => {
+                            outcome.searched_files += 1;
+                            outcome.total_matches += hits.match_count;
+                            if let Some((above, keep)) = options.keep_above
+                                && outcome.total_matches > above
+                            {
+                                if outcome.total_matches - hits.match_count <= above {
+                                    outcome.files.iter_mut().for_each(|h| h.trim(keep, query.context));
+                                }
+                                hits.trim(keep, query.context);
+                            }
+                            outcome.files.push(hits);
+                        }
+                        Entry::Scanned(Ok(FileScan::NoMatch)) => outcome.searched_files += 1,
+                        Entry::Scanned(Ok(FileScan::Binary)) => outcome.binary_files += 1,
+                        Entry::Scanned(Err(_)) | Entry::Broken => outcome.unreadable += 1,
+                        Entry::Dropped => {}
+                    }
+                    if outcome.total_matches > stop_after {
+                        outcome.stopped = true;
+                        break 'results;
+                    }
+                }
+            }
+            *taken.0.lock().unwrap_or_else(|p| p.into_inner()) = next;
+            taken.1.notify_all();
+        }
+        stop.store(true, Ordering::Relaxed);
+        *taken.0.lock().unwrap_or_else(|p| p.into_inner()) = next;
+        taken.1.notify_all();
+        // The walk sees `stop` at its next batch; the searchers drain what it sent.
+        drop(done_rx);
+    });
+    outcome
 }
 
 /// What a parallel walk does with its entries: one visitor per walker thread.
@@ -250,13 +494,12 @@ struct Worker<'a> {
     query: &'a CompiledQuery,
     keep: usize,
     searcher: Searcher,
-    buffer: Vec<u8>,
     found: SearchOutcome,
 }
 
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
-        match scan_file(path, self.query, &mut self.searcher, &mut self.buffer, self.keep) {
+        match scan_file(path, self.query, &mut self.searcher, self.keep) {
             Ok(FileScan::Matched(hits)) => {
                 self.found.searched_files += 1;
                 self.found.total_matches += hits.match_count;
@@ -347,6 +590,129 @@ mod tests {
         assert_eq!((big.match_count, big.bare_cr), (2, true));
         let found = search(dir.path(), &query, &SearchOptions::default()).expect("search");
         assert_eq!((found.total_matches, found.searched_files), (4, 2));
+    }
+
+    /// The bounded read of a file finds what the scan of its bytes held whole finds: BOM,
+    /// CRLF, bare `\r` (anywhere, also last), NUL bytes (also past the first read).
+    #[test]
+    fn the_bounded_read_finds_what_the_whole_bytes_scan_finds() {
+        let late_nul = format!("{}beta\n\0", "beta\n".repeat(40_000));
+        let late_cr = format!("{}beta\rx\n", "beta\r\n".repeat(40_000));
+        let texts: Vec<&[u8]> = vec![
+            b"alpha\nbeta\ngamma\nbeta\n",
+            b"\xEF\xBB\xBFalpha\r\nbeta\r\ngamma\r\nbeta",
+            b"\xEF\xBB\xBF",
+            b"\xEF\xBB\xBFbeta",
+            b"alpha\rbeta\rgamma\rbeta\r",
+            b"beta\r\nbeta\r",
+            b"x\nbeta\n\nbeta\rbeta\r\nx\n",
+            b"beta\n\0binary",
+            late_nul.as_bytes(),
+            late_cr.as_bytes(),
+        ];
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (i, text) in texts.iter().enumerate() {
+            let path = dir.path().join(format!("{i}.txt"));
+            std::fs::write(&path, text).expect("write");
+            for (pattern, context, keep) in [("beta", 0, usize::MAX), ("^(beta|alpha)$", 1, 10), ("beta", 2, 1)] {
+                let query = Query::new(pattern).context(context).compile().expect("query");
+                let mut whole = crate::scan_bytes(text, &query, &mut searcher(query.context()), keep);
+                if let FileScan::Matched(hits) = &mut whole {
+                    hits.path = path.clone();
+                }
+                let read = search_file(&path, &query, keep).expect("search");
+                if text.contains(&b'\r') && keep < usize::MAX {
+                    // The bare-`\r` scans differ in context past `keep` (see stream.rs).
+                    continue;
+                }
+                assert_eq!(read, whole, "text {i} /{pattern}/ context {context} keep {keep}");
+            }
+        }
+    }
+
+    /// A tree where path order matters: the walk's order is not the path order, files
+    /// without matches, binary and nested ones between.
+    fn ordered_tree() -> tempfile::TempDir {
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        for i in 0..300 {
+            let name = format!("d{}/f{:03}.txt", i % 7, (i * 37) % 300);
+            let body = match i % 5 {
+                0 => b"nothing\n".to_vec(),
+                1 => b"needle\0".to_vec(),
+                n => "needle\nx\n".repeat(n).into_bytes(),
+            };
+            files.push((name, body));
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, bytes) in &files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, bytes).expect("write");
+        }
+        dir
+    }
+
+    #[test]
+    fn an_ordered_search_stops_with_the_first_files_of_the_full_one() {
+        let dir = ordered_tree();
+        let query = Query::new("needle").context(1).compile().expect("query");
+        let full = search(dir.path(), &query, &SearchOptions::default()).expect("full");
+        assert!(!full.stopped);
+        for threads in [1, 2, 3] {
+            for stop_after in [0, 1, 7, 100, 10_000] {
+                let options = SearchOptions { threads, stop_after: Some(stop_after), ..SearchOptions::default() };
+                let found = search(dir.path(), &query, &options).expect("ordered");
+                let n = found.files.len();
+                assert_eq!(found.files, full.files[..n], "{threads} threads, stop after {stop_after}");
+                let counted: u64 = found.files.iter().map(|f| f.match_count).sum();
+                assert_eq!(found.total_matches, counted);
+                if stop_after >= full.total_matches {
+                    assert_eq!(
+                        (found.stopped, found.total_matches, found.binary_files),
+                        (false, full.total_matches, full.binary_files)
+                    );
+                } else {
+                    // Stopped at the first file that took the count past `stop_after`.
+                    assert!(
+                        found.stopped && counted > stop_after && counted - found.files[n - 1].match_count <= stop_after
+                    );
+                }
+            }
+        }
+    }
+
+    /// Stopping means not searching: far fewer files are searched than the tree holds.
+    #[test]
+    fn an_ordered_search_searches_only_a_bounded_look_ahead_past_its_stop() {
+        let dir = ordered_tree();
+        let query = Query::new("needle").compile().expect("query");
+        for threads in [1, 2] {
+            let options = SearchOptions { threads, stop_after: Some(3), ..SearchOptions::default() };
+            let found = search(dir.path(), &query, &options).expect("ordered");
+            assert!(found.stopped);
+            let handed = found.searched_files + found.binary_files;
+            // Batches of 1, 2, 4, ... files, at most 2 a thread ahead.
+            let bound = (1u64 << (LOOKAHEAD_PER_THREAD * threads + 1)) - 1;
+            assert!(handed <= bound, "{threads}: {handed} > {bound}");
+        }
+    }
+
+    #[test]
+    fn keep_above_trims_every_file_once_the_count_passes_it() {
+        let dir = ordered_tree();
+        let query = Query::new("needle").context(1).compile().expect("query");
+        let few = SearchOptions { keep_per_file: 2, ..SearchOptions::default() };
+        let expected = search(dir.path(), &query, &few).expect("few");
+        for stop_after in [None, Some(1_000_000)] {
+            let options =
+                SearchOptions { keep_above: Some((5, 2)), stop_after, threads: 2, ..SearchOptions::default() };
+            assert_eq!(search(dir.path(), &query, &options).expect("trimmed").files, expected.files, "{stop_after:?}");
+        }
+        let options = SearchOptions { keep_above: Some((1_000_000, 2)), ..SearchOptions::default() };
+        assert_eq!(
+            search(dir.path(), &query, &options).expect("untrimmed").files,
+            search(dir.path(), &query, &SearchOptions::default()).expect("full").files
+        );
     }
 
     #[test]

@@ -113,7 +113,7 @@ fn above_fifty_matches_each_file_shows_ten() {
     assert_eq!(value["records"].as_array().map(Vec::len), Some(30));
     assert_eq!(
         value["completeness"],
-        json!({"search": "complete", "limitReached": false, "nativeTruncated": false, "omittedMatches": 30, "displayTruncated": false})
+        json!({"search": "complete", "counted": "all", "limitReached": false, "nativeTruncated": false, "omittedMatches": 30, "displayTruncated": false})
     );
 }
 
@@ -131,7 +131,7 @@ fn limit_cuts_in_path_order_with_a_notice() {
     --- b.txt (1 matches) ---
     b.txt:>>1:0ea|x
 
-    [Results truncated at 3 matches — refine pattern or increase limit]
+    [Results truncated at 3 matches; the search stopped there, so more exist but were not counted (summary: true counts every match) — refine pattern or increase limit]
     ");
     let value = result.ptc_value();
     assert_eq!((value["totalMatches"].clone(), value["completeness"]["limitReached"].clone()), (json!(4), json!(true)));
@@ -250,16 +250,74 @@ fn thousands_of_matches_respect_every_cap() {
     assert_eq!(value["records"].as_array().map(|r| r.iter().filter(|r| r["kind"] == "match").count()), Some(300));
     assert_eq!(
         value["completeness"],
-        json!({"search": "complete", "limitReached": false, "nativeTruncated": false, "omittedMatches": 1200, "displayTruncated": true})
+        json!({"search": "complete", "counted": "all", "limitReached": false, "nativeTruncated": false, "omittedMatches": 1200, "displayTruncated": true})
     );
     assert!(text.contains("... +40 more matches"));
     assert!(text.contains("[Some lines truncated to 500 chars. Use read tool to see full lines]"));
     let tail: Vec<&str> = text.lines().rev().take(1).collect();
     assert!(tail[0].starts_with("[Output truncated: showing "), "{}", tail[0]);
     assert!(tail[0].ends_with(" Refine pattern or increase limit.]"), "{}", tail[0]);
+    // The default limit (100) stops the search in path order at the third file (150
+    // counted): the counts are lower bounds and the value says so; summary counts all.
     let limited = grep(&ws, json!({"pattern": "needle"}));
-    assert_eq!(limited.ptc_value()["completeness"]["omittedMatches"], 1500 - 20);
-    assert_eq!(limited.ptc_value()["completeness"]["limitReached"], true);
+    let completeness = &limited.ptc_value()["completeness"];
+    assert_eq!(limited.ptc_value()["totalMatches"], 150);
+    assert_eq!(completeness["omittedMatches"], 150 - 20);
+    assert_eq!(
+        (completeness["limitReached"].clone(), completeness["counted"].clone()),
+        (json!(true), json!("stoppedAtLimit"))
+    );
+    assert_eq!(limited.ptc_value()["files"].as_array().map(Vec::len), Some(3));
+    let summary = grep(&ws, json!({"pattern": "needle", "summary": true}));
+    assert_eq!(
+        (summary.ptc_value()["totalMatches"].clone(), summary.ptc_value()["completeness"]["counted"].clone()),
+        (json!(1500), json!("all"))
+    );
+}
+
+/// The rows of a search that stopped at `limit` are exactly those of a full search: per
+/// file, the first matches a single-file grep returns, as many as the full counts (from
+/// `summary`) admit in path order, 10 a file above 50.
+#[test]
+fn a_stopped_search_shows_what_the_full_search_shows() {
+    let ws = Ws::new();
+    for file in 0..40 {
+        let matches = [0, 3, 17, 1, 60, 0, 9][file % 7];
+        let body: String =
+            (0..80).map(|n| if n < matches { format!("needle {n}\n") } else { format!("hay {n}\n") }).collect();
+        // Names whose creation order is not path order, some in directories.
+        ws.file(&format!("d{}/f{:02}.txt", file % 3, (file * 13) % 40), body);
+    }
+    let summary = grep(&ws, json!({"pattern": "needle", "summary": true}));
+    let full_total = summary.ptc_value()["totalMatches"].as_u64().expect("total");
+    for limit in [1u64, 20, 50, 51, 100, 400] {
+        let result = grep(&ws, json!({"pattern": "needle", "limit": limit, "context": 1}));
+        let value = result.ptc_value();
+        let admitted = limit.min(full_total);
+        let cap = if admitted > 50 { 10 } else { u64::MAX };
+        let mut expected = Vec::new();
+        let mut left = admitted;
+        let mut files: Vec<(String, u64)> = summary.ptc_value()["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .map(|f| (f["path"].as_str().expect("path").to_owned(), f["matches"].as_u64().expect("matches")))
+            .collect();
+        files.sort();
+        for (path, matches) in files {
+            let share = matches.min(left).min(cap);
+            left -= matches.min(left);
+            if share == 0 {
+                continue;
+            }
+            let one = grep(&ws, json!({"pattern": "needle", "path": path, "limit": share, "context": 1}));
+            expected.extend(one.ptc_value()["records"].as_array().expect("records").iter().cloned());
+        }
+        assert_eq!(value["records"].as_array().expect("records"), &expected, "limit {limit}");
+        let stopped = limit < full_total;
+        assert_eq!(value["completeness"]["counted"], if stopped { "stoppedAtLimit" } else { "all" }, "limit {limit}");
+        assert_eq!(value["completeness"]["limitReached"], stopped, "limit {limit}");
+    }
 }
 
 #[test]

@@ -145,7 +145,8 @@ pub fn ast_search_in(
     }
     let query = AstQuery::new(&args.pattern, lang).map_err(|err| pattern_error(&args.pattern, err))?;
     let glob = args.glob.as_deref().filter(|g| !g.is_empty());
-    let limits = AstLimits::DEFAULT;
+    // Only the files of the first `limit` matches (in path order) can show rows.
+    let limits = AstLimits { keep_documents: limit as u64, ..AstLimits::DEFAULT };
     let found = search_ast(&path.real, &query, glob, 0, limits).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))

@@ -127,6 +127,12 @@ pub struct Completeness {
     /// files are skipped by design); `unknown`: some files or directories could not be
     /// read, so matches may be missing.
     pub search: SearchState,
+    /// `all`: every file was searched and counted (summary mode, or fewer matches than
+    /// `limit`); `stoppedAtLimit`: the search stopped, in path order, at the file that
+    /// took it past `limit`, so `totalMatches`, `omittedMatches` and `files` are lower
+    /// bounds / partial (the records are exactly a full search's); `summary: true` counts
+    /// every match.
+    pub counted: Counted,
     /// `limit` cut matches: more matches exist than were admitted (an exact-limit result
     /// is not flagged).
     pub limit_reached: bool,
@@ -138,6 +144,16 @@ pub struct Completeness {
     /// The text shows less than `records` (the 2000-line / 50 KB budget, or long lines
     /// clipped at 500 characters).
     pub display_truncated: bool,
+}
+
+/// How far a search counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Counted {
+    /// Every file was searched and its matches counted.
+    All,
+    /// The search stopped once it had more than `limit` matches in path order.
+    StoppedAtLimit,
 }
 
 /// Whether a search covered everything it should have.
@@ -156,12 +172,14 @@ pub enum SearchState {
 pub struct GrepValue {
     /// Whether this was a summary (counts only, no records).
     pub summary: bool,
-    /// Every matched line found (all of them: the search does not stop at `limit`).
+    /// Every matched line found: all of them with `completeness.counted: "all"`, a lower
+    /// bound (more than `limit`) with `"stoppedAtLimit"`.
     pub total_matches: u64,
     /// The anchored lines returned, in path then line order: matches and their context.
     /// Empty in summary mode.
     pub records: Vec<GrepRecord>,
-    /// The files with matches, in path order.
+    /// The files with matches, in path order (the first ones only when the search stopped
+    /// at `limit`).
     pub files: Vec<GrepFile>,
     /// Symbol-scope groups and fallbacks; `null` without `scope` (and in summary mode).
     pub scopes: Option<GrepScopes>,
@@ -255,7 +273,17 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         }
     }
     let glob = args.glob.as_deref().filter(|g| !g.is_empty());
-    let options = SearchOptions { glob: glob.map(str::to_owned), threads: 0, keep_per_file: limit };
+    // Rows need at most 50 matches a file (more admitted means 10 a file); once more than
+    // 50 are found, 10 a file. Rows stop the search in path order once `limit` is passed:
+    // what it shows is then known (summary counts everything).
+    let capped = limit > PER_FILE_CAP_ABOVE;
+    let options = SearchOptions {
+        glob: glob.map(str::to_owned),
+        threads: 0,
+        keep_per_file: if summary { 0 } else { limit.min(PER_FILE_CAP_ABOVE) },
+        stop_after: (!summary).then_some(limit as u64),
+        keep_above: capped.then_some((PER_FILE_CAP_ABOVE as u64, PER_FILE_CAP)),
+    };
     let found = search(&path.real, &query, &options).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
@@ -339,6 +367,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         .collect();
     let completeness = Completeness {
         search: if found.unreadable > 0 { SearchState::Unknown } else { SearchState::Complete },
+        counted: if found.stopped { Counted::StoppedAtLimit } else { Counted::All },
         limit_reached: !summary && limit_cut,
         native_truncated: false,
         omitted_matches: Some(found.total_matches - returned_matches),
@@ -379,6 +408,7 @@ fn binary_target(display: &str, summary: bool, warnings: Vec<Warning>) -> ToolOu
         scopes: None,
         completeness: Completeness {
             search: SearchState::Complete,
+            counted: Counted::All,
             limit_reached: false,
             native_truncated: false,
             omitted_matches: None,

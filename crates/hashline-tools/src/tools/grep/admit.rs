@@ -32,7 +32,8 @@ pub(crate) struct Admitted<'a> {
     pub total: usize,
 }
 
-/// Admits the first `limit` matches of `files` (sorted by path) and applies the per-file cap.
+/// Admits the first `limit` matches of `files` (sorted by path; every match counts, kept
+/// or not) and applies the per-file cap.
 pub(crate) fn admit(files: &[FileHits], limit: usize, context: usize) -> Admitted<'_> {
     let mut shares = Vec::new();
     let mut total = 0usize;
@@ -40,7 +41,7 @@ pub(crate) fn admit(files: &[FileHits], limit: usize, context: usize) -> Admitte
         if total == limit {
             break;
         }
-        let share = hits.kept_matches().min(limit - total);
+        let share = usize::try_from(hits.match_count).unwrap_or(usize::MAX).min(limit - total);
         if share > 0 {
             total += share;
             shares.push((hits, share));
@@ -50,7 +51,8 @@ pub(crate) fn admit(files: &[FileHits], limit: usize, context: usize) -> Admitte
     let files = shares
         .into_iter()
         .map(|(hits, admitted)| {
-            let shown = admitted.min(cap);
+            // Fewer kept than admitted: the file's kept bytes ran out (`MAX_KEPT_BYTES`).
+            let shown = admitted.min(cap).min(hits.kept_matches());
             AdmittedFile { hits, lines: lines_of(hits, shown, context), admitted, more: admitted - shown }
         })
         .collect();

@@ -36,15 +36,26 @@ pub(crate) struct Rendered {
 pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String, limit_cut: bool) -> Rendered {
     let mut rows = Vec::new();
     let mut clipped = false;
+    // Rows past the line budget can never show: only their count and bytes are kept.
+    let mut unshown = Unshown::default();
+    let mut file_rows = Vec::new();
     for file in &admitted.files {
         let display = shown(&file.hits.path);
-        rows.push(format!("--- {display} ({} matches) ---", file.admitted));
-        plain_rows(&display, &file.lines, &mut rows, &mut clipped);
+        file_rows.push(format!("--- {display} ({} matches) ---", file.admitted));
+        plain_rows(&display, &file.lines, &mut file_rows, &mut clipped);
         if file.more > 0 {
-            rows.push(more_row(file.more));
+            file_rows.push(more_row(file.more));
+        }
+        for row in file_rows.drain(..) {
+            if rows.len() < MAX_LINES {
+                rows.push(row);
+            } else {
+                unshown.rows += 1;
+                unshown.bytes += row.len() + 1;
+            }
         }
     }
-    matches_text(admitted, rows, Unshown::default(), clipped, limit_cut)
+    matches_text(admitted, rows, unshown, clipped, limit_cut)
 }
 
 /// The `... +K more matches` row of a file the per-file cap cut.
@@ -103,7 +114,11 @@ pub(crate) fn matches_text(
         notices.push(format!("[Some lines truncated to {MAX_LINE_CHARS} chars. Use read tool to see full lines]"));
     }
     if limit_cut {
-        notices.push(format!("[Results truncated at {} matches — refine pattern or increase limit]", admitted.total));
+        // More matches than `limit` stop the search (in path order): how many is not known.
+        notices.push(format!(
+            "[Results truncated at {} matches; the search stopped there, so more exist but were not counted (summary: true counts every match) — refine pattern or increase limit]",
+            admitted.total
+        ));
     }
     let header = format!("[{} matches in {} files]", admitted.total, admitted.files.len());
     let mut rendered = finish(header, rows, unshown, &notices);
