@@ -209,11 +209,21 @@ async def test_grep_rows_edit_without_a_read(tmp_path: Path):
         assert value["totalMatches"] == 2
         assert value["completeness"] == {
             "search": "complete",
+            "counted": "all",
             "limitReached": False,
             "nativeTruncated": False,
             "omittedMatches": 0,
             "displayTruncated": False,
         }
+
+        # With a limit the search stops in path order once it has more than it shows, and
+        # says the count is a lower bound.
+        result, text, stopped = await call(session, "grep", {"pattern": "alpha", "limit": 1})
+        assert not result.is_error, text
+        assert stopped["completeness"]["counted"] == "stoppedAtLimit"
+        assert stopped["completeness"]["limitReached"] is True
+        assert [r["path"].endswith("a.py") for r in stopped["records"]] == [True]
+        assert "the search stopped there" in text
 
         # The grep rows count as served: an edit of the CRLF+BOM file lands without a read.
         anchor = next(a for p, k, a in records if p.endswith("b.py") and k == "match")
