@@ -30,7 +30,7 @@ pub struct SearchOptions {
     /// How many matches each file keeps with their lines (all are counted).
     pub keep_per_file: usize,
     /// Search the files in path order (searched in parallel, a bounded look-ahead of
-    /// [`LOOKAHEAD_PER_THREAD`] batches per thread) and stop once the files so far hold more
+    /// two batches per thread) and stop once the files so far hold more
     /// than this many matches: the outcome's files are then exactly the full search's first
     /// ones, its counts cover those only, and [`SearchOutcome::stopped`] says so.
     pub stop_after: Option<u64>,
