@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "sessions"
@@ -129,6 +130,9 @@ def test_a_search_result_opens_the_read_card_it_links_to(browser, tmp_path):
     browser.execute_script("document.getElementById('call-1').open = false")
     assert browser.execute_script("return document.getElementById('call-1').open") is False
     browser.find_element("css selector", "#call-2 > section a.path").click()
+    # The card opens on `hashchange`, which fires after the click returns: wait for it (it
+    # once failed in CI when checked at once).
+    WebDriverWait(browser, 5).until(lambda b: b.execute_script("return document.getElementById('call-1').open"))
     assert browser.execute_script("return document.getElementById('call-1').open") is True
     stale = browser.find_element("css selector", "#call-4 .notice.stale")
     assert stale.text.startswith("[Stale read context: s.txt changed")
