@@ -18,13 +18,15 @@
 //! runs only the reads.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout};
 use std::time::{Duration, Instant};
 
 use hashline::core::LineHash;
 use hashline::{CallContext, Session, SessionConfig, ToolResult, Toolbox};
 use serde_json::{Value, json};
+
+mod support;
 
 /// The file's functions (ten lines each).
 const FUNCTIONS: usize = 1157;
@@ -37,10 +39,7 @@ const READ_TARGET: f64 = 1.3;
 const CHECK_TARGET: f64 = 1.5;
 
 fn main() {
-    let binary = std::env::var_os("HASHLINE_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/release/hashline"));
-    assert!(binary.is_file(), "build the server first: cargo build --release -p hashline-cli ({})", binary.display());
+    let binary = support::server_binary();
     let rounds: usize = std::env::var("ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(200);
     // `CALLS=read`: only the reads (e.g. to profile the server's read path).
     let reads_only = std::env::var("CALLS").is_ok_and(|calls| calls == "read");
@@ -209,24 +208,7 @@ struct Mcp {
 
 impl Mcp {
     fn start(binary: &Path, root: &Path) -> Self {
-        let mut child = Command::new(binary)
-            .args(["mcp", "--root"])
-            .arg(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn hashline mcp");
-        let mut stdin = child.stdin.take().expect("stdin");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}});
-        writeln!(stdin, "{init}").expect("send");
-        writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).expect("send");
-        stdin.flush().expect("flush");
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("initialize answer");
-        assert!(line.contains("\"serverInfo\""), "{line}");
+        let (child, stdin, stdout) = support::start(binary, root);
         Self { child, stdin, stdout, next_id: 1, line: Vec::new() }
     }
 

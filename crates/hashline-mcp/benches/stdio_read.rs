@@ -18,12 +18,13 @@
 //! `HASHLINE_BIN` points at another binary; `READS` sets the pipelined call count.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout};
 use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+mod support;
 
 /// Small files the reads cycle through.
 const FILES: usize = 64;
@@ -31,10 +32,7 @@ const FILES: usize = 64;
 const WINDOW: usize = 64;
 
 fn main() {
-    let binary = std::env::var_os("HASHLINE_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/release/hashline"));
-    assert!(binary.is_file(), "build the server first: cargo build --release -p hashline-cli ({})", binary.display());
+    let binary = support::server_binary();
     let reads: usize = std::env::var("READS").ok().and_then(|n| n.parse().ok()).unwrap_or(50_000);
 
     let dir = tempfile::tempdir().expect("tempdir");
@@ -43,7 +41,7 @@ fn main() {
         std::fs::write(dir.path().join(format!("f{i}.rs")), text).expect("write");
     }
 
-    let (mut child, mut stdin, mut stdout) = start(&binary, dir.path());
+    let (mut child, mut stdin, mut stdout) = support::start(&binary, dir.path());
     println!("hashline mcp {} — small-file reads ({FILES} files of 20 lines)", binary.display());
 
     pipelined(&mut stdin, &mut stdout, 2_000, 1_000_000); // warm-up
@@ -55,28 +53,6 @@ fn main() {
     drop(stdin);
     let status = child.wait().expect("wait");
     assert!(status.success(), "server exit: {status:?}");
-}
-
-fn start(binary: &PathBuf, root: &std::path::Path) -> (Child, ChildStdin, BufReader<ChildStdout>) {
-    let mut child = Command::new(binary)
-        .args(["mcp", "--root"])
-        .arg(root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn hashline mcp");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}});
-    writeln!(stdin, "{init}").expect("send");
-    writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).expect("send");
-    stdin.flush().expect("flush");
-    let mut line = String::new();
-    stdout.read_line(&mut line).expect("initialize answer");
-    assert!(line.contains("\"serverInfo\""), "{line}");
-    (child, stdin, stdout)
 }
 
 fn request(id: usize) -> Vec<u8> {

@@ -117,15 +117,7 @@ fn has_bare_cr(bytes: &[u8]) -> bool {
 /// the real ones). The BOM is skipped: it is not part of line 1.
 fn scan_fast(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> (u64, Vec<HitLine>) {
     let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    let mut sink = Collect {
-        keep,
-        context: query.context as u64,
-        count: 0,
-        kept: 0,
-        kept_bytes: 0,
-        last_kept: None,
-        lines: Vec::new(),
-    };
+    let mut sink = Collect::new(keep, query);
     // The sink never fails and a slice search does no I/O: an error here cannot happen.
     let _ = searcher.search_slice(&query.matcher, body, &mut sink);
     (sink.count, sink.lines)
@@ -139,15 +131,7 @@ pub(crate) fn scan_reader(
     searcher: &mut Searcher,
     keep: usize,
 ) -> std::io::Result<FileScan> {
-    let mut sink = Collect {
-        keep,
-        context: query.context as u64,
-        count: 0,
-        kept: 0,
-        kept_bytes: 0,
-        last_kept: None,
-        lines: Vec::new(),
-    };
+    let mut sink = Collect::new(keep, query);
     searcher.search_reader(&query.matcher, reader, &mut sink)?;
     if sink.count == 0 {
         return Ok(FileScan::NoMatch);
@@ -168,6 +152,19 @@ struct Collect {
 }
 
 impl Collect {
+    /// Nothing collected yet: at most `keep` matches to keep, with `query`'s context.
+    fn new(keep: usize, query: &CompiledQuery) -> Self {
+        Collect {
+            keep,
+            context: query.context as u64,
+            count: 0,
+            kept: 0,
+            kept_bytes: 0,
+            last_kept: None,
+            lines: Vec::new(),
+        }
+    }
+
     fn push(&mut self, number: Option<u64>, bytes: &[u8], kind: HitKind) {
         let Some(line) = number.and_then(|n| u32::try_from(n).ok()).and_then(LineNo::new) else { return };
         self.kept_bytes += bytes.len();

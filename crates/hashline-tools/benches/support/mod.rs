@@ -32,16 +32,7 @@ fn generated_ten_k() -> String {
 /// noise hits all alike), `rounds` times after one warm-up round. Each operation times
 /// its own measured part (set-up outside it is not counted).
 pub fn interleaved(rounds: usize, ops: &mut [&mut dyn FnMut() -> Duration]) -> Vec<Duration> {
-    for op in ops.iter_mut() {
-        op();
-    }
-    let mut times: Vec<Vec<Duration>> = ops.iter().map(|_| Vec::with_capacity(rounds)).collect();
-    for _ in 0..rounds.max(1) {
-        for (op, times) in ops.iter_mut().zip(&mut times) {
-            times.push(op());
-        }
-    }
-    times.into_iter().map(median).collect()
+    interleaved_samples(rounds, ops).into_iter().map(median).collect()
 }
 
 /// Times one call.
