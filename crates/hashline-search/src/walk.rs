@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use grep_matcher::LineTerminator;
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use grep_searcher::{Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
@@ -105,10 +105,13 @@ pub(crate) fn searcher(context: usize) -> Searcher {
         .before_context(context)
         .after_context(context)
         .bom_sniffing(false)
-        .binary_detection(BinaryDetection::quit(0))
-        .heap_limit(Some(crate::stream::MAX_LINE_BYTES * 4))
+        .heap_limit(Some(MAX_BUFFER_BYTES))
         .build()
 }
+
+/// The most a file's read buffer may grow to (64 MiB): a line, with the context lines held
+/// around it, longer than that makes the file unreadable (counted in `unreadable`).
+pub(crate) const MAX_BUFFER_BYTES: usize = 4 * crate::stream::MAX_LINE_BYTES;
 
 /// Searches one file, whatever the ignore rules say about it (as `rg FILE` does). Only a
 /// regular file is read (anything else fails with [`crate::NotRegularFile`], at once), and
@@ -116,10 +119,6 @@ pub(crate) fn searcher(context: usize) -> Searcher {
 pub fn search_file(path: &Path, query: &CompiledQuery, keep: usize) -> io::Result<FileScan> {
     scan_file(path, query, &mut searcher(query.context), keep)
 }
-
-/// A file size worth naming in tests and docs (16 MiB): every file is read through a
-/// bounded buffer, whatever its size (none is held whole), so this bounds nothing now.
-pub const WHOLE_FILE_BYTES: u64 = 16 * (1 << 20);
 
 /// Searches one regular file up to its length at open, read through the searcher's own
 /// bounded buffer (as `rg` reads the files of a walk): memory is a buffer of a few lines,
@@ -571,10 +570,31 @@ mod tests {
         assert!(matches!(search(dir.path(), &query, &options), Err(SearchError::GlobTooLong { len: 4097 })));
     }
 
-    /// A file over [`WHOLE_FILE_BYTES`] is streamed: the same anchors, its bare `\r` noticed.
+    /// The read buffer's bounds hold: a line longer than [`MAX_BUFFER_BYTES`] makes its
+    /// file unreadable (not the search), and past [`crate::MAX_KEPT_BYTES`] of kept lines a
+    /// file's further matches are counted, not kept.
+    #[test]
+    fn a_file_read_in_a_bounded_buffer_keeps_bounded_lines() {
+        let long = format!("needle{}\nneedle\n", "x".repeat(MAX_BUFFER_BYTES + 1));
+        let line = format!("needle {}\n", "y".repeat(15 << 20));
+        let many = line.repeat(6);
+        let dir = tree(&[("long.txt", long.as_bytes()), ("many.txt", many.as_bytes()), ("small.txt", b"needle\n")]);
+        let query = Query::new("needle").compile().expect("query");
+        let found = search(dir.path(), &query, &SearchOptions::default()).expect("search");
+        assert_eq!(found.unreadable, 1, "the file with the long line");
+        let names: Vec<_> = found.files.iter().map(|f| f.path.file_name().expect("name").to_owned()).collect();
+        assert_eq!(names, ["many.txt", "small.txt"]);
+        let many = &found.files[0];
+        let kept: usize = many.lines.iter().map(|l| l.content.len()).sum();
+        assert_eq!((many.match_count, many.lines.len()), (6, 5), "counted all, kept until past the bound");
+        assert!(kept <= crate::MAX_KEPT_BYTES + line.len(), "{kept} bytes kept");
+    }
+
+    /// A file of many searcher buffers (16 MiB) with a bare `\r` near its end is searched
+    /// again line by line: the same anchors, its bare `\r` noticed.
     #[test]
     fn a_large_file_is_streamed_with_the_same_anchors() {
-        let lines = WHOLE_FILE_BYTES as usize / 1024 + 1;
+        let lines = (16 << 20) / 1024 + 1;
         let filler = format!("{}\n", "x".repeat(1023)).repeat(lines);
         let dir = tree(&[
             ("big.txt", format!("{filler}needle\r\nbeta\rneedle").as_bytes()),
