@@ -23,11 +23,7 @@ impl AstLanguage {
     /// whose identifiers cannot hold `$` get another identifier character, as ast-grep's own
     /// language table does.
     fn expando(self) -> char {
-        match self.0 {
-            LanguageId::C | LanguageId::Cpp => '\u{10000}',
-            LanguageId::Rust | LanguageId::Python | LanguageId::Go => 'µ',
-            LanguageId::JavaScript | LanguageId::TypeScript | LanguageId::Tsx | LanguageId::Java => '$',
-        }
+        self.0.spec().metavariable
     }
 }
 
@@ -203,7 +199,7 @@ fn pattern_words(pattern: &str) -> Vec<String> {
 impl AstQuery {
     /// Compiles `pattern` for `lang`, or (without `lang`) for every registry language it
     /// parses in. Fails when it compiles for none; the error is the first language's.
-    /// With `lang: typescript`, `.tsx` files are searched with the TSX grammar too.
+    /// A language's `also_searches` (TypeScript: TSX) are searched too, each with its grammar.
     pub fn new(pattern: &str, lang: Option<LanguageId>) -> Result<Self, AstPatternError> {
         if pattern.trim().is_empty() {
             return Err(AstPatternError::Empty);
@@ -212,8 +208,7 @@ impl AstQuery {
             return Err(AstPatternError::TooLarge { bytes: pattern.len(), limit: MAX_PATTERN_BYTES });
         }
         let candidates: Vec<LanguageId> = match lang {
-            Some(LanguageId::TypeScript) => vec![LanguageId::TypeScript, LanguageId::Tsx],
-            Some(lang) => vec![lang],
+            Some(lang) => std::iter::once(lang).chain(lang.spec().also_searches.iter().copied()).collect(),
             None => LanguageId::ALL.to_vec(),
         };
         let mut patterns = Vec::new();
@@ -259,8 +254,7 @@ impl AstQuery {
     pub(crate) fn for_path(&self, path: &Path) -> Option<(LanguageId, &Pattern)> {
         let by_extension = LanguageId::from_path(&path.to_string_lossy())?;
         let wanted = match (self.only, by_extension) {
-            (Some(LanguageId::TypeScript), LanguageId::Tsx) => LanguageId::Tsx,
-            (Some(only), found) if only != found => return None,
+            (Some(only), found) if only != found && !only.spec().also_searches.contains(&found) => return None,
             (_, found) => found,
         };
         self.patterns.iter().find(|(lang, _)| *lang == wanted).map(|(lang, pattern)| (*lang, pattern))

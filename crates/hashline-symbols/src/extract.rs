@@ -5,11 +5,11 @@ use std::collections::HashMap;
 
 use hashline_core::Document;
 use hashline_syntax::tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
-use hashline_syntax::{LanguageId, LineIndex, ParseLimits, Parsed, SyntaxError, parse_document};
+use hashline_syntax::{LanguageId, LineIndex, ParseLimits, Parsed, SymbolRules, SyntaxError, parse_document};
 
 use crate::family::Family;
 use crate::kind::SymbolKind;
-use crate::langs::{LangRules, pattern_roots, query, rules};
+use crate::langs::{pattern_roots, query, rules};
 use crate::symbol::{MAX_NESTING, Symbol, SymbolMap};
 
 /// Signatures longer than this are cut (with `…`).
@@ -40,7 +40,7 @@ fn map_with(parsed: &Parsed, doc: &Document, roots: Option<&[bool]>) -> SymbolMa
     let mut hits = Hits::default();
     let mut cursor = QueryCursor::new();
     let root = parsed.tree.root_node();
-    let ctx = Ctx { text, rules, lang };
+    let ctx = Ctx { text, rules };
     match roots {
         // The query runs only where one of its patterns can start: a query cursor over the
         // whole tree costs several times a plain walk of it. The walk keeps the path to the
@@ -198,8 +198,7 @@ struct Surroundings {
 /// What placing a declaration needs to know of the language and the text.
 struct Ctx<'a> {
     text: &'a [u8],
-    rules: &'a LangRules,
-    lang: LanguageId,
+    rules: &'a SymbolRules,
 }
 
 /// Parents and previous siblings of nodes: the walk's [`Path`], or a [`Family`].
@@ -287,7 +286,7 @@ struct Found {
 /// Where `node` sits: widened to its wrappers, then back over its leading docs, attributes
 /// and decorators.
 fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Surroundings {
-    let Ctx { text, rules, lang } = *ctx;
+    let Ctx { text, rules } = *ctx;
     let mut outer = node;
     while let Some(parent) = place.parent(outer) {
         if !rules.wrappers.contains(&parent.kind()) || has_sibling_like(parent, outer) {
@@ -315,7 +314,7 @@ fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Su
     let doc = doc_nodes
         .first()
         .and_then(|first| comment_line(node_text(*first, text)))
-        .or_else(|| (lang == LanguageId::Python).then(|| python_docstring(node, text)).flatten());
+        .or_else(|| rules.body_docstrings.then(|| python_docstring(node, text)).flatten());
     Surroundings {
         start_byte: start.start_byte(),
         decl_byte: declaration_start(node, outer),
@@ -519,9 +518,14 @@ mod tests {
     /// whole tree finds, on every test file.
     #[test]
     fn the_query_at_pattern_roots_finds_what_the_whole_tree_query_finds() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files: Vec<_> = std::fs::read_dir(crates.join("hashline-symbols/tests/data")).expect("the test data").collect();
+        for lang in LanguageId::ALL {
+            let folder = crates.join("hashline-syntax/languages").join(lang.name());
+            files.extend(std::fs::read_dir(folder).into_iter().flatten());
+        }
         let mut checked = 0;
-        for entry in std::fs::read_dir(dir).expect("the test data") {
+        for entry in files {
             let path = entry.expect("an entry").path();
             let Some(lang) = LanguageId::from_path(&path.to_string_lossy()) else { continue };
             let doc = Document::parse(std::fs::read(&path).expect("readable"));
@@ -533,6 +537,6 @@ mod tests {
             assert_eq!(UNPLACED.with(|n| n.get()), 0, "the walk placed every declaration of {}", path.display());
             checked += 1;
         }
-        assert!(checked >= 8, "{checked} files");
+        assert!(checked >= LanguageId::ALL.len(), "{checked} files");
     }
 }

@@ -22,8 +22,19 @@ fn outline(symbols: &[Symbol], depth: usize, out: &mut String) {
     }
 }
 
+/// A test file: in `tests/data`, or a language's acceptance sample in `hashline-syntax`'s
+/// `languages/<lang>/` folder.
+fn data_path(name: &str) -> String {
+    let local = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    if std::path::Path::new(&local).exists() {
+        return local;
+    }
+    let lang = hashline_syntax::LanguageId::from_path(name).expect("a language");
+    format!("{}/../hashline-syntax/languages/{}/{name}", env!("CARGO_MANIFEST_DIR"), lang.name())
+}
+
 fn map_of(name: &str) -> String {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = data_path(name);
     let doc = Document::parse(std::fs::read(&path).expect("fixture"));
     let map = map_document(name, &doc).expect("mapped").expect("parsed");
     let mut out = String::new();
@@ -162,7 +173,7 @@ fn shell() {
 /// Two modules that both `use super::*` import it once in the map.
 #[test]
 fn an_import_is_listed_once() {
-    let path = format!("{}/tests/data/accounts.rs", env!("CARGO_MANIFEST_DIR"));
+    let path = data_path("accounts.rs");
     let doc = Document::parse(std::fs::read(&path).expect("fixture"));
     let map = map_document("accounts.rs", &doc).expect("mapped").expect("parsed");
     let mut seen = std::collections::HashSet::new();

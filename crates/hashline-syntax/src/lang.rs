@@ -2,96 +2,34 @@
 
 use std::fmt;
 
-/// A language hashline parses with tree-sitter.
-///
-/// The registry is this closed enum: each variant knows its grammar
-/// ([`LanguageId::ts_language`]), its file extensions and its names. `.h` is C++ (the C++
-/// grammar parses C headers too, and C++ headers are common under `.h`); `.jsx` is
-/// JavaScript (its grammar includes JSX); `.tsx` has its own grammar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum LanguageId {
-    /// Rust (`.rs`).
-    Rust,
-    /// C (`.c`).
-    C,
-    /// C++ (`.cc .cpp .cxx .hpp .hxx .hh .h`).
-    Cpp,
-    /// Python (`.py .pyw .pyi`).
-    Python,
-    /// JavaScript with JSX (`.js .jsx .mjs .cjs`).
-    JavaScript,
-    /// TypeScript (`.ts .mts .cts`).
-    TypeScript,
-    /// TypeScript with JSX (`.tsx`).
-    Tsx,
-    /// Java (`.java`).
-    Java,
-    /// Go (`.go`).
-    Go,
-}
+pub use crate::registry::LanguageId;
+use crate::registry::{LanguageSpec, TABLE};
 
 impl LanguageId {
-    /// Every language of the registry.
-    pub const ALL: [LanguageId; 9] = [
-        LanguageId::Rust,
-        LanguageId::C,
-        LanguageId::Cpp,
-        LanguageId::Python,
-        LanguageId::JavaScript,
-        LanguageId::TypeScript,
-        LanguageId::Tsx,
-        LanguageId::Java,
-        LanguageId::Go,
-    ];
-
-    /// The language's id: `rust`, `c`, `cpp`, `python`, `javascript`, `typescript`, `tsx`,
-    /// `java`, `go` (the names `ast_search`'s `lang` takes).
-    pub fn name(self) -> &'static str {
-        match self {
-            LanguageId::Rust => "rust",
-            LanguageId::C => "c",
-            LanguageId::Cpp => "cpp",
-            LanguageId::Python => "python",
-            LanguageId::JavaScript => "javascript",
-            LanguageId::TypeScript => "typescript",
-            LanguageId::Tsx => "tsx",
-            LanguageId::Java => "java",
-            LanguageId::Go => "go",
-        }
+    /// The language's row of the registry: everything hashline knows about it.
+    pub fn spec(self) -> &'static LanguageSpec {
+        // TABLE is generated in the order of the enum's variants.
+        &TABLE[self as usize]
     }
 
-    /// The name people write: `Rust`, `C`, `C++`, `Python`, `JavaScript`, `TypeScript`,
-    /// `TSX`, `Java`, `Go`.
+    /// The language's registry name (`rust`, `c`, `cpp`, …): the name `ast_search`'s `lang`
+    /// takes.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The name people write: `Rust`, `C++`, `TypeScript`, …
     pub fn display_name(self) -> &'static str {
-        match self {
-            LanguageId::Rust => "Rust",
-            LanguageId::C => "C",
-            LanguageId::Cpp => "C++",
-            LanguageId::Python => "Python",
-            LanguageId::JavaScript => "JavaScript",
-            LanguageId::TypeScript => "TypeScript",
-            LanguageId::Tsx => "TSX",
-            LanguageId::Java => "Java",
-            LanguageId::Go => "Go",
-        }
+        self.spec().display_name
     }
 
     /// The lower-case file extensions (without the dot) that select this language.
     pub fn extensions(self) -> &'static [&'static str] {
-        match self {
-            LanguageId::Rust => &["rs"],
-            LanguageId::C => &["c"],
-            LanguageId::Cpp => &["cc", "cpp", "cxx", "hpp", "hxx", "hh", "h"],
-            LanguageId::Python => &["py", "pyw", "pyi"],
-            LanguageId::JavaScript => &["js", "jsx", "mjs", "cjs"],
-            LanguageId::TypeScript => &["ts", "mts", "cts"],
-            LanguageId::Tsx => &["tsx"],
-            LanguageId::Java => &["java"],
-            LanguageId::Go => &["go"],
-        }
+        self.spec().extensions
     }
 
-    /// The language of `path`, from its last extension (case-insensitive), or `None`.
+    /// The language of `path`: from its whole file name (`Gemfile`), else from its last
+    /// extension (case-insensitive), or `None`.
     ///
     /// The extension is taken like `hashline_view::lang_from_path` takes it: after the last
     /// `/` or `\` and the last `.` of that name; dotfiles, names without a dot and trailing
@@ -105,42 +43,36 @@ impl LanguageId {
     /// assert_eq!(LanguageId::from_path("notes.txt"), None);
     /// ```
     pub fn from_path(path: &str) -> Option<LanguageId> {
-        let ext = extension(path)?.to_ascii_lowercase();
-        LanguageId::ALL.into_iter().find(|lang| lang.extensions().contains(&ext.as_str()))
+        let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        if let Some(spec) = TABLE.iter().find(|spec| spec.file_names.contains(&base)) {
+            return Some(spec.id);
+        }
+        let ext = extension(base)?.to_ascii_lowercase();
+        TABLE.iter().find(|spec| spec.extensions.contains(&ext.as_str())).map(|spec| spec.id)
     }
 
     /// The language named `name` (case-insensitive): its [`name`](Self::name), its display
-    /// name, or a common alias (`rs`, `c++`, `py`, `js`, `jsx`, `ts`, `golang`).
+    /// name, or one of its aliases (`rs`, `c++`, `py`, `js`, `jsx`, `ts`, `golang`, …).
     pub fn from_name(name: &str) -> Option<LanguageId> {
         let name = name.trim().to_ascii_lowercase();
-        let alias = match name.as_str() {
-            "rs" => Some(LanguageId::Rust),
-            "c++" | "cxx" | "cc" => Some(LanguageId::Cpp),
-            "py" => Some(LanguageId::Python),
-            "js" | "jsx" => Some(LanguageId::JavaScript),
-            "ts" => Some(LanguageId::TypeScript),
-            "golang" => Some(LanguageId::Go),
-            _ => None,
-        };
-        alias.or_else(|| {
-            LanguageId::ALL.into_iter().find(|lang| lang.name() == name || lang.display_name().to_lowercase() == name)
-        })
+        TABLE
+            .iter()
+            .find(|spec| {
+                spec.name == name || spec.display_name.to_lowercase() == name || spec.aliases.contains(&name.as_str())
+            })
+            .map(|spec| spec.id)
     }
 
     /// The tree-sitter grammar of this language (to build a parser, a query, or an
     /// `ast-grep-core` `Language` over the same grammar).
     pub fn ts_language(self) -> tree_sitter::Language {
-        match self {
-            LanguageId::Rust => tree_sitter_rust::LANGUAGE.into(),
-            LanguageId::C => tree_sitter_c::LANGUAGE.into(),
-            LanguageId::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-            LanguageId::Python => tree_sitter_python::LANGUAGE.into(),
-            LanguageId::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            LanguageId::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            LanguageId::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            LanguageId::Java => tree_sitter_java::LANGUAGE.into(),
-            LanguageId::Go => tree_sitter_go::LANGUAGE.into(),
-        }
+        self.spec().ts_language()
+    }
+
+    /// The registry names, comma-separated in table order (`rust, c, cpp, …`), as error
+    /// messages and tool descriptions list them.
+    pub fn name_list() -> String {
+        TABLE.iter().map(|spec| spec.name).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -151,8 +83,7 @@ impl fmt::Display for LanguageId {
 }
 
 /// The last extension of a path's file name, as written, or `None`.
-fn extension(path: &str) -> Option<&str> {
-    let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
+fn extension(base: &str) -> Option<&str> {
     match base.rfind('.') {
         Some(dot) if dot > 0 && dot + 1 < base.len() => Some(&base[dot + 1..]),
         _ => None,
@@ -165,7 +96,7 @@ mod tests {
 
     #[test]
     fn every_extension_selects_its_language() {
-        for lang in LanguageId::ALL {
+        for &lang in LanguageId::ALL {
             for ext in lang.extensions() {
                 assert_eq!(LanguageId::from_path(&format!("dir/f.{ext}")), Some(lang), "{ext}");
                 assert_eq!(LanguageId::from_path(&format!("F.{}", ext.to_uppercase())), Some(lang), "{ext}");
@@ -192,7 +123,7 @@ mod tests {
 
     #[test]
     fn names_and_aliases_round_trip() {
-        for lang in LanguageId::ALL {
+        for &lang in LanguageId::ALL {
             assert_eq!(LanguageId::from_name(lang.name()), Some(lang));
             assert_eq!(LanguageId::from_name(&lang.display_name().to_uppercase()), Some(lang));
         }
@@ -202,8 +133,16 @@ mod tests {
     }
 
     #[test]
+    fn every_row_is_its_own_language() {
+        for &lang in LanguageId::ALL {
+            assert_eq!(lang.spec().id, lang);
+            assert_eq!(LanguageId::from_path(&format!("x.{}", lang.extensions()[0])).map(|l| l.spec().symbols.query), Some(lang.spec().symbols.query));
+        }
+    }
+
+    #[test]
     fn every_grammar_loads_into_a_parser() {
-        for lang in LanguageId::ALL {
+        for &lang in LanguageId::ALL {
             let mut parser = tree_sitter::Parser::new();
             assert!(parser.set_language(&lang.ts_language()).is_ok(), "{lang}");
         }

@@ -1,8 +1,7 @@
 //! # hashline-syntax
 //!
 //! The tree-sitter side of hashline, with no file system: the language registry
-//! ([`LanguageId`]: Rust, C, C++, Python, JavaScript/JSX, TypeScript, TSX, Java, Go, chosen by
-//! file extension), bounded parsing ([`parse`], [`ParseLimits`]), the error census
+//! ([`LanguageId`], one row of data per language: [`LanguageSpec`], chosen by file extension), bounded parsing ([`parse`], [`ParseLimits`]), the error census
 //! ([`census`]: every ERROR and MISSING node with its lines), and the change check
 //! ([`introduced`]: only the problems a change added, located in the new file). A census
 //! has a byte form ([`Census::to_bytes`]) for caches kept between processes.
@@ -31,12 +30,14 @@ mod census;
 mod error;
 mod lang;
 mod parse;
+mod registry;
 mod regression;
 mod stored;
 
 pub use census::{Census, IssueKind, LineIndex, LineSpan, SyntaxIssue, census};
 pub use error::SyntaxError;
 pub use lang::LanguageId;
+pub use registry::{LanguageSpec, SymbolRules};
 pub use parse::{ParseLimits, Parsed, parse, parse_document, reparse};
 pub use regression::{introduced, line_list};
 pub use tree_sitter;

@@ -6,7 +6,7 @@ use hashline_view::lang_from_path;
 
 #[test]
 fn every_extension_the_view_knows_names_the_same_language() {
-    for lang in LanguageId::ALL {
+    for &lang in LanguageId::ALL {
         for ext in lang.extensions() {
             let path = format!("dir/file.{ext}");
             let Some(hint) = lang_from_path(&path) else { continue };

@@ -43,7 +43,7 @@ const TABLE: &[(&str, &str, &[Row])] = &[
     ),
     (
         "arena.c",
-        include_str!("../../hashline-symbols/tests/data/arena.c"),
+        include_str!("../../hashline-syntax/languages/c/arena.c"),
         &[
             // A struct declared inside another nests under it, and a path finds it.
             ("arena.mark", "mark", 49, "path"),
@@ -53,7 +53,7 @@ const TABLE: &[(&str, &str, &[Row])] = &[
     ),
     (
         "matrix.hpp",
-        include_str!("../../hashline-symbols/tests/data/matrix.hpp"),
+        include_str!("../../hashline-syntax/languages/cpp/matrix.hpp"),
         &[
             ("linalg.Matrix.RowView.begin", "begin", 74, "path"),
             ("detail::max_abs", "max_abs", 213, "path"),

@@ -12,14 +12,14 @@ use proptest::prelude::*;
 /// Real files of several languages: (name, text).
 const FILES: &[(&str, &str)] = &[
     ("parse.rs", include_str!("../../hashline-syntax/src/parse.rs")),
-    ("accounts.rs", include_str!("../../hashline-symbols/tests/data/accounts.rs")),
-    ("arena.c", include_str!("../../hashline-symbols/tests/data/arena.c")),
+    ("accounts.rs", include_str!("../../hashline-syntax/languages/rust/accounts.rs")),
+    ("arena.c", include_str!("../../hashline-syntax/languages/c/arena.c")),
     ("ring.c", include_str!("../../hashline-symbols/tests/data/ring.c")),
-    ("scheduler.py", include_str!("../../hashline-symbols/tests/data/scheduler.py")),
+    ("scheduler.py", include_str!("../../hashline-syntax/languages/python/scheduler.py")),
     ("orders.py", include_str!("../../hashline-symbols/tests/data/orders.py")),
-    ("cart.ts", include_str!("../../hashline-symbols/tests/data/cart.ts")),
+    ("cart.ts", include_str!("../../hashline-syntax/languages/typescript/cart.ts")),
     ("service.ts", include_str!("../../hashline-symbols/tests/data/service.ts")),
-    ("cache.go", include_str!("../../hashline-symbols/tests/data/cache.go")),
+    ("cache.go", include_str!("../../hashline-syntax/languages/go/cache.go")),
     ("page.js", include_str!("../../hashline-show/src/html/page.js")),
 ];
 

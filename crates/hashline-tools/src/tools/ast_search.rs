@@ -206,7 +206,7 @@ pub fn ast_search_in(
 }
 
 fn names() -> String {
-    LanguageId::ALL.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
+    LanguageId::name_list()
 }
 
 fn unsupported(name: &str) -> ToolError {
