@@ -519,7 +519,8 @@ mod tests {
     #[test]
     fn the_query_at_pattern_roots_finds_what_the_whole_tree_query_finds() {
         let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut files: Vec<_> = std::fs::read_dir(crates.join("hashline-symbols/tests/data")).expect("the test data").collect();
+        let mut files: Vec<_> =
+            std::fs::read_dir(crates.join("hashline-symbols/tests/data")).expect("the test data").collect();
         for lang in LanguageId::ALL {
             let folder = crates.join("hashline-syntax/languages").join(lang.name());
             files.extend(std::fs::read_dir(folder).into_iter().flatten());

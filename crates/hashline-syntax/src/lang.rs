@@ -136,7 +136,10 @@ mod tests {
     fn every_row_is_its_own_language() {
         for &lang in LanguageId::ALL {
             assert_eq!(lang.spec().id, lang);
-            assert_eq!(LanguageId::from_path(&format!("x.{}", lang.extensions()[0])).map(|l| l.spec().symbols.query), Some(lang.spec().symbols.query));
+            assert_eq!(
+                LanguageId::from_path(&format!("x.{}", lang.extensions()[0])).map(|l| l.spec().symbols.query),
+                Some(lang.spec().symbols.query)
+            );
         }
     }
 

@@ -37,7 +37,7 @@ mod stored;
 pub use census::{Census, IssueKind, LineIndex, LineSpan, SyntaxIssue, census};
 pub use error::SyntaxError;
 pub use lang::LanguageId;
-pub use registry::{LanguageSpec, SymbolRules};
 pub use parse::{ParseLimits, Parsed, parse, parse_document, reparse};
+pub use registry::{LanguageSpec, SymbolRules};
 pub use regression::{introduced, line_list};
 pub use tree_sitter;

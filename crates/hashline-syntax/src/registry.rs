@@ -6,7 +6,6 @@
 //! structural patterns, and which nodes belong to a declaration (comments, attributes,
 //! decorators, wrappers). Adding a language is one folder and one row (`docs/architecture.md`).
 
-
 /// What hashline knows about one language: one row of the registry.
 #[derive(Debug)]
 pub struct LanguageSpec {

@@ -186,7 +186,7 @@ fn symbol_edit(ws: &Workspace, case: &Case, item: Value) -> String {
     let value = result.ptc_value();
     assert_eq!(value["syntax"]["checked"], true, "{}: {}", case.file, result.text());
     assert_eq!(value["syntax"]["newProblems"], json!([]), "{}: {}", case.file, result.text());
-    std::fs::read_to_string(ws.path(&case.file)).expect("read back")
+    std::fs::read_to_string(ws.path(case.file)).expect("read back")
 }
 
 /// The new file's lines `from..=to` (1-based, clipped), numbered, for a snapshot.
@@ -199,14 +199,17 @@ fn region(new: &str, from: usize, to: usize) -> String {
 #[test]
 fn symbol_edits_are_byte_exact_in_every_language() {
     for case in all_cases() {
-        let old = lines(&case.source);
+        let old = lines(case.source);
         let mut report = String::new();
 
         // replace_symbol: everything before the symbol's first line and after its last kept.
-        let ws = workspace(&case.file, &case.source);
+        let ws = workspace(case.file, case.source);
         let (start, end) = symbol_lines(&ws, case.file, &case.cases.replace_symbol.symbol);
-        let new =
-            symbol_edit(&ws, case, json!({"replace_symbol": {"symbol": case.cases.replace_symbol.symbol, "new_body": case.cases.replace_symbol.new_body}}));
+        let new = symbol_edit(
+            &ws,
+            case,
+            json!({"replace_symbol": {"symbol": case.cases.replace_symbol.symbol, "new_body": case.cases.replace_symbol.new_body}}),
+        );
         let new_lines = lines(&new);
         let grown = new_lines.len() + end - old.len();
         assert_eq!(new_lines[..start - 1], old[..start - 1], "{}: replace head", case.file);
@@ -215,7 +218,7 @@ fn symbol_edits_are_byte_exact_in_every_language() {
         report += &region(&new, start - 1, grown + 1);
 
         // insert_before_symbol: the old lines all kept, the new text before the symbol's first.
-        let ws = workspace(&case.file, &case.source);
+        let ws = workspace(case.file, case.source);
         let (start, _) = symbol_lines(&ws, case.file, &case.cases.insert_before_symbol.symbol);
         let new = symbol_edit(
             &ws,
@@ -230,10 +233,13 @@ fn symbol_edits_are_byte_exact_in_every_language() {
         report += &region(&new, start - 1, start + added);
 
         // insert_after_symbol: the old lines all kept, the new text after the symbol's last.
-        let ws = workspace(&case.file, &case.source);
+        let ws = workspace(case.file, case.source);
         let (_, end) = symbol_lines(&ws, case.file, &case.cases.insert_after_symbol.symbol);
-        let new =
-            symbol_edit(&ws, case, json!({"insert_after_symbol": {"symbol": case.cases.insert_after_symbol.symbol, "new_text": case.cases.insert_after_symbol.new_text}}));
+        let new = symbol_edit(
+            &ws,
+            case,
+            json!({"insert_after_symbol": {"symbol": case.cases.insert_after_symbol.symbol, "new_text": case.cases.insert_after_symbol.new_text}}),
+        );
         let new_lines = lines(&new);
         let added = new_lines.len() - old.len();
         assert_eq!(new_lines[..end], old[..end], "{}: after head", case.file);
@@ -266,9 +272,8 @@ fn a_broken_edit_is_warned_or_blocked_naming_its_own_line_in_every_language() {
     for case in all_cases() {
         let line = case.cases.syntax.body_line as u64;
         // warn (the default): written, one warning naming the line.
-        let ws = workspace(&case.file, &case.source);
-        let result =
-            ws.call::<EditTool>(json!({"path": case.file, "edits": [break_line(case, &case.source)]}));
+        let ws = workspace(case.file, case.source);
+        let result = ws.call::<EditTool>(json!({"path": case.file, "edits": [break_line(case, case.source)]}));
         assert!(!result.is_error, "{}: {}", case.file, result.text());
         assert_eq!(new_problems(&result), vec![(line, line)], "{}: {}", case.file, result.text());
         let warnings = result.ptc_value()["warnings"].as_array().cloned().unwrap_or_default();
@@ -279,12 +284,16 @@ fn a_broken_edit_is_warned_or_blocked_naming_its_own_line_in_every_language() {
             case.file,
             result.text()
         );
-        assert!(std::fs::read_to_string(ws.path(&case.file)).unwrap().contains(&case.cases.syntax.append), "{}", case.file);
+        assert!(
+            std::fs::read_to_string(ws.path(case.file)).unwrap().contains(&case.cases.syntax.append),
+            "{}",
+            case.file
+        );
 
         // block: refused, nothing written.
-        let ws = workspace(&case.file, &case.source);
+        let ws = workspace(case.file, case.source);
         let result = ws.call::<EditTool>(
-            json!({"path": case.file, "syntaxValidate": "block", "edits": [break_line(case, &case.source)]}),
+            json!({"path": case.file, "syntaxValidate": "block", "edits": [break_line(case, case.source)]}),
         );
         assert_eq!(code(&result), "syntax-regression", "{}", case.file);
         assert!(
@@ -293,7 +302,7 @@ fn a_broken_edit_is_warned_or_blocked_naming_its_own_line_in_every_language() {
             case.file,
             result.text()
         );
-        assert_eq!(std::fs::read_to_string(ws.path(&case.file)).unwrap(), case.source, "{}", case.file);
+        assert_eq!(std::fs::read_to_string(ws.path(case.file)).unwrap(), case.source, "{}", case.file);
     }
 }
 
@@ -385,7 +394,7 @@ fn a_stored_census_gives_the_two_parse_result_in_every_language() {
                 let state = tempfile::tempdir().expect("tempdir");
                 let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
                 let ws = stored_workspace(case.file, source, &store);
-                let key = std::fs::canonicalize(ws.path(&case.file)).expect("real path");
+                let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
                 let old = ContentKey::of(source.as_bytes());
                 store.store_census(&key, case.file, old, &fresh_census(case.file, source)).expect("stored");
                 // And its map, as a full read would have left it: the edit keeps the map current.
@@ -407,8 +416,8 @@ fn a_stored_census_gives_the_two_parse_result_in_every_language() {
                 let now = std::fs::read_to_string(cold.path(case.file)).expect("read back");
                 let content = ContentKey::of(now.as_bytes());
                 assert_eq!(empty.load_census(&key, case.file, content), Some(fresh_census(case.file, &now)), "{what}");
-                let after = std::fs::read_to_string(ws.path(&case.file)).expect("read back");
-                let ws_key = std::fs::canonicalize(ws.path(&case.file)).expect("real path");
+                let after = std::fs::read_to_string(ws.path(case.file)).expect("read back");
+                let ws_key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
                 let content = ContentKey::of(after.as_bytes());
                 assert_eq!(store.load_census(&ws_key, case.file, content), Some(fresh_census(case.file, &after)));
                 if !one_parse.is_error {
@@ -440,7 +449,7 @@ fn a_stored_census_is_used_for_its_own_bytes_only() {
         let state = tempfile::tempdir().expect("tempdir");
         let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
         let ws = stored_workspace(case.file, case.source, &store);
-        let key = std::fs::canonicalize(ws.path(&case.file)).expect("real path");
+        let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
         store.store_census(&key, case.file, ContentKey::of(case.source.as_bytes()), &planted).expect("stored");
         let result = ws.call::<EditTool>(edit.clone());
         assert_eq!(new_problems(&result), vec![], "{}: the stored census was used: {}", case.file, result.text());
@@ -453,7 +462,7 @@ fn a_stored_census_is_used_for_its_own_bytes_only() {
         let state = tempfile::tempdir().expect("tempdir");
         let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
         let ws = stored_workspace(case.file, case.source, &store);
-        let key = std::fs::canonicalize(ws.path(&case.file)).expect("real path");
+        let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
         store.store_census(&key, case.file, ContentKey::of(&other), &planted).expect("stored");
         let result = ws.call::<EditTool>(edit);
         let n = line as u64;
@@ -490,8 +499,8 @@ fn every_registry_language_has_a_complete_case() {
     }
     for case in cases {
         let lang = case.lang;
-        assert_eq!(LanguageId::from_path(&case.file), Some(lang), "{lang}: the sample {} is not {lang}", case.file);
-        assert!(lines(&case.source).len() >= 100, "{lang}: the sample is not realistic (under 100 lines)");
+        assert_eq!(LanguageId::from_path(case.file), Some(lang), "{lang}: the sample {} is not {lang}", case.file);
+        assert!(lines(case.source).len() >= 100, "{lang}: the sample is not realistic (under 100 lines)");
         assert!(case.cases.declarations.len() >= 5, "{lang}: fewer than 5 declarations checked");
         let reads = &case.cases.reads;
         let tiers = [
@@ -509,18 +518,28 @@ fn every_registry_language_has_a_complete_case() {
 fn the_map_lists_every_declaration_in_every_language() {
     for case in all_cases() {
         let doc = Document::parse(case.source.as_bytes().to_vec());
-        let map = hashline_symbols::map_document(&case.file, &doc).expect("mapped").expect("a language");
+        let map = hashline_symbols::map_document(case.file, &doc).expect("mapped").expect("a language");
         assert_eq!(map.language, case.lang.display_name(), "{}", case.file);
         let mut all = Vec::new();
         flatten(&map.symbols, "", &mut all);
         for want in &case.cases.declarations {
             let found: Vec<_> = all.iter().filter(|(path, _)| *path == want.symbol).collect();
-            assert!(!found.is_empty(), "{}: {} is not in the map: {:?}", case.file, want.symbol, all.iter().map(|(p, _)| p).collect::<Vec<_>>());
+            assert!(
+                !found.is_empty(),
+                "{}: {} is not in the map: {:?}",
+                case.file,
+                want.symbol,
+                all.iter().map(|(p, _)| p).collect::<Vec<_>>()
+            );
             let matching = found.iter().any(|(_, s)| {
                 s.kind.as_str() == want.kind && [s.start_line as usize, s.end_line as usize] == want.lines
             });
             let seen: Vec<_> = found.iter().map(|(_, s)| (s.kind.as_str(), s.start_line, s.end_line)).collect();
-            assert!(matching, "{}: {} wants {} {:?}, the map has {seen:?}", case.file, want.symbol, want.kind, want.lines);
+            assert!(
+                matching,
+                "{}: {} wants {} {:?}, the map has {seen:?}",
+                case.file, want.symbol, want.kind, want.lines
+            );
         }
         let mut text = String::new();
         outline(&map.symbols, 0, &mut text);
@@ -533,16 +552,18 @@ fn the_map_lists_every_declaration_in_every_language() {
 #[test]
 fn a_symbol_read_by_each_tier_returns_its_declaration_in_every_language() {
     for case in all_cases() {
-        let ws = workspace(&case.file, &case.source);
-        let old = lines(&case.source);
+        let ws = workspace(case.file, case.source);
+        let old = lines(case.source);
         for read in &case.cases.reads {
             let result = ws.call::<ReadTool>(json!({"path": case.file, "symbol": read.selector}));
             assert!(!result.is_error, "{} {}: {}", case.file, read.selector, result.text());
             let value = result.ptc_value();
             let symbol = &value["symbol"];
-            let got = [symbol["startLine"].as_u64().unwrap_or(0) as usize, symbol["endLine"].as_u64().unwrap_or(0) as usize];
+            let got =
+                [symbol["startLine"].as_u64().unwrap_or(0) as usize, symbol["endLine"].as_u64().unwrap_or(0) as usize];
             assert_eq!(got, read.lines, "{} {}: {}", case.file, read.selector, result.text());
-            let rows: Vec<&str> = value["lines"].as_array().expect("rows").iter().map(|l| l["raw"].as_str().unwrap()).collect();
+            let rows: Vec<&str> =
+                value["lines"].as_array().expect("rows").iter().map(|l| l["raw"].as_str().unwrap()).collect();
             let want: Vec<&str> =
                 old[read.lines[0] - 1..read.lines[1]].iter().map(|l| l.trim_end_matches(['\n', '\r'])).collect();
             assert_eq!(rows, want, "{} {}: the rows are the declaration's", case.file, read.selector);
@@ -554,7 +575,7 @@ fn a_symbol_read_by_each_tier_returns_its_declaration_in_every_language() {
 fn ast_search_finds_the_pattern_in_every_language() {
     for case in all_cases() {
         let ws = Workspace::new();
-        ws.file(&case.file, &case.source);
+        ws.file(case.file, case.source);
         let pattern = &case.cases.ast_search.pattern;
         for lang in [Some(case.lang.name()), None] {
             let mut args = json!({"pattern": pattern, "path": case.file, "limit": 1000});
@@ -564,7 +585,13 @@ fn ast_search_finds_the_pattern_in_every_language() {
             let result = ws.call::<AstSearchTool>(args);
             assert!(!result.is_error, "{} {pattern} ({lang:?}): {}", case.file, result.text());
             let value = result.ptc_value();
-            assert_eq!(value["totalMatches"], case.cases.ast_search.matches, "{} {pattern} ({lang:?}): {}", case.file, result.text());
+            assert_eq!(
+                value["totalMatches"],
+                case.cases.ast_search.matches,
+                "{} {pattern} ({lang:?}): {}",
+                case.file,
+                result.text()
+            );
             assert_eq!(value["files"][0]["language"], case.lang.name(), "{}", case.file);
         }
     }
@@ -582,7 +609,7 @@ fn a_long_file_gets_its_map_on_a_truncated_read_in_every_language() {
         }
         assert!(lines(&long).len() > 2000, "{}: the long file has {} lines", case.file, lines(&long).len());
         let ws = Workspace::new();
-        ws.file(&case.file, &long);
+        ws.file(case.file, &long);
         let result = ws.call::<ReadTool>(json!({"path": case.file}));
         assert!(!result.is_error, "{}: {}", case.file, result.text());
         let value = result.ptc_value();
@@ -593,7 +620,7 @@ fn a_long_file_gets_its_map_on_a_truncated_read_in_every_language() {
         assert!(text.contains("File Map:") && text.contains(last), "{}: the map names {last}", case.file);
         // The long file maps in full: every copy's declarations are found.
         let doc = Document::parse(long.into_bytes());
-        let map = hashline_symbols::map_document(&case.file, &doc).expect("mapped").expect("a language");
+        let map = hashline_symbols::map_document(case.file, &doc).expect("mapped").expect("a language");
         let mut all = Vec::new();
         flatten(&map.symbols, "", &mut all);
         let last_copy = case.cases.long.copies.to_string();
