@@ -176,7 +176,7 @@ pub enum Command {
         pattern: String,
         /// The directory or file to search (default: the working directory).
         path: Option<String>,
-        /// The language (rust, c, cpp, python, javascript, typescript, tsx, java, go).
+        /// The language: a registry name (`hashline tools` lists them) or an alias.
         #[arg(long, short = 'l')]
         lang: Option<String>,
         /// Only files matching this glob.

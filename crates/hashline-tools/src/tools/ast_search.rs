@@ -40,10 +40,13 @@ pub struct AstSearchArgs {
     /// number of nodes, `$_` one node without capturing.
     #[builder(setter(into))]
     pub pattern: String,
-    /// The language: rust, c, cpp, python, javascript, typescript, tsx, java or go. When
-    /// absent, each file's language comes from its extension. `typescript` also searches
-    /// `.tsx` files (with the TSX grammar).
+    /// The language, by its registry name or an alias (the schema's enum lists them all,
+    /// generated from the registry; any case is accepted). When absent, each file's language
+    /// comes from its extension. `typescript` also searches `.tsx` files (with the TSX
+    /// grammar).
     #[builder(default, setter(strip_option, into))]
+    #[serde(default)]
+    #[schemars(schema_with = "lang_schema")]
     pub lang: Option<String>,
     /// A directory searched recursively, or one file. Defaults to the working directory.
     #[builder(default, setter(strip_option, into))]
@@ -203,6 +206,20 @@ pub fn ast_search_in(
         warnings,
     };
     Ok(ToolOutput::text(value, text).with_meta(meta))
+}
+
+/// The schema of `lang`: a registry name or alias, or null.
+fn lang_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut names: Vec<serde_json::Value> = Vec::new();
+    for &lang in LanguageId::ALL {
+        names.push(lang.name().into());
+        names.extend(lang.spec().aliases.iter().map(|&a| a.into()));
+    }
+    names.push(serde_json::Value::Null);
+    schemars::json_schema!({
+        "type": ["string", "null"],
+        "enum": names,
+    })
 }
 
 fn names() -> String {

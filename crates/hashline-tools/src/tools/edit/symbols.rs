@@ -120,7 +120,8 @@ fn load_map(
     };
     if LanguageId::from_path(&path.display).is_none() {
         return Err(unsupported(format!(
-            "needs a source file of a language with symbols (Rust, C, C++, Python, JavaScript, TypeScript, Java, Go); {} is not one.",
+            "needs a source file of a language with symbols ({}); {} is not one.",
+            LanguageId::ALL.iter().map(|l| l.display_name()).collect::<Vec<_>>().join(", "),
             path.display
         )));
     }
