@@ -11,6 +11,10 @@
 //! same (stateful) session, beside the same edit with the check off (target ≤ 1.5×); the
 //! same edit in a session whose read does not keep the tree (as before issue 23: the check
 //! parses the old file first); and the read itself with and without keeping the tree.
+//!
+//! Then issue 24's: in every language of the registry, the map of a 10k-line file (the
+//! language's acceptance sample grown by its filler declarations) beside one parse of it
+//! (target ≤ 1.5×). `LANGUAGES_ONLY=1` runs only that part.
 
 mod support;
 
@@ -326,7 +330,84 @@ fn c_session_ratios() {
     );
 }
 
+/// What the bench takes from a language's `cases.toml`.
+#[derive(serde::Deserialize)]
+struct LanguageCases {
+    sample: String,
+    long: LongCase,
+}
+
+#[derive(serde::Deserialize)]
+struct LongCase {
+    repeat: String,
+}
+
+/// Two files of at least 10,000 lines in `lang`, with the sample's file name: its acceptance
+/// sample repeated (a realistic density of declarations; a repeated header such as Go's
+/// `package` clause may be a syntax error, which both sides parse alike), and the sample followed
+/// by its filler declarations (`long.repeat` of its `cases.toml`, numbered: a declaration every
+/// few lines, the dense case).
+fn ten_k_lines_of(lang: LanguageId) -> (String, Document, Document) {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../hashline-syntax/languages").join(lang.name());
+    let cases = std::fs::read_to_string(folder.join("cases.toml")).expect("the language's cases");
+    let cases: LanguageCases = toml::from_str(&cases).expect("cases.toml parses");
+    let mut sample = std::fs::read_to_string(folder.join(&cases.sample)).expect("the sample");
+    if !sample.ends_with('\n') {
+        sample.push('\n');
+    }
+    let mut repeated = String::new();
+    while repeated.lines().count() < 10_000 {
+        repeated.push_str(&sample);
+    }
+    let mut dense = sample.clone();
+    let mut n = 0;
+    while dense.lines().count() < 10_000 {
+        n += 1;
+        dense.push_str(&cases.long.repeat.replace("{n}", &n.to_string()));
+    }
+    (cases.sample, Document::parse(repeated.into_bytes()), Document::parse(dense.into_bytes()))
+}
+
+/// The median parse and map of `doc` as `file`, interleaved.
+fn parse_and_map(lang: LanguageId, file: &str, doc: &Document) -> (Duration, Duration) {
+    let parse_once = || black_box(parse_document(lang, doc, ParseLimits::DEFAULT).expect("it parses"));
+    let map_once = || black_box(map_document(file, doc).expect("a language").expect("it parses"));
+    let times = interleaved(ROUNDS, &mut [&mut || timed(|| drop(parse_once())), &mut || timed(|| drop(map_once()))]);
+    (times[0], times[1])
+}
+
+/// Issue 24: the map of a 10k-line file ≤ 1.5× one parse of it, in every registry language
+/// (one interleaved run per language and file).
+fn every_language_map_ratios() {
+    println!(
+        "\nIssue 24, the map of a 10k-line file / one parse of it (target ≤ 1.5×) in every registry language: the sample repeated, and the sample plus dense filler declarations; medians of {ROUNDS} interleaved rounds, load average {}:",
+        load_average()
+    );
+    let mut met = 0;
+    for &lang in LanguageId::ALL {
+        let (file, repeated, dense) = ten_k_lines_of(lang);
+        let (parse, map) = parse_and_map(lang, &file, &repeated);
+        let ratio = map.as_secs_f64() / parse.as_secs_f64();
+        let (dense_parse, dense_map) = parse_and_map(lang, &file, &dense);
+        met += usize::from(ratio <= 1.5);
+        println!(
+            "  {:<12} {:>6} lines  parse {:>8.3} ms  map {:>8.3} ms  {ratio:.2}× {:<8} dense: {:.2}×",
+            lang.display_name(),
+            repeated.line_count(),
+            support::ms(parse),
+            support::ms(map),
+            if ratio <= 1.5 { "met" } else { "NOT met" },
+            dense_map.as_secs_f64() / dense_parse.as_secs_f64(),
+        );
+    }
+    println!("  met in {met} of {} languages (the sample repeated)", LanguageId::ALL.len());
+}
+
 fn main() {
+    if std::env::var_os("LANGUAGES_ONLY").is_some() {
+        every_language_map_ratios();
+        return;
+    }
     let fixture = Fixture::new();
     let mut c = Criterion::default().configure_from_args();
     criterion_benches(&mut c, &fixture);
@@ -334,5 +415,6 @@ fn main() {
     if benchmarking() {
         ratios(&fixture);
         c_session_ratios();
+        every_language_map_ratios();
     }
 }
