@@ -342,11 +342,12 @@ fn describe(hit: &Hit<'_>, text: &[u8]) -> Found {
     }
 }
 
-/// Where the declaration itself starts: after decorators and annotations (a Python
-/// `decorated_definition`, TypeScript `@decorator`s, Java annotations among the modifiers),
-/// else where its wrapper starts (`export`, a one-spec `const (...)`).
+/// Where the declaration itself starts: after decorators, annotations and attributes (a
+/// Python `decorated_definition`, TypeScript `@decorator`s, Java annotations among the
+/// modifiers, C# `[Attribute]` lists), else where its wrapper starts (`export`, a one-spec
+/// `const (...)`).
 fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
-    const MARKS: [&str; 3] = ["decorator", "annotation", "marker_annotation"];
+    const MARKS: [&str; 4] = ["decorator", "annotation", "marker_annotation", "attribute_list"];
     let mut start = if outer.kind() == "decorated_definition" { node.start_byte() } else { outer.start_byte() };
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
@@ -423,11 +424,13 @@ fn strip_generics(name: &str) -> &str {
     name.split('<').next().unwrap_or(name).trim()
 }
 
-/// The first meaningful line of a comment, without its markers.
+/// The first meaningful line of a comment, without its markers (and without the
+/// `<summary>` tags of a C# XML doc comment).
 fn comment_line(comment: &str) -> Option<String> {
     comment
         .lines()
         .map(|l| l.trim().trim_start_matches(['/', '*', '!', '#']).trim_end_matches("*/").trim())
+        .map(|l| l.trim_start_matches("<summary>").trim_end_matches("</summary>").trim())
         .find(|l| !l.is_empty())
         .map(str::to_owned)
 }
@@ -509,6 +512,13 @@ fn nest(found: Vec<Found>, lines: &LineIndex, text_start: usize) -> Vec<Symbol> 
 mod tests {
     use super::*;
 
+    /// A C# XML doc comment's doc is its summary's text, not the `<summary>` tag.
+    #[test]
+    fn a_csharp_summary_is_the_doc_without_its_tags() {
+        assert_eq!(comment_line("/// <summary>\n/// Takes units.\n/// </summary>").as_deref(), Some("Takes units."));
+        assert_eq!(comment_line("/// <summary>The name.</summary>").as_deref(), Some("The name."));
+    }
+
     thread_local! {
         /// Declarations the walk left for the family walk to place.
         pub(super) static UNPLACED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
@@ -519,7 +529,8 @@ mod tests {
     #[test]
     fn the_query_at_pattern_roots_finds_what_the_whole_tree_query_finds() {
         let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut files: Vec<_> = std::fs::read_dir(crates.join("hashline-symbols/tests/data")).expect("the test data").collect();
+        let mut files: Vec<_> =
+            std::fs::read_dir(crates.join("hashline-symbols/tests/data")).expect("the test data").collect();
         for lang in LanguageId::ALL {
             let folder = crates.join("hashline-syntax/languages").join(lang.name());
             files.extend(std::fs::read_dir(folder).into_iter().flatten());

@@ -6,7 +6,6 @@
 //! structural patterns, and which nodes belong to a declaration (comments, attributes,
 //! decorators, wrappers). Adding a language is one folder and one row (`docs/architecture.md`).
 
-
 /// What hashline knows about one language: one row of the registry.
 #[derive(Debug)]
 pub struct LanguageSpec {
@@ -240,6 +239,19 @@ registry! {
         comments: ["comment"],
     },
     // Rows of group A (C#, Kotlin, Scala, Dart, Swift, Solidity) go here.
+    /// C# (`.cs .csx`): attributes are children of their declaration, `///` comments lead it.
+    CSharp {
+        name: "csharp",
+        display: "C#",
+        extensions: ["cs", "csx"],
+        aliases: ["c#", "cs", "c-sharp"],
+        grammar: tree_sitter_c_sharp::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["csharp/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
