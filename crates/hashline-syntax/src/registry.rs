@@ -252,6 +252,20 @@ registry! {
         wrappers: [],
         comments: ["comment"],
     },
+    /// Kotlin (`.kt .kts`): annotations are in a declaration's modifiers, KDoc comments lead
+    /// it; an unnamed `companion object`'s members are listed as the class's own.
+    Kotlin {
+        name: "kotlin",
+        display: "Kotlin",
+        extensions: ["kt", "kts"],
+        aliases: ["kt", "kts"],
+        grammar: tree_sitter_kotlin_ng::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["kotlin/symbols.scm"],
+        leading: ["line_comment", "block_comment"],
+        wrappers: [],
+        comments: ["line_comment", "block_comment"],
+    },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
