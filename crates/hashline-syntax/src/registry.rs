@@ -266,6 +266,20 @@ registry! {
         wrappers: [],
         comments: ["line_comment", "block_comment"],
     },
+    /// Scala 2 and 3 (`.scala .sc`): annotations are children of their definition, Scaladoc
+    /// comments lead it.
+    Scala {
+        name: "scala",
+        display: "Scala",
+        extensions: ["scala", "sc"],
+        aliases: [],
+        grammar: tree_sitter_scala::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["scala/symbols.scm"],
+        leading: ["comment", "block_comment"],
+        wrappers: [],
+        comments: ["comment", "block_comment"],
+    },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
