@@ -280,6 +280,20 @@ registry! {
         wrappers: [],
         comments: ["comment", "block_comment"],
     },
+    /// Dart (`.dart`): a class member's `member_declaration` wraps it (its `///` comments
+    /// lead it), annotations are inside it; an `extension` is listed as an impl.
+    Dart {
+        name: "dart",
+        display: "Dart",
+        extensions: ["dart"],
+        aliases: [],
+        grammar: tree_sitter_dart::LANGUAGE,
+        metavariable: '$',
+        queries: ["dart/symbols.scm"],
+        leading: ["documentation_comment", "comment"],
+        wrappers: ["member_declaration"],
+        comments: ["documentation_comment", "comment"],
+    },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
