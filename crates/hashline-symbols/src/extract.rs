@@ -299,6 +299,15 @@ fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Su
     while let Some(previous) = place.prev_sibling(start) {
         let adjacent = previous.end_position().row + 1 >= start.start_position().row;
         if !adjacent || !rules.leading.contains(&previous.kind()) {
+            // Comments the grammar closed into the previous declaration's body (see
+            // `dedented_tail`) lead this one when nothing but line breaks separates them.
+            for comment in dedented_tail(previous, rules).into_iter().rev() {
+                if comment.end_position().row + 1 < start.start_position().row || starts_after_code(comment, text) {
+                    break;
+                }
+                doc_nodes.push(comment);
+                start = comment;
+            }
             break;
         }
         // A trailing comment on the line above another statement is that statement's.
@@ -318,9 +327,40 @@ fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Su
     Surroundings {
         start_byte: start.start_byte(),
         decl_byte: declaration_start(node, outer),
-        end_byte: outer.end_byte(),
+        end_byte: dedented_tail(outer, rules).first().map_or(outer.end_byte(), |c| c.start_byte()),
         doc,
     }
+}
+
+/// The comments at the very end of `node` (along its last children, zero-width layout
+/// tokens skipped) that are indented no deeper than `node` starts, in text order. A layout
+/// grammar (Scala 3) closes an indented body only at the next token, so the doc comment of
+/// the next declaration lands inside this one's body: by its indentation it is not the
+/// body's.
+fn dedented_tail<'t>(node: Node<'t>, rules: &SymbolRules) -> Vec<Node<'t>> {
+    let column = node.start_position().column;
+    let mut tail = Vec::new();
+    let mut at = node;
+    'spine: loop {
+        let mut index = at.child_count();
+        let last = loop {
+            let Some(child) = index.checked_sub(1).and_then(|i| at.child(i)) else { break 'spine };
+            index -= 1;
+            if child.start_byte() == child.end_byte() {
+                continue;
+            }
+            if !rules.comments.contains(&child.kind()) {
+                break child;
+            }
+            if child.start_position().column > column {
+                break 'spine;
+            }
+            tail.push(child);
+        };
+        at = last;
+    }
+    tail.reverse();
+    tail
 }
 
 fn describe(hit: &Hit<'_>, text: &[u8]) -> Found {
@@ -336,17 +376,26 @@ fn describe(hit: &Hit<'_>, text: &[u8]) -> Found {
         receiver: receiver.map(|r| strip_generics(node_text(r, text).trim_start_matches('*')).to_owned()),
         start_byte: around.map_or(node.start_byte(), |a| a.start_byte),
         decl_byte: around.map_or(node.start_byte(), |a| a.decl_byte),
-        end_byte: around.map_or(node.end_byte(), |a| a.end_byte),
+        end_byte: without_trailing_space(text, around.map_or(node.end_byte(), |a| a.end_byte)),
         signature: signature(node, name, kind, text),
         doc: around.and_then(|a| a.doc.clone()),
     }
 }
 
-/// Where the declaration itself starts: after decorators and annotations (a Python
-/// `decorated_definition`, TypeScript `@decorator`s, Java annotations among the modifiers),
-/// else where its wrapper starts (`export`, a one-spec `const (...)`).
+/// `end` moved back over the whitespace before it: a grammar whose layout rule closes an
+/// indented body at the next token (Scala 3's `def f =` with its body on the next lines)
+/// ends the declaration where the next one begins.
+fn without_trailing_space(text: &[u8], end: usize) -> usize {
+    let end = end.min(text.len());
+    text[..end].iter().rposition(|b| !b.is_ascii_whitespace()).map_or(end, |last| last + 1)
+}
+
+/// Where the declaration itself starts: after decorators, annotations and attributes (a
+/// Python `decorated_definition`, TypeScript `@decorator`s, Java annotations among the
+/// modifiers, C# `[Attribute]` lists), else where its wrapper starts (`export`, a one-spec
+/// `const (...)`).
 fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
-    const MARKS: [&str; 3] = ["decorator", "annotation", "marker_annotation"];
+    const MARKS: [&str; 4] = ["decorator", "annotation", "marker_annotation", "attribute_list"];
     let mut start = if outer.kind() == "decorated_definition" { node.start_byte() } else { outer.start_byte() };
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
@@ -423,11 +472,13 @@ fn strip_generics(name: &str) -> &str {
     name.split('<').next().unwrap_or(name).trim()
 }
 
-/// The first meaningful line of a comment, without its markers.
+/// The first meaningful line of a comment, without its markers (and without the
+/// `<summary>` tags of a C# XML doc comment).
 fn comment_line(comment: &str) -> Option<String> {
     comment
         .lines()
         .map(|l| l.trim().trim_start_matches(['/', '*', '!', '#']).trim_end_matches("*/").trim())
+        .map(|l| l.trim_start_matches("<summary>").trim_end_matches("</summary>").trim())
         .find(|l| !l.is_empty())
         .map(str::to_owned)
 }
@@ -508,6 +559,22 @@ fn nest(found: Vec<Found>, lines: &LineIndex, text_start: usize) -> Vec<Symbol> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A declaration's end does not reach over the blank lines to the next one's start.
+    #[test]
+    fn a_declaration_ends_at_its_last_non_blank_byte() {
+        let text = b"def f =\n  1\n\n  def g";
+        assert_eq!(without_trailing_space(text, 15), 11);
+        assert_eq!(without_trailing_space(text, 11), 11);
+        assert_eq!(without_trailing_space(text, 99), text.len());
+    }
+
+    /// A C# XML doc comment's doc is its summary's text, not the `<summary>` tag.
+    #[test]
+    fn a_csharp_summary_is_the_doc_without_its_tags() {
+        assert_eq!(comment_line("/// <summary>\n/// Takes units.\n/// </summary>").as_deref(), Some("Takes units."));
+        assert_eq!(comment_line("/// <summary>The name.</summary>").as_deref(), Some("The name."));
+    }
 
     thread_local! {
         /// Declarations the walk left for the family walk to place.

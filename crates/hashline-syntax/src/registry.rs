@@ -239,6 +239,61 @@ registry! {
         comments: ["comment"],
     },
     // Rows of group A (C#, Kotlin, Scala, Dart, Swift, Solidity) go here.
+    /// C# (`.cs .csx`): attributes are children of their declaration, `///` comments lead it.
+    CSharp {
+        name: "csharp",
+        display: "C#",
+        extensions: ["cs", "csx"],
+        aliases: ["c#", "cs", "c-sharp"],
+        grammar: tree_sitter_c_sharp::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["csharp/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
+    /// Kotlin (`.kt .kts`): annotations are in a declaration's modifiers, KDoc comments lead
+    /// it; an unnamed `companion object`'s members are listed as the class's own.
+    Kotlin {
+        name: "kotlin",
+        display: "Kotlin",
+        extensions: ["kt", "kts"],
+        aliases: ["kt", "kts"],
+        grammar: tree_sitter_kotlin_ng::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["kotlin/symbols.scm"],
+        leading: ["line_comment", "block_comment"],
+        wrappers: [],
+        comments: ["line_comment", "block_comment"],
+    },
+    /// Scala 2 and 3 (`.scala .sc`): annotations are children of their definition, Scaladoc
+    /// comments lead it.
+    Scala {
+        name: "scala",
+        display: "Scala",
+        extensions: ["scala", "sc"],
+        aliases: [],
+        grammar: tree_sitter_scala::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["scala/symbols.scm"],
+        leading: ["comment", "block_comment"],
+        wrappers: [],
+        comments: ["comment", "block_comment"],
+    },
+    /// Dart (`.dart`): a class member's `member_declaration` wraps it (its `///` comments
+    /// lead it), annotations are inside it; an `extension` is listed as an impl.
+    Dart {
+        name: "dart",
+        display: "Dart",
+        extensions: ["dart"],
+        aliases: [],
+        grammar: tree_sitter_dart::LANGUAGE,
+        metavariable: '$',
+        queries: ["dart/symbols.scm"],
+        leading: ["documentation_comment", "comment"],
+        wrappers: ["member_declaration"],
+        comments: ["documentation_comment", "comment"],
+    },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
