@@ -296,7 +296,17 @@ fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Su
     }
     let mut start = outer;
     let mut doc_nodes = Vec::new();
-    while let Some(previous) = place.prev_sibling(start) {
+    loop {
+        let Some(previous) = place.prev_sibling(start) else {
+            // The first declaration of a body that leaves its leading comments outside.
+            match place.parent(start) {
+                Some(body) if rules.bodies.contains(&body.kind()) && body.start_byte() == start.start_byte() => {
+                    start = body;
+                    continue;
+                }
+                _ => break,
+            }
+        };
         let adjacent = previous.end_position().row + 1 >= start.start_position().row;
         if !adjacent || !rules.leading.contains(&previous.kind()) {
             break;
@@ -519,7 +529,8 @@ mod tests {
     #[test]
     fn the_query_at_pattern_roots_finds_what_the_whole_tree_query_finds() {
         let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut files: Vec<_> = std::fs::read_dir(crates.join("hashline-symbols/tests/data")).expect("the test data").collect();
+        let mut files: Vec<_> =
+            std::fs::read_dir(crates.join("hashline-symbols/tests/data")).expect("the test data").collect();
         for lang in LanguageId::ALL {
             let folder = crates.join("hashline-syntax/languages").join(lang.name());
             files.extend(std::fs::read_dir(folder).into_iter().flatten());

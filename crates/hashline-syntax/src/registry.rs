@@ -6,7 +6,6 @@
 //! structural patterns, and which nodes belong to a declaration (comments, attributes,
 //! decorators, wrappers). Adding a language is one folder and one row (`docs/architecture.md`).
 
-
 /// What hashline knows about one language: one row of the registry.
 #[derive(Debug)]
 pub struct LanguageSpec {
@@ -53,6 +52,10 @@ pub struct SymbolRules {
     pub comments: &'static [&'static str],
     /// Whether a string literal opening a declaration's body is its doc (Python's docstrings).
     pub body_docstrings: bool,
+    /// Body nodes that start at their first statement and leave the comments before it
+    /// outside (Ruby's `body_statement`): the declaration opening such a body takes the
+    /// leading comments before the body.
+    pub bodies: &'static [&'static str],
 }
 
 impl LanguageSpec {
@@ -80,6 +83,7 @@ macro_rules! registry {
             wrappers: [$($wrapper:literal),* $(,)?],
             comments: [$($comment:literal),* $(,)?],
             $(body_docstrings: $docstrings:literal,)?
+            $(bodies: [$($body:literal),* $(,)?],)?
         }
     ),+ $(,)?) => {
         /// A language hashline parses with tree-sitter: one row of the registry
@@ -112,6 +116,7 @@ macro_rules! registry {
                     wrappers: &[$($wrapper),*],
                     comments: &[$($comment),*],
                     body_docstrings: false $(|| $docstrings)?,
+                    bodies: &[$($($body),*)?],
                 },
             },
         )+];
@@ -241,5 +246,22 @@ registry! {
     },
     // Rows of group A (C#, Kotlin, Scala, Dart, Swift, Solidity) go here.
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
+    /// Ruby (`.rb .rbw .rake .gemspec .ru`, `Gemfile`, `Rakefile`, …). A `def` in a class,
+    /// module or block is a method, a top-level one a function; `private def …` and other
+    /// calls taking a `def` belong to it.
+    Ruby {
+        name: "ruby",
+        display: "Ruby",
+        extensions: ["rb", "rbw", "rake", "gemspec", "ru"],
+        file_names: ["Gemfile", "Rakefile", "Guardfile", "Vagrantfile", "Podfile", "Brewfile", "Capfile"],
+        aliases: ["rb"],
+        grammar: tree_sitter_ruby::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["ruby/symbols.scm"],
+        leading: ["comment"],
+        wrappers: ["argument_list", "call"],
+        comments: ["comment"],
+        bodies: ["body_statement"],
+    },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
