@@ -353,10 +353,11 @@ fn describe(hit: &Hit<'_>, text: &[u8]) -> Found {
 }
 
 /// Where the declaration itself starts: after decorators and annotations (a Python
-/// `decorated_definition`, TypeScript `@decorator`s, Java annotations among the modifiers),
+/// `decorated_definition`, TypeScript `@decorator`s, Java annotations among the modifiers,
+/// PHP `#[...]` attribute lists),
 /// else where its wrapper starts (`export`, a one-spec `const (...)`).
 fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
-    const MARKS: [&str; 3] = ["decorator", "annotation", "marker_annotation"];
+    const MARKS: [&str; 4] = ["decorator", "annotation", "marker_annotation", "attribute_list"];
     let mut start = if outer.kind() == "decorated_definition" { node.start_byte() } else { outer.start_byte() };
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {

@@ -263,5 +263,20 @@ registry! {
         comments: ["comment"],
         bodies: ["body_statement"],
     },
+    /// PHP (`.php`), with the PHP-only grammar: a file is PHP from its optional `<?php` on
+    /// (as class files are), and a pattern parses without one. Inline HTML after a `?>`
+    /// (templates) is a syntax error to it, so `.phtml` templates are not claimed.
+    Php {
+        name: "php",
+        display: "PHP",
+        extensions: ["php"],
+        aliases: [],
+        grammar: tree_sitter_php::LANGUAGE_PHP_ONLY,
+        metavariable: 'µ',
+        queries: ["php/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
