@@ -434,11 +434,13 @@ fn strip_generics(name: &str) -> &str {
     name.split('<').next().unwrap_or(name).trim()
 }
 
-/// The first meaningful line of a comment, without its markers.
+/// The first meaningful line of a comment, without its markers (`--` ones too: Lua's).
 fn comment_line(comment: &str) -> Option<String> {
     comment
         .lines()
-        .map(|l| l.trim().trim_start_matches(['/', '*', '!', '#']).trim_end_matches("*/").trim())
+        .map(|l| l.trim().trim_start_matches(['/', '*', '!', '#']))
+        .map(|l| l.strip_prefix("--").map_or(l, |rest| rest.trim_start_matches(['-', '[', '='])))
+        .map(|l| l.trim_end_matches("*/").trim())
         .find(|l| !l.is_empty())
         .map(str::to_owned)
 }
@@ -550,5 +552,23 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= LanguageId::ALL.len(), "{checked} files");
+    }
+
+    /// A comment's doc line loses its markers: `//`, `/**`, `#`, and Lua's `--`, `---`,
+    /// `--[[`.
+    #[test]
+    fn doc_lines_lose_their_comment_markers() {
+        for (comment, doc) in [
+            ("/// Adds.", "Adds."),
+            ("/**\n * Adds.\n */", "Adds."),
+            ("# Adds.", "Adds."),
+            ("--- Adds.", "Adds."),
+            ("-- Adds.", "Adds."),
+            ("--[[ Adds.", "Adds."),
+            ("---@class Bucket", "@class Bucket"),
+            ("// - a list item", "- a list item"),
+        ] {
+            assert_eq!(comment_line(comment).as_deref(), Some(doc), "{comment}");
+        }
     }
 }

@@ -278,5 +278,18 @@ registry! {
         wrappers: [],
         comments: ["comment"],
     },
+    /// Lua (`.lua`, `.rockspec`). `function T:m()` and `function T.f()` are T's.
+    Lua {
+        name: "lua",
+        display: "Lua",
+        extensions: ["lua", "rockspec"],
+        aliases: [],
+        grammar: tree_sitter_lua::LANGUAGE,
+        metavariable: '$',
+        queries: ["lua/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
