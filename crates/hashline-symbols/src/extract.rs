@@ -296,7 +296,17 @@ fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Su
     }
     let mut start = outer;
     let mut doc_nodes = Vec::new();
-    while let Some(previous) = place.prev_sibling(start) {
+    loop {
+        let Some(previous) = place.prev_sibling(start) else {
+            // The first declaration of a body that leaves its leading comments outside.
+            match place.parent(start) {
+                Some(body) if rules.bodies.contains(&body.kind()) && body.start_byte() == start.start_byte() => {
+                    start = body;
+                    continue;
+                }
+                _ => break,
+            }
+        };
         let adjacent = previous.end_position().row + 1 >= start.start_position().row;
         if !adjacent || !rules.leading.contains(&previous.kind()) {
             // Comments the grammar closed into the previous declaration's body (see
@@ -392,8 +402,8 @@ fn without_trailing_space(text: &[u8], end: usize) -> usize {
 
 /// Where the declaration itself starts: after decorators, annotations and attributes (a
 /// Python `decorated_definition`, TypeScript `@decorator`s, Java annotations among the
-/// modifiers, C# `[Attribute]` lists), else where its wrapper starts (`export`, a one-spec
-/// `const (...)`).
+/// modifiers, C# `[Attribute]` lists, PHP `#[...]` attribute lists), else where its wrapper
+/// starts (`export`, a one-spec `const (...)`).
 fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
     const MARKS: [&str; 4] = ["decorator", "annotation", "marker_annotation", "attribute_list"];
     let mut start = if outer.kind() == "decorated_definition" { node.start_byte() } else { outer.start_byte() };
@@ -472,12 +482,14 @@ fn strip_generics(name: &str) -> &str {
     name.split('<').next().unwrap_or(name).trim()
 }
 
-/// The first meaningful line of a comment, without its markers (and without the
-/// `<summary>` tags of a C# XML doc comment).
+/// The first meaningful line of a comment, without its markers (`--` ones too: Lua's; and
+/// without the `<summary>` tags of a C# XML doc comment).
 fn comment_line(comment: &str) -> Option<String> {
     comment
         .lines()
-        .map(|l| l.trim().trim_start_matches(['/', '*', '!', '#']).trim_end_matches("*/").trim())
+        .map(|l| l.trim().trim_start_matches(['/', '*', '!', '#']))
+        .map(|l| l.strip_prefix("--").map_or(l, |rest| rest.trim_start_matches(['-', '[', '='])))
+        .map(|l| l.trim_end_matches("*/").trim())
         .map(|l| l.trim_start_matches("<summary>").trim_end_matches("</summary>").trim())
         .find(|l| !l.is_empty())
         .map(str::to_owned)
@@ -606,5 +618,23 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= LanguageId::ALL.len(), "{checked} files");
+    }
+
+    /// A comment's doc line loses its markers: `//`, `/**`, `#`, and Lua's `--`, `---`,
+    /// `--[[`.
+    #[test]
+    fn doc_lines_lose_their_comment_markers() {
+        for (comment, doc) in [
+            ("/// Adds.", "Adds."),
+            ("/**\n * Adds.\n */", "Adds."),
+            ("# Adds.", "Adds."),
+            ("--- Adds.", "Adds."),
+            ("-- Adds.", "Adds."),
+            ("--[[ Adds.", "Adds."),
+            ("---@class Bucket", "@class Bucket"),
+            ("// - a list item", "- a list item"),
+        ] {
+            assert_eq!(comment_line(comment).as_deref(), Some(doc), "{comment}");
+        }
     }
 }

@@ -52,6 +52,10 @@ pub struct SymbolRules {
     pub comments: &'static [&'static str],
     /// Whether a string literal opening a declaration's body is its doc (Python's docstrings).
     pub body_docstrings: bool,
+    /// Body nodes that start at their first statement and leave the comments before it
+    /// outside (Ruby's `body_statement`): the declaration opening such a body takes the
+    /// leading comments before the body.
+    pub bodies: &'static [&'static str],
 }
 
 impl LanguageSpec {
@@ -79,6 +83,7 @@ macro_rules! registry {
             wrappers: [$($wrapper:literal),* $(,)?],
             comments: [$($comment:literal),* $(,)?],
             $(body_docstrings: $docstrings:literal,)?
+            $(bodies: [$($body:literal),* $(,)?],)?
         }
     ),+ $(,)?) => {
         /// A language hashline parses with tree-sitter: one row of the registry
@@ -111,6 +116,7 @@ macro_rules! registry {
                     wrappers: &[$($wrapper),*],
                     comments: &[$($comment),*],
                     body_docstrings: false $(|| $docstrings)?,
+                    bodies: &[$($($body),*)?],
                 },
             },
         )+];
@@ -295,5 +301,50 @@ registry! {
         comments: ["documentation_comment", "comment"],
     },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
+    /// Ruby (`.rb .rbw .rake .gemspec .ru`, `Gemfile`, `Rakefile`, …). A `def` in a class,
+    /// module or block is a method, a top-level one a function; `private def …` and other
+    /// calls taking a `def` belong to it.
+    Ruby {
+        name: "ruby",
+        display: "Ruby",
+        extensions: ["rb", "rbw", "rake", "gemspec", "ru"],
+        file_names: ["Gemfile", "Rakefile", "Guardfile", "Vagrantfile", "Podfile", "Brewfile", "Capfile"],
+        aliases: ["rb"],
+        grammar: tree_sitter_ruby::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["ruby/symbols.scm"],
+        leading: ["comment"],
+        wrappers: ["argument_list", "call"],
+        comments: ["comment"],
+        bodies: ["body_statement"],
+    },
+    /// PHP (`.php`), with the PHP-only grammar: a file is PHP from its optional `<?php` on
+    /// (as class files are), and a pattern parses without one. Inline HTML after a `?>`
+    /// (templates) is a syntax error to it, so `.phtml` templates are not claimed.
+    Php {
+        name: "php",
+        display: "PHP",
+        extensions: ["php"],
+        aliases: [],
+        grammar: tree_sitter_php::LANGUAGE_PHP_ONLY,
+        metavariable: 'µ',
+        queries: ["php/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
+    /// Lua (`.lua`, `.rockspec`). `function T:m()` and `function T.f()` are T's.
+    Lua {
+        name: "lua",
+        display: "Lua",
+        extensions: ["lua", "rockspec"],
+        aliases: [],
+        grammar: tree_sitter_lua::LANGUAGE,
+        metavariable: '$',
+        queries: ["lua/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
