@@ -242,4 +242,18 @@ registry! {
     // Rows of group A (C#, Kotlin, Scala, Dart, Swift, Solidity) go here.
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
+    /// CSS (`.css`): rules (rule sets by their selectors, at-rules by keyword and prelude)
+    /// and custom properties.
+    Css {
+        name: "css",
+        display: "CSS",
+        extensions: ["css"],
+        aliases: [],
+        grammar: tree_sitter_css::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["css/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
 }
