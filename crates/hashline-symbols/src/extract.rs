@@ -144,13 +144,21 @@ struct Hits<'t> {
 
 impl<'t> Hits<'t> {
     fn take(&mut self, m: &QueryMatch<'_, 't>, names: &[&str], text: &[u8]) {
-        let (mut def, mut name, mut receiver) = (None, None, None);
+        let (mut def, mut name, mut receiver, mut id) = (None, None, None, None);
+        let mut more_names = Vec::new();
         for capture in m.captures() {
             let capture_name = names[capture.index as usize];
             if let Some(kind) = capture_name.strip_prefix("definition.") {
                 def = SymbolKind::from_name(kind).map(|k| (capture.node, k));
             } else if capture_name == "name" {
-                name = Some(capture.node);
+                // Several `@name` captures name the declaration together (CSS `@media` and
+                // its query): the first identifies it, the others follow it in the name.
+                match name {
+                    None => name = Some(capture.node),
+                    Some(_) => more_names.push(capture.node),
+                }
+            } else if capture_name == "name.id" {
+                id = Some(capture.node);
             } else if capture_name == "receiver" {
                 receiver = Some(capture.node);
             } else if capture_name == "import" {
@@ -161,7 +169,7 @@ impl<'t> Hits<'t> {
             }
         }
         let (Some((node, kind)), Some(name)) = (def, name) else { return };
-        let hit = Hit { pattern: m.pattern_index, node, kind, name, receiver, around: None };
+        let hit = Hit { pattern: m.pattern_index, node, kind, name, more_names, id, receiver, around: None };
         match self.seen.get(&(node.id(), name.id())) {
             Some(&at) if self.hits[at].pattern > m.pattern_index => {
                 let around = self.hits[at].around.take();
@@ -182,6 +190,10 @@ struct Hit<'t> {
     node: Node<'t>,
     kind: SymbolKind,
     name: Node<'t>,
+    /// Further `@name` captures, each appended to the name after a space.
+    more_names: Vec<Node<'t>>,
+    /// An `@name.id` capture, appended to the name as `#id` (HTML's `section#pricing`).
+    id: Option<Node<'t>>,
     receiver: Option<Node<'t>>,
     /// Where it sits, once placed.
     around: Option<Surroundings>,
@@ -374,11 +386,23 @@ fn dedented_tail<'t>(node: Node<'t>, rules: &SymbolRules) -> Vec<Node<'t>> {
 }
 
 fn describe(hit: &Hit<'_>, text: &[u8]) -> Found {
-    let Hit { node, kind, name, receiver, .. } = *hit;
+    let Hit { node, kind, name, receiver, id, .. } = *hit;
     let around = hit.around.as_ref();
     let mut display_name = node_text(name, text).to_owned();
     if kind == SymbolKind::Impl {
         display_name = strip_generics(&display_name).to_owned();
+    }
+    for more in &hit.more_names {
+        display_name.push(' ');
+        display_name.push_str(node_text(*more, text));
+    }
+    if let Some(id) = id {
+        display_name.push('#');
+        display_name.push_str(node_text(id, text));
+    }
+    // A name written over several lines (a CSS selector list) is shown on one.
+    if display_name.contains(['\n', '\r', '\t']) {
+        display_name = display_name.split_whitespace().collect::<Vec<_>>().join(" ");
     }
     Found {
         name: display_name,

@@ -38,6 +38,12 @@ pub enum SymbolKind {
     Macro,
     /// A Markdown heading.
     Heading,
+    /// A CSS rule: a rule set named by its selectors, or an at-rule (`@media …`,
+    /// `@keyframes …`, `@font-face`) named by its keyword and prelude.
+    Rule,
+    /// An HTML element worth finding: one with an `id` (named `tag#id`) or a landmark
+    /// (`header`, `main`, `form`, `script`, …, named by its tag).
+    Element,
 }
 
 impl SymbolKind {
@@ -59,6 +65,8 @@ impl SymbolKind {
             SymbolKind::Impl => "impl",
             SymbolKind::Macro => "macro",
             SymbolKind::Heading => "heading",
+            SymbolKind::Rule => "rule",
+            SymbolKind::Element => "element",
         }
     }
 
@@ -80,6 +88,8 @@ impl SymbolKind {
             "impl" => SymbolKind::Impl,
             "macro" => SymbolKind::Macro,
             "heading" => SymbolKind::Heading,
+            "rule" => SymbolKind::Rule,
+            "element" => SymbolKind::Element,
             _ => return None,
         })
     }

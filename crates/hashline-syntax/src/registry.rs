@@ -347,4 +347,18 @@ registry! {
         comments: ["comment"],
     },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
+    /// CSS (`.css`): rules (rule sets by their selectors, at-rules by keyword and prelude)
+    /// and custom properties.
+    Css {
+        name: "css",
+        display: "CSS",
+        extensions: ["css"],
+        aliases: [],
+        grammar: tree_sitter_css::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["css/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
 }
