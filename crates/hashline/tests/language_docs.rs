@@ -1,7 +1,8 @@
 //! `docs/protocol.md` lists the languages of the registry (§4.8) between the markers
-//! `<!-- languages -->` and `<!-- /languages -->`; this test keeps that table equal to the
-//! registry, so a language added to `hashline-syntax` cannot go undocumented. On a mismatch
-//! it prints the table to paste (`HASHLINE_UPDATE_DOCS=1` writes it in place instead).
+//! `<!-- languages -->` and `<!-- /languages -->`, and the README names them between the same
+//! markers; this test keeps both equal to the registry, so a language added to
+//! `hashline-syntax` cannot go undocumented. On a mismatch it prints what should stand there
+//! (`HASHLINE_UPDATE_DOCS=1` writes it in place instead).
 
 use hashline_syntax::LanguageId;
 
@@ -27,19 +28,32 @@ fn table() -> String {
     out
 }
 
-#[test]
-fn the_protocol_lists_every_registry_language() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/protocol.md");
-    let doc = std::fs::read_to_string(path).expect("docs/protocol.md");
-    let start = doc.find("<!-- languages -->\n").expect("the opening marker") + "<!-- languages -->\n".len();
-    let end = doc.find("<!-- /languages -->").expect("the closing marker");
-    let want = table();
-    if std::env::var_os("HASHLINE_UPDATE_DOCS").is_some() && doc[start..end] != want {
-        std::fs::write(path, format!("{}{want}{}", &doc[..start], &doc[end..])).expect("docs/protocol.md written");
+/// The README's list: the display names, comma-separated, on one line.
+fn list() -> String {
+    let names: Vec<&str> = LanguageId::ALL.iter().map(|l| l.display_name()).collect();
+    format!("{} ({} languages).\n", names.join(", "), names.len())
+}
+
+/// Checks (or, with `HASHLINE_UPDATE_DOCS`, writes) what stands between the markers of `file`.
+fn between_markers(file: &str, want: &str) {
+    let path = format!("{}/../../{file}", env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{file}: {err}"));
+    let open = "<!-- languages -->\n";
+    let start = doc.find(open).unwrap_or_else(|| panic!("{file}: the opening marker")) + open.len();
+    let end = doc.find("<!-- /languages -->").unwrap_or_else(|| panic!("{file}: the closing marker"));
+    if std::env::var_os("HASHLINE_UPDATE_DOCS").is_some() && doc[start..end] != *want {
+        std::fs::write(&path, format!("{}{want}{}", &doc[..start], &doc[end..])).expect("written");
         return;
     }
-    assert!(
-        doc[start..end] == want,
-        "docs/protocol.md's language table is not the registry's; it should read:\n\n{want}"
-    );
+    assert!(doc[start..end] == *want, "{file}'s language list is not the registry's; it should read:\n\n{want}");
+}
+
+#[test]
+fn the_protocol_lists_every_registry_language() {
+    between_markers("docs/protocol.md", &table());
+}
+
+#[test]
+fn the_readme_names_every_registry_language() {
+    between_markers("README.md", &list());
 }
