@@ -294,6 +294,20 @@ registry! {
         wrappers: ["member_declaration"],
         comments: ["documentation_comment", "comment"],
     },
+    /// Swift (`.swift`): attributes are in a declaration's modifiers, `///` comments lead
+    /// it; an `extension` is listed as an impl of the type it extends.
+    Swift {
+        name: "swift",
+        display: "Swift",
+        extensions: ["swift"],
+        aliases: [],
+        grammar: tree_sitter_swift::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["swift/symbols.scm"],
+        leading: ["comment", "multiline_comment"],
+        wrappers: [],
+        comments: ["comment", "multiline_comment"],
+    },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
