@@ -308,6 +308,20 @@ registry! {
         wrappers: [],
         comments: ["comment", "multiline_comment"],
     },
+    /// Solidity (`.sol`): NatSpec comments lead a declaration; events and custom errors are
+    /// listed as types.
+    Solidity {
+        name: "solidity",
+        display: "Solidity",
+        extensions: ["sol"],
+        aliases: ["sol"],
+        grammar: tree_sitter_solidity::LANGUAGE,
+        metavariable: '$',
+        queries: ["solidity/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
