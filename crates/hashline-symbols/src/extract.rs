@@ -426,10 +426,10 @@ fn without_trailing_space(text: &[u8], end: usize) -> usize {
 
 /// Where the declaration itself starts: after decorators, annotations and attributes (a
 /// Python `decorated_definition`, TypeScript `@decorator`s, Java annotations among the
-/// modifiers, C# `[Attribute]` lists, PHP `#[...]` attribute lists), else where its wrapper
-/// starts (`export`, a one-spec `const (...)`).
+/// modifiers, C# `[Attribute]` lists, PHP `#[...]` attribute lists, Swift `@attribute`s),
+/// else where its wrapper starts (`export`, a one-spec `const (...)`).
 fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
-    const MARKS: [&str; 4] = ["decorator", "annotation", "marker_annotation", "attribute_list"];
+    const MARKS: [&str; 5] = ["decorator", "annotation", "marker_annotation", "attribute_list", "attribute"];
     let mut start = if outer.kind() == "decorated_definition" { node.start_byte() } else { outer.start_byte() };
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {

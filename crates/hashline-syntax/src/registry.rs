@@ -300,6 +300,34 @@ registry! {
         wrappers: ["member_declaration"],
         comments: ["documentation_comment", "comment"],
     },
+    /// Swift (`.swift`): attributes are in a declaration's modifiers, `///` comments lead
+    /// it; an `extension` is listed as an impl of the type it extends.
+    Swift {
+        name: "swift",
+        display: "Swift",
+        extensions: ["swift"],
+        aliases: [],
+        grammar: tree_sitter_swift::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["swift/symbols.scm"],
+        leading: ["comment", "multiline_comment"],
+        wrappers: [],
+        comments: ["comment", "multiline_comment"],
+    },
+    /// Solidity (`.sol`): NatSpec comments lead a declaration; events and custom errors are
+    /// listed as types.
+    Solidity {
+        name: "solidity",
+        display: "Solidity",
+        extensions: ["sol"],
+        aliases: ["sol"],
+        grammar: tree_sitter_solidity::LANGUAGE,
+        metavariable: '$',
+        queries: ["solidity/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     /// Ruby (`.rb .rbw .rake .gemspec .ru`, `Gemfile`, `Rakefile`, …). A `def` in a class,
     /// module or block is a method, a top-level one a function; `private def …` and other
