@@ -3,8 +3,8 @@
 
 use std::sync::OnceLock;
 
-use hashline_syntax::{LanguageId, SymbolRules};
 use hashline_syntax::tree_sitter::Query;
+use hashline_syntax::{LanguageId, SymbolRules};
 
 /// What the extractor knows about one language: its row of the registry.
 pub(crate) fn rules(lang: LanguageId) -> &'static SymbolRules {
@@ -26,7 +26,8 @@ pub(crate) fn query(lang: LanguageId) -> &'static Query {
 /// root node of each of its patterns. `None` when some pattern's root is not a plain node
 /// kind (a wildcard or an alternation), so the query must run everywhere.
 pub(crate) fn pattern_roots(lang: LanguageId) -> Option<&'static [bool]> {
-    static ROOTS: [OnceLock<Option<Vec<bool>>>; LanguageId::ALL.len()] = [const { OnceLock::new() }; LanguageId::ALL.len()];
+    static ROOTS: [OnceLock<Option<Vec<bool>>>; LanguageId::ALL.len()] =
+        [const { OnceLock::new() }; LanguageId::ALL.len()];
     ROOTS[lang as usize]
         .get_or_init(|| {
             let query = query(lang);
@@ -70,7 +71,9 @@ mod tests {
     fn every_query_has_plain_pattern_roots() {
         for &lang in LanguageId::ALL {
             let roots = pattern_roots(lang).unwrap_or_else(|| panic!("{lang}: a pattern root is not a node kind"));
-            assert!(roots.iter().filter(|&&r| r).count() >= 5, "{lang}");
+            // Bash's query starts at three kinds (functions, the script's own variables from
+            // `program`, `source` commands); the others at five or more.
+            assert!(roots.iter().filter(|&&r| r).count() >= 3, "{lang}");
         }
     }
 }
