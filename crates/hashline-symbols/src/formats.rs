@@ -20,7 +20,7 @@ pub enum Format {
     Yaml,
     /// TOML (`.toml`): tables (and keys before the first table).
     Toml,
-    /// Shell scripts (`.sh .bash .zsh`): functions.
+    /// Zsh scripts (`.zsh`): functions. (`.sh` and `.bash` are the registry's Bash grammar.)
     Shell,
 }
 
@@ -37,7 +37,7 @@ impl Format {
             "json" | "jsonc" => Format::Json,
             "yaml" | "yml" => Format::Yaml,
             "toml" => Format::Toml,
-            "sh" | "bash" | "zsh" => Format::Shell,
+            "zsh" => Format::Shell,
             _ => return None,
         })
     }

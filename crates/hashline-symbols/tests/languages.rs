@@ -165,9 +165,32 @@ fn toml() {
     assert_snapshot!(map_of("Cargo.toml"));
 }
 
+/// A `.sh` script is mapped by the Bash grammar of the registry.
 #[test]
 fn shell() {
     assert_snapshot!(map_of("deploy.sh"));
+}
+
+/// A `.zsh` script keeps the shell line scanner: on the same script it finds the functions
+/// the Bash grammar finds, with the same lines.
+#[test]
+fn zsh_keeps_the_shell_scanner() {
+    let doc = Document::parse(std::fs::read(data_path("deploy.sh")).expect("fixture"));
+    let functions = |name: &str| {
+        let map = map_document(name, &doc).expect("mapped").expect("parsed");
+        let found: Vec<(String, u32, u32)> = map
+            .symbols
+            .iter()
+            .filter(|s| s.kind.as_str() == "function")
+            .map(|s| (s.name.clone(), s.start_line, s.end_line))
+            .collect();
+        (map.language, found)
+    };
+    let (scanned_as, scanned) = functions("deploy.zsh");
+    let (parsed_as, parsed) = functions("deploy.sh");
+    assert_eq!((scanned_as.as_str(), parsed_as.as_str()), ("Shell", "Bash"));
+    assert_eq!(scanned.len(), 3, "{scanned:?}");
+    assert_eq!(scanned, parsed);
 }
 
 /// Two modules that both `use super::*` import it once in the map.

@@ -374,6 +374,21 @@ registry! {
         wrappers: [],
         comments: ["comment"],
     },
+    /// Bash and POSIX shell (`.sh .bash`, `.bashrc`, `PKGBUILD`, …). `.zsh` stays with the
+    /// shell line scanner of `hashline-symbols` (zsh's own syntax is not bash's).
+    Bash {
+        name: "bash",
+        display: "Bash",
+        extensions: ["sh", "bash"],
+        file_names: [".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", "PKGBUILD", "APKBUILD"],
+        aliases: ["sh", "shell"],
+        grammar: tree_sitter_bash::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["bash/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
     /// CSS (`.css`): rules (rule sets by their selectors, at-rules by keyword and prelude)
     /// and custom properties.
