@@ -360,7 +360,7 @@ fn describe(hit: &Hit<'_>, text: &[u8]) -> Found {
         receiver: receiver.map(|r| strip_generics(node_text(r, text).trim_start_matches('*')).to_owned()),
         start_byte: around.map_or(node.start_byte(), |a| a.start_byte),
         decl_byte: around.map_or(node.start_byte(), |a| a.decl_byte),
-        end_byte: around.map_or(node.end_byte(), |a| a.end_byte),
+        end_byte: trim_end(around.map_or(node.end_byte(), |a| a.end_byte), text),
         signature: signature(node, name, kind, text),
         doc: around.and_then(|a| a.doc.clone()),
     }
@@ -390,6 +390,12 @@ fn declaration_start(node: Node<'_>, outer: Node<'_>) -> usize {
         break;
     }
     start
+}
+
+/// `end` moved back over the white space a node ends with: an HTML element closed by the
+/// next tag (an `<input>`, an unclosed `<p>`) runs to that tag, on a later line.
+fn trim_end(end: usize, text: &[u8]) -> usize {
+    text[..end.min(text.len())].iter().rposition(|b| !b.is_ascii_whitespace()).map_or(end, |p| p + 1)
 }
 
 /// Whether `parent` holds another child of `child`'s kind (a `const (...)` group; in a Go
