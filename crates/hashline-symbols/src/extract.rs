@@ -418,7 +418,8 @@ fn describe(hit: &Hit<'_>, text: &[u8]) -> Found {
 
 /// `end` moved back over the whitespace before it: a grammar whose layout rule closes an
 /// indented body at the next token (Scala 3's `def f =` with its body on the next lines)
-/// ends the declaration where the next one begins.
+/// ends the declaration where the next one begins, and an HTML element closed by the next
+/// tag (an `<input>`, an unclosed `<p>`) runs to that tag, on a later line.
 fn without_trailing_space(text: &[u8], end: usize) -> usize {
     let end = end.min(text.len());
     text[..end].iter().rposition(|b| !b.is_ascii_whitespace()).map_or(end, |last| last + 1)

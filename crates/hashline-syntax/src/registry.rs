@@ -390,6 +390,22 @@ registry! {
         comments: ["comment"],
     },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
+    /// HTML (`.html .htm`): the map lists elements with an `id` (`section#pricing`) and landmark
+    /// elements (`header`, `main`, `form`, `template`, `script`, `style`, …), `<script src>` and
+    /// `<link href>` as imports. `<script>` and `<style>` are not parsed as JavaScript or CSS
+    /// here: they are elements of the map, and the syntax check covers the HTML around them.
+    Html {
+        name: "html",
+        display: "HTML",
+        extensions: ["html", "htm"],
+        aliases: ["htm"],
+        grammar: tree_sitter_html::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["html/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     /// CSS (`.css`): rules (rule sets by their selectors, at-rules by keyword and prelude)
     /// and custom properties.
     Css {
