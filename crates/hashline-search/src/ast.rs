@@ -214,9 +214,15 @@ impl AstQuery {
         let mut patterns = Vec::new();
         let mut first_error = None;
         for lang in candidates {
-            if let Err(err) = check_depth(pattern, lang) {
-                first_error.get_or_insert(err);
-                continue;
+            match check_depth(pattern, lang) {
+                // Nesting that deep is refused outright: a language whose grammar reads the
+                // pattern as flat text (HTML) would otherwise make it "usable" elsewhere.
+                Err(err @ AstPatternError::TooDeep { .. }) => return Err(err),
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                    continue;
+                }
+                Ok(()) => {}
             }
             match Pattern::try_new(pattern, AstLanguage(lang)) {
                 Ok(compiled) if compiled.has_error() => {
