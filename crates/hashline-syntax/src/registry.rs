@@ -306,5 +306,19 @@ registry! {
         wrappers: [],
         comments: ["comment"],
     },
+    /// Elixir (`.ex .exs`): `defmodule`, `def` and the other declaring calls;
+    /// the `@doc`, `@spec` and other attributes before a declaration belong to it.
+    Elixir {
+        name: "elixir",
+        display: "Elixir",
+        extensions: ["ex", "exs"],
+        aliases: ["ex", "exs"],
+        grammar: tree_sitter_elixir::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["elixir/symbols.scm"],
+        leading: ["comment", "unary_operator"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
