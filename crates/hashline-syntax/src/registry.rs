@@ -320,5 +320,20 @@ registry! {
         wrappers: [],
         comments: ["comment"],
     },
+    /// Zig (`.zig`): containers (`const Name = struct {…}`), their functions as methods,
+    /// `test "…"` blocks as functions. Zig identifiers are ASCII only, so a pattern's `$X`
+    /// is parsed as `_X` (a literal `_X` in a pattern is a metavariable too).
+    Zig {
+        name: "zig",
+        display: "Zig",
+        extensions: ["zig"],
+        aliases: [],
+        grammar: tree_sitter_zig::LANGUAGE,
+        metavariable: '_',
+        queries: ["zig/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
 }
