@@ -389,6 +389,35 @@ registry! {
         wrappers: [],
         comments: ["comment"],
     },
+    /// Elixir (`.ex .exs`): `defmodule`, `def` and the other declaring calls;
+    /// the `@doc`, `@spec` and other attributes before a declaration belong to it.
+    Elixir {
+        name: "elixir",
+        display: "Elixir",
+        extensions: ["ex", "exs"],
+        aliases: ["ex", "exs"],
+        grammar: tree_sitter_elixir::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["elixir/symbols.scm"],
+        leading: ["comment", "unary_operator"],
+        wrappers: [],
+        comments: ["comment"],
+    },
+    /// Zig (`.zig`): containers (`const Name = struct {…}`), their functions as methods,
+    /// `test "…"` blocks as functions. Zig identifiers are ASCII only, so a pattern's `$X`
+    /// is parsed as `_X` (a literal `_X` in a pattern is a metavariable too).
+    Zig {
+        name: "zig",
+        display: "Zig",
+        extensions: ["zig"],
+        aliases: [],
+        grammar: tree_sitter_zig::LANGUAGE,
+        metavariable: '_',
+        queries: ["zig/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
     /// HTML (`.html .htm`): the map lists elements with an `id` (`section#pricing`) and landmark
     /// elements (`header`, `main`, `form`, `template`, `script`, `style`, …), `<script src>` and
