@@ -70,7 +70,8 @@ mod tests {
     fn every_query_has_plain_pattern_roots() {
         for &lang in LanguageId::ALL {
             let roots = pattern_roots(lang).unwrap_or_else(|| panic!("{lang}: a pattern root is not a node kind"));
-            assert!(roots.iter().filter(|&&r| r).count() >= 5, "{lang}");
+            // HCL's grammar declares everything with one node kind (`block`): three roots.
+            assert!(roots.iter().filter(|&&r| r).count() >= 3, "{lang}");
         }
     }
 }
