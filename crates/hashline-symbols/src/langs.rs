@@ -72,8 +72,8 @@ mod tests {
         for &lang in LanguageId::ALL {
             let roots = pattern_roots(lang).unwrap_or_else(|| panic!("{lang}: a pattern root is not a node kind"));
             // Elixir's declarations are all calls and `@` attributes: its query starts at two
-            // kinds; Bash's at three (functions, `program`, `source` commands); the others at
-            // five or more.
+            // kinds; Bash's at three (functions, `program`, `source` commands), HCL's at three
+            // (everything is a `block`); the others at five or more.
             assert!(roots.iter().filter(|&&r| r).count() >= 2, "{lang}");
         }
     }

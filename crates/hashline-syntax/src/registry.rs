@@ -419,6 +419,20 @@ registry! {
         comments: ["comment"],
     },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
+    /// HCL (`.hcl .tf .tfvars`): blocks by type and labels, `locals` entries, variables and
+    /// outputs; module sources are the imports.
+    Hcl {
+        name: "hcl",
+        display: "HCL",
+        extensions: ["hcl", "tf", "tfvars"],
+        aliases: ["terraform", "tf"],
+        grammar: tree_sitter_hcl::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["hcl/symbols.scm"],
+        leading: ["comment"],
+        wrappers: [],
+        comments: ["comment"],
+    },
     /// HTML (`.html .htm`): the map lists elements with an `id` (`section#pricing`) and landmark
     /// elements (`header`, `main`, `form`, `template`, `script`, `style`, …), `<script src>` and
     /// `<link href>` as imports. `<script>` and `<style>` are not parsed as JavaScript or CSS
