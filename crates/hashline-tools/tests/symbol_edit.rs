@@ -375,10 +375,15 @@ fn refusals_write_nothing() {
     Use Point@3 or Point@9 to select by start line.
     ");
     let md = ws.call::<EditTool>(json!({"path": "notes.md", "edits": [replace("Notes", "# New")]}));
-    assert_snapshot!(md.text(), @"
-    Edit rejected — nothing was written. edits[0]: replace_symbol needs a source file of a language with symbols (Rust, C, C++, Python, JavaScript, TypeScript, Java, Go); notes.md is not one.
-    Use replace_lines / insert_after with anchors from read for this file.
-    ");
+    // The list is the registry's display names, in table order.
+    let names: Vec<&str> = hashline_syntax::LanguageId::ALL.iter().map(|l| l.display_name()).collect();
+    assert_eq!(
+        md.text(),
+        format!(
+            "Edit rejected — nothing was written. edits[0]: replace_symbol needs a source file of a language with symbols ({}); notes.md is not one.\nUse replace_lines / insert_after with anchors from read for this file.",
+            names.join(", ")
+        )
+    );
 }
 
 #[test]
