@@ -308,6 +308,8 @@ fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Su
     }
     let mut start = outer;
     let mut doc_nodes = Vec::new();
+    // Where the declaration itself starts: a head (Haskell's type signature) before it.
+    let mut head_byte = None;
     loop {
         let Some(previous) = place.prev_sibling(start) else {
             // The first declaration of a body that leaves its leading comments outside.
@@ -339,6 +341,9 @@ fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Su
         if rules.comments.contains(&previous.kind()) {
             doc_nodes.push(previous);
         }
+        if rules.heads.contains(&previous.kind()) && doc_nodes.is_empty() {
+            head_byte = Some(previous.start_byte());
+        }
         start = previous;
     }
     doc_nodes.reverse();
@@ -348,7 +353,7 @@ fn surroundings<'t>(node: Node<'t>, place: &impl Place<'t>, ctx: &Ctx<'_>) -> Su
         .or_else(|| rules.body_docstrings.then(|| python_docstring(node, text)).flatten());
     Surroundings {
         start_byte: start.start_byte(),
-        decl_byte: declaration_start(node, outer),
+        decl_byte: head_byte.unwrap_or_else(|| declaration_start(node, outer)),
         end_byte: dedented_tail(outer, rules).first().map_or(outer.end_byte(), |c| c.start_byte()),
         doc,
     }
@@ -486,15 +491,21 @@ fn signature(node: Node<'_>, name: Node<'_>, kind: SymbolKind, text: &[u8]) -> O
         one_line.pop();
         one_line.truncate(one_line.trim_end_matches(['=', ' ']).len());
     }
+    // Haskell's `instance C T where`.
+    if let Some(head) = one_line.strip_suffix(" where") {
+        one_line.truncate(head.len());
+    }
     if one_line.chars().count() > MAX_SIGNATURE {
         one_line = one_line.chars().take(MAX_SIGNATURE - 1).collect::<String>() + "…";
     }
     (!one_line.is_empty()).then_some(one_line)
 }
 
-/// A declaration's body: its own, or that of the function a `const f = () => ...` holds.
+/// A declaration's body: its own (Haskell's: an equation's `match`, an instance's or class's
+/// `declarations`), or that of the function a `const f = () => ...` holds.
 fn body_of(node: Node<'_>) -> Option<Node<'_>> {
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = ["body", "match", "declarations"].into_iter().find_map(|field| node.child_by_field_name(field))
+    {
         return Some(body);
     }
     let mut cursor = node.walk();
@@ -513,7 +524,13 @@ fn comment_line(comment: &str) -> Option<String> {
     comment
         .lines()
         .map(|l| l.trim().trim_start_matches(['/', '*', '!', '#']))
-        .map(|l| l.strip_prefix("--").map_or(l, |rest| rest.trim_start_matches(['-', '[', '='])))
+        // `--` (Lua, SQL, Haskell with Haddock's `-- |` and `-- ^`), `--[[` and `--[=[` (Lua).
+        .map(|l| {
+            l.strip_prefix("--").map_or(l, |rest| {
+                let rest = rest.trim_start_matches(['-', '[', '=']).trim_start();
+                rest.strip_prefix(['|', '^']).unwrap_or(rest)
+            })
+        })
         .map(|l| l.trim_end_matches("*/").trim())
         .map(|l| l.trim_start_matches("<summary>").trim_end_matches("</summary>").trim())
         .find(|l| !l.is_empty())

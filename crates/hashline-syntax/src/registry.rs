@@ -56,6 +56,10 @@ pub struct SymbolRules {
     /// outside (Ruby's `body_statement`): the declaration opening such a body takes the
     /// leading comments before the body.
     pub bodies: &'static [&'static str],
+    /// Leading sibling kinds that are part of the declaration itself, not of its preamble
+    /// (Haskell's type signature above an equation): the declaration starts at the first
+    /// of them, so `replace_symbol` replaces it along with the body and keeps only the docs.
+    pub heads: &'static [&'static str],
 }
 
 impl LanguageSpec {
@@ -84,6 +88,7 @@ macro_rules! registry {
             comments: [$($comment:literal),* $(,)?],
             $(body_docstrings: $docstrings:literal,)?
             $(bodies: [$($body:literal),* $(,)?],)?
+            $(heads: [$($head:literal),* $(,)?],)?
         }
     ),+ $(,)?) => {
         /// A language hashline parses with tree-sitter: one row of the registry
@@ -117,6 +122,7 @@ macro_rules! registry {
                     comments: &[$($comment),*],
                     body_docstrings: false $(|| $docstrings)?,
                     bodies: &[$($($body),*)?],
+                    heads: &[$($($head),*)?],
                 },
             },
         )+];
@@ -419,6 +425,23 @@ registry! {
         comments: ["comment"],
     },
     // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
+    /// Haskell (`.hs`): the module, types, classes, instances and functions;
+    /// each equation of a function is a declaration, the first with its signature and
+    /// Haddock comment.
+    Haskell {
+        name: "haskell",
+        display: "Haskell",
+        extensions: ["hs"],
+        aliases: ["hs"],
+        grammar: tree_sitter_haskell::LANGUAGE,
+        metavariable: 'µ',
+        queries: ["haskell/symbols.scm"],
+        leading: ["haddock", "comment", "signature", "pragma"],
+        wrappers: [],
+        comments: ["haddock", "comment"],
+        bodies: ["declarations", "class_declarations", "instance_declarations", "local_binds"],
+        heads: ["signature"],
+    },
     /// HCL (`.hcl .tf .tfvars`): blocks by type and labels, `locals` entries, variables and
     /// outputs; module sources are the imports.
     Hcl {
