@@ -9,7 +9,7 @@ use hashline_syntax::{LanguageId, LineIndex, ParseLimits, Parsed, SymbolRules, S
 
 use crate::family::Family;
 use crate::kind::SymbolKind;
-use crate::langs::{pattern_roots, query, rules};
+use crate::langs::{descend_into, pattern_roots, query, rules};
 use crate::symbol::{MAX_NESTING, Symbol, SymbolMap};
 
 /// Signatures longer than this are cut (with `…`).
@@ -23,12 +23,12 @@ pub fn map_source(lang: LanguageId, doc: &Document, limits: ParseLimits) -> Resu
 
 /// The map of an already parsed document.
 pub fn map_parsed(parsed: &Parsed, doc: &Document) -> SymbolMap {
-    map_with(parsed, doc, pattern_roots(parsed.lang))
+    map_with(parsed, doc, pattern_roots(parsed.lang), descend_into(parsed.lang))
 }
 
 /// The map, running the query only at nodes of the kinds `roots` marks (everywhere when
-/// `None`).
-fn map_with(parsed: &Parsed, doc: &Document, roots: Option<&[bool]>) -> SymbolMap {
+/// `None`), and walking only into nodes of the kinds `descend` marks (all when `None`).
+fn map_with(parsed: &Parsed, doc: &Document, roots: Option<&[bool]>, descend: Option<&[bool]>) -> SymbolMap {
     let lang = parsed.lang;
     let rules = rules(lang);
     let query = query(lang);
@@ -87,7 +87,11 @@ fn map_with(parsed: &Parsed, doc: &Document, roots: Option<&[bool]>) -> SymbolMa
                         }
                     }
                 }
-                if walk.goto_first_child() {
+                // A node holding an error may hold anything (the grammar's node types
+                // describe error-free trees).
+                let inside = descend.is_none_or(|d| d.get(usize::from(node.kind_id())).copied().unwrap_or(true))
+                    || node.has_error();
+                if inside && walk.goto_first_child() {
                     path.descend();
                     continue;
                 }
@@ -655,8 +659,18 @@ mod tests {
             let roots = pattern_roots(lang);
             assert!(roots.is_some(), "{lang}");
             UNPLACED.with(|n| n.set(0));
-            assert_eq!(map_with(&parsed, &doc, roots), map_with(&parsed, &doc, None), "{}", path.display());
+            let walked = map_with(&parsed, &doc, roots, descend_into(lang));
+            assert_eq!(walked, map_with(&parsed, &doc, None, None), "{}", path.display());
             assert_eq!(UNPLACED.with(|n| n.get()), 0, "the walk placed every declaration of {}", path.display());
+            // Broken: every seventh line gone, errors all over the tree; the walk still
+            // enters whatever holds one.
+            let text = String::from_utf8_lossy(doc.as_bytes()).into_owned();
+            let broken: String =
+                text.split_inclusive('\n').enumerate().filter(|(i, _)| i % 7 != 3).map(|(_, l)| l).collect();
+            let broken = Document::parse(broken.into_bytes());
+            let parsed = parse_document(lang, &broken, ParseLimits::DEFAULT).expect("it parses");
+            let walked = map_with(&parsed, &broken, roots, descend_into(lang));
+            assert_eq!(walked, map_with(&parsed, &broken, None, None), "{} with lines removed", path.display());
             checked += 1;
         }
         assert!(checked >= LanguageId::ALL.len(), "{checked} files");

@@ -55,6 +55,92 @@ pub(crate) fn pattern_roots(lang: LanguageId) -> Option<&'static [bool]> {
         .as_deref()
 }
 
+/// Which node kinds (indexed by kind id) the extractor walks into: those that, by the
+/// grammar's `node-types.json`, may hold a node of a pattern root's kind at any depth. A
+/// walk that also entered the rest (a CSS declaration's values, a shell word's expansions,
+/// an HTML start tag's attributes) spends most of a map's time in nodes where no pattern
+/// can start. Kinds the file does not describe, `ERROR` among them, are walked into; `None`
+/// (walk everywhere) when the query runs everywhere or the file does not read.
+pub(crate) fn descend_into(lang: LanguageId) -> Option<&'static [bool]> {
+    static DESCEND: [OnceLock<Option<Vec<bool>>>; LanguageId::ALL.len()] =
+        [const { OnceLock::new() }; LanguageId::ALL.len()];
+    DESCEND[lang as usize]
+        .get_or_init(|| {
+            let roots = pattern_roots(lang)?;
+            let grammar = lang.ts_language();
+            let types: Vec<NodeType> = serde_json::from_str(lang.spec().node_types).ok()?;
+            let index: std::collections::HashMap<(&str, bool), usize> =
+                types.iter().enumerate().map(|(i, t)| ((t.kind.as_str(), t.named), i)).collect();
+            // Each described kind's possible children (a supertype's: its subtypes).
+            let children: Vec<Vec<usize>> = types
+                .iter()
+                .map(|t| {
+                    let fields = t.fields.values().flat_map(|f| &f.types);
+                    let held = fields.chain(t.children.iter().flat_map(|c| &c.types)).chain(&t.subtypes);
+                    held.filter_map(|c| index.get(&(c.kind.as_str(), c.named)).copied()).collect()
+                })
+                .collect();
+            let root_kinds: std::collections::HashSet<&str> = (0..u16::try_from(roots.len()).ok()?)
+                .filter(|&id| roots[usize::from(id)])
+                .filter_map(|id| grammar.node_kind_for_id(id))
+                .collect();
+            let root: Vec<bool> = types.iter().map(|t| t.named && root_kinds.contains(t.kind.as_str())).collect();
+            // Holds a root at some depth: grown to a fixed point.
+            let mut holds = vec![false; types.len()];
+            loop {
+                let mut changed = false;
+                for (i, kids) in children.iter().enumerate() {
+                    if !holds[i] && kids.iter().any(|&c| root[c] || holds[c]) {
+                        holds[i] = true;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            let ids = u16::try_from(grammar.node_kind_count()).ok()?;
+            Some(
+                (0..ids)
+                    .map(|id| {
+                        let named = grammar.node_kind_is_named(id);
+                        grammar
+                            .node_kind_for_id(id)
+                            .and_then(|kind| index.get(&(kind, named)))
+                            .is_none_or(|&i| holds[i])
+                    })
+                    .collect(),
+            )
+        })
+        .as_deref()
+}
+
+/// One entry of a grammar's `node-types.json`.
+#[derive(serde::Deserialize)]
+struct NodeType {
+    #[serde(rename = "type")]
+    kind: String,
+    named: bool,
+    #[serde(default)]
+    fields: std::collections::HashMap<String, Children>,
+    #[serde(default)]
+    children: Option<Children>,
+    #[serde(default)]
+    subtypes: Vec<TypeRef>,
+}
+
+#[derive(serde::Deserialize)]
+struct Children {
+    types: Vec<TypeRef>,
+}
+
+#[derive(serde::Deserialize)]
+struct TypeRef {
+    #[serde(rename = "type")]
+    kind: String,
+    named: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
