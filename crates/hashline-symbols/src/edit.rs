@@ -150,7 +150,8 @@ fn reindent(text: &str, indent: &str) -> Vec<String> {
 
 /// Whether a line opens docs or attributes: a comment, `#[...]`, or a decorator.
 fn starts_like_docs(line: &str) -> bool {
-    ["///", "//", "/*", "*", "#[", "#!["].iter().any(|p| line.starts_with(p))
+    // `--` and `{-`: Haskell's comments (Haddock's `-- |`) and Lua's (LuaDoc's `---`).
+    ["///", "//", "/*", "*", "#[", "#![", "--", "{-"].iter().any(|p| line.starts_with(p))
         || (line.starts_with('@') && !line.starts_with("@interface"))
         || (line.starts_with('#') && !line.starts_with("#define") && !line.starts_with("#include"))
 }

@@ -676,6 +676,23 @@ mod tests {
         assert!(checked >= LanguageId::ALL.len(), "{checked} files");
     }
 
+    /// A Haskell equation's signature is its head (to the `=` or guard), an instance's ends
+    /// before `where`, and the type signature above an equation is where it is declared.
+    #[test]
+    fn haskell_heads_are_what_comes_before_the_match() {
+        let text = "module M where\n\n-- | Sizes.\nclass Sized a where\n  size :: a -> Int\n\ninstance Sized [b] where\n  size xs = length xs\n\n-- | Halves.\nhalf :: Int -> Int\nhalf x | x > 0 = x `div` 2\n       | otherwise = 0\n";
+        let doc = Document::parse(text.as_bytes().to_vec());
+        let map = map_source(LanguageId::Haskell, &doc, ParseLimits::DEFAULT).expect("it parses");
+        let seen: Vec<_> = map
+            .all()
+            .into_iter()
+            .map(|s| (s.name.as_str(), s.signature.as_deref(), s.start_line, s.decl_line, s.doc.as_deref()))
+            .collect();
+        assert!(seen.contains(&("Sized [b]", Some("instance Sized [b]"), 7, 7, None)), "{seen:?}");
+        assert!(seen.contains(&("size", Some("size xs"), 8, 8, None)), "{seen:?}");
+        assert!(seen.contains(&("half", Some("half x"), 10, 11, Some("Halves."))), "{seen:?}");
+    }
+
     /// A comment's doc line loses its markers: `//`, `/**`, `#`, and Lua's `--`, `---`,
     /// `--[[`.
     #[test]
@@ -689,6 +706,8 @@ mod tests {
             ("--[[ Adds.", "Adds."),
             ("---@class Bucket", "@class Bucket"),
             ("// - a list item", "- a list item"),
+            ("-- | Adds.", "Adds."),
+            ("-- ^ The sum.", "The sum."),
         ] {
             assert_eq!(comment_line(comment).as_deref(), Some(doc), "{comment}");
         }

@@ -264,7 +264,6 @@ registry! {
         wrappers: ["const_declaration", "var_declaration", "var_spec_list", "type_declaration"],
         comments: ["comment"],
     },
-    // Rows of group A (C#, Kotlin, Scala, Dart, Swift, Solidity) go here.
     /// C# (`.cs .csx`): attributes are children of their declaration, `///` comments lead it.
     CSharp {
         name: "csharp",
@@ -354,7 +353,6 @@ registry! {
         wrappers: [],
         comments: ["comment"],
     },
-    // Rows of group B (Ruby, PHP, Lua, Bash, Elixir, Zig) go here.
     /// Ruby (`.rb .rbw .rake .gemspec .ru`, `Gemfile`, `Rakefile`, …). A `def` in a class,
     /// module or block is a method, a top-level one a function; `private def …` and other
     /// calls taking a `def` belong to it.
@@ -450,7 +448,6 @@ registry! {
         wrappers: [],
         comments: ["comment"],
     },
-    // Rows of group C (Haskell, OCaml, Nix, HCL, HTML, CSS) go here.
     /// Haskell (`.hs`): the module, types, classes, instances and functions;
     /// each equation of a function is a declaration, the first with its signature and
     /// Haddock comment.

@@ -102,6 +102,49 @@ fn a_body_with_its_own_docs_replaces_the_old_ones() {
     ");
 }
 
+/// Haskell: the type signature is replaced with the equation, and a body that brings its own
+/// Haddock (`-- |`) replaces the old one instead of stacking under it; the name of a function
+/// with two equations is ambiguous, refused with both lines.
+#[test]
+fn haskell_signatures_go_with_the_equation_and_new_haddock_replaces_the_old() {
+    const HS: &str = "module M where\n\n-- | Doubles.\ndouble :: Int -> Int\ndouble x = x * 2\n\n-- | Halves.\nhalf :: Int -> Int\nhalf 0 = 0\nhalf x = x `div` 2\n";
+    let (new, _) =
+        apply("M.hs", HS, replace("double", "-- | Twice x.\ndouble :: Integer -> Integer\ndouble x = 2 * x"));
+    kept_outside(HS, &new, 3, 5);
+    assert_snapshot!(new, @"
+    module M where
+
+    -- | Twice x.
+    double :: Integer -> Integer
+    double x = 2 * x
+
+    -- | Halves.
+    half :: Int -> Int
+    half 0 = 0
+    half x = x `div` 2
+    ");
+    let (new, _) = apply("M.hs", HS, replace("double", "double :: Integer -> Integer\ndouble x = 2 * x"));
+    assert_snapshot!(new, @"
+    module M where
+
+    -- | Doubles.
+    double :: Integer -> Integer
+    double x = 2 * x
+
+    -- | Halves.
+    half :: Int -> Int
+    half 0 = 0
+    half x = x `div` 2
+    ");
+    let ws = Workspace::new();
+    ws.file("M.hs", HS);
+    ws.call::<ReadTool>(json!({"path": "M.hs"}));
+    let result = ws.call::<EditTool>(json!({"path": "M.hs", "edits": [replace("half", "half _ = 0")]}));
+    assert!(result.is_error, "{}", result.text());
+    assert!(result.text().contains("half@7") && result.text().contains("half@10"), "{}", result.text());
+    assert_eq!(std::fs::read_to_string(ws.path("M.hs")).unwrap(), HS);
+}
+
 #[test]
 fn a_body_that_declares_another_name_warns() {
     let (_, result) =
