@@ -194,9 +194,11 @@ impl Persisted {
     /// user named with `--session` is synced before the rename, as before.
     pub fn save(&self, session: &Session) -> Result<()> {
         let ledger = std::mem::take(&mut *session.ledger());
+        // A ledger nothing touched is what was loaded (or empty): not even serialized (for
+        // a session that served rows of thousands of files, that was most of a `find`).
         let unchanged = match &self.loaded {
             None => ledger.paths().next().is_none(),
-            Some(_) => false,
+            Some(_) => !ledger.touched(),
         };
         let text = if unchanged { None } else { Some(file_text(&ledger)?) };
         std::mem::forget(ledger);

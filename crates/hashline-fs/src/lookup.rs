@@ -45,7 +45,8 @@ pub fn create_dir_all(path: &Path) -> io::Result<()> {
     std::fs::create_dir_all(path)
 }
 
-/// The identity (device, inode) and link count of what `path` names now, if it exists.
+/// The identity (device, inode) of what `path` names now, if it exists, and how many
+/// names it has (its link count; 1 for a directory).
 pub fn identity(path: &Path) -> Option<(FileId, u64)> {
     FileId::of_path(path)
 }

@@ -52,10 +52,16 @@ impl FileId {
         Self { dev: stat.st_dev as u64, ino: stat.st_ino as u64 }
     }
 
-    /// The identity of what `path` names now (symlinks followed), if it exists.
+    /// The identity of what `path` names now (symlinks followed), if it exists, and how
+    /// many names it has: its link count, or 1 for a directory (whose link count counts its
+    /// subdirectories' `..`, not names of it).
     pub fn of_path(path: &Path) -> Option<(Self, u64)> {
         let stat = rustix::fs::stat(path).ok()?;
-        Some((Self::of(&stat), stat.st_nlink as u64))
+        let names = match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+            rustix::fs::FileType::Directory => 1,
+            _ => stat.st_nlink as u64,
+        };
+        Some((Self::of(&stat), names))
     }
 }
 

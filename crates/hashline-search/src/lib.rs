@@ -38,6 +38,7 @@
 mod ast;
 mod ast_bounds;
 mod ast_files;
+mod ordered;
 mod query;
 mod rules;
 mod scan;

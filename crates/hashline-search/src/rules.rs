@@ -183,7 +183,13 @@ impl TreeRules {
     /// A walker of the root that reads no ignore file itself and filters its entries with
     /// these rules: symlinks not followed, `threads` (0 = one per core).
     pub fn walk_builder(self: &Arc<Self>, threads: usize) -> WalkBuilder {
-        let mut walk = WalkBuilder::new(&self.root);
+        self.walk_builder_at(&self.root, threads)
+    }
+
+    /// A walker like [`TreeRules::walk_builder`]'s of `dir`, a directory the root's walk
+    /// keeps (the rules are the root's: ignore files between the root and `dir` apply).
+    pub fn walk_builder_at(self: &Arc<Self>, dir: &Path, threads: usize) -> WalkBuilder {
+        let mut walk = WalkBuilder::new(dir);
         walk.standard_filters(false).follow_links(false).threads(threads);
         let rules = Arc::clone(self);
         walk.filter_entry(move |entry| rules.keep(entry));

@@ -29,8 +29,8 @@ pub struct SearchOptions {
     pub threads: usize,
     /// How many matches each file keeps with their lines (all are counted).
     pub keep_per_file: usize,
-    /// Search the files in path order (searched in parallel, a bounded look-ahead of
-    /// two batches per thread) and stop once the files so far hold more
+    /// Search the files in path order (walked and searched in parallel, a bounded
+    /// look-ahead per thread; see `ordered.rs`) and stop once the files so far hold more
     /// than this many matches: the outcome's files are then exactly the full search's first
     /// ones, its counts cover those only, and [`SearchOutcome::stopped`] says so.
     pub stop_after: Option<u64>,
@@ -44,13 +44,6 @@ impl Default for SearchOptions {
         Self { glob: None, threads: 0, keep_per_file: usize::MAX, stop_after: None, keep_above: None }
     }
 }
-
-/// How many batches of files past the first one not yet handed back an ordered search lets
-/// each thread search ahead ([`SearchOptions::stop_after`]).
-pub const LOOKAHEAD_PER_THREAD: usize = 2;
-
-/// The most files in one batch of an ordered search (batches grow 1, 2, 4, ... to it).
-pub const MAX_BATCH: usize = 256;
 
 /// What a search found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -125,7 +118,12 @@ pub fn search_file(path: &Path, query: &CompiledQuery, keep: usize) -> io::Resul
 /// whatever the file's size. A NUL byte ends the read (the file is binary); a bare `\r` ends
 /// it too, and the file is searched again from its start line by line on the real model
 /// ([`scan_stream`]), which the searcher does not split on.
-fn scan_file(path: &Path, query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> io::Result<FileScan> {
+pub(crate) fn scan_file(
+    path: &Path,
+    query: &CompiledQuery,
+    searcher: &mut Searcher,
+    keep: usize,
+) -> io::Result<FileScan> {
     let opened = open_regular(path)?;
     let len = opened.len;
     let mut guard = Guarded::new(opened.reader(u64::MAX));
@@ -238,7 +236,7 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
     }
     let (walk, rules) = walker(root, options.threads, options.glob.as_deref())?;
     if let Some(stop_after) = options.stop_after {
-        let mut outcome = search_ordered(&walk, query, options, stop_after);
+        let mut outcome = crate::ordered::search_ordered(&rules, root, query, options, stop_after);
         outcome.unreadable += rules.broken_files();
         outcome.skipped_ignore_files = rules.skipped();
         return Ok(outcome);
@@ -268,146 +266,6 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         outcome.files.iter_mut().for_each(|hits| hits.trim(keep, query.context));
     }
     Ok(outcome)
-}
-
-/// What an ordered search hands back for one entry of the walk.
-enum Entry {
-    Scanned(io::Result<FileScan>),
-    /// An entry the walk could not read.
-    Broken,
-    /// Not searched: the search had stopped.
-    Dropped,
-}
-
-/// The ordered search of [`SearchOptions::stop_after`]: one thread walks in path order and
-/// hands the files out in numbered batches (1, 2, 4, ... up to [`MAX_BATCH`] files: an early
-/// stop costs little, a full search few hand-overs), `threads` search them, and this thread
-/// takes their results back in order, stopping the others once the files so far hold more
-/// than `stop_after` matches. The walk stays at most [`LOOKAHEAD_PER_THREAD`] batches a
-/// thread ahead of the results taken back.
-fn search_ordered(
-    walk: &WalkBuilder,
-    query: &CompiledQuery,
-    options: &SearchOptions,
-    stop_after: u64,
-) -> SearchOutcome {
-    use std::collections::BTreeMap;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::{Condvar, mpsc};
-
-    type Batch<T> = (usize, Vec<T>);
-    let threads = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
-        n => n,
-    };
-    let ahead = LOOKAHEAD_PER_THREAD * threads;
-    let stop = AtomicBool::new(false);
-    // How many batches were taken back, in order (the walk waits to stay `ahead` of it).
-    let taken = (Mutex::new(0usize), Condvar::new());
-    let (files_tx, files_rx) = mpsc::sync_channel::<Batch<Option<std::path::PathBuf>>>(ahead);
-    let files_rx = Mutex::new(files_rx);
-    let (done_tx, done_rx) = mpsc::channel::<Batch<Entry>>();
-    let mut walk = walk.clone();
-    walk.sort_by_file_path(|a, b| a.cmp(b));
-    let mut outcome = SearchOutcome::default();
-    std::thread::scope(|scope| {
-        let (stop, taken, files_rx) = (&stop, &taken, &files_rx);
-        scope.spawn(move || {
-            let mut number = 0usize;
-            // `None`: an entry the walk could not read (it keeps its place in the order).
-            let mut batch: Vec<Option<std::path::PathBuf>> = Vec::new();
-            let mut size = 1usize;
-            let send = |batch: Vec<Option<std::path::PathBuf>>, number: &mut usize| {
-                {
-                    let mut now = taken.0.lock().unwrap_or_else(|p| p.into_inner());
-                    while *number >= *now + ahead && !stop.load(Ordering::Relaxed) {
-                        now = taken.1.wait(now).unwrap_or_else(|p| p.into_inner());
-                    }
-                }
-                let sent = !stop.load(Ordering::Relaxed) && files_tx.send((*number, batch)).is_ok();
-                *number += 1;
-                sent
-            };
-            for entry in walk.build() {
-                match entry {
-                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => batch.push(Some(entry.into_path())),
-                    Ok(_) => continue,
-                    Err(_) => batch.push(None),
-                }
-                if batch.len() >= size {
-                    if !send(std::mem::take(&mut batch), &mut number) {
-                        return;
-                    }
-                    size = (size * 2).min(MAX_BATCH);
-                }
-            }
-            if !batch.is_empty() {
-                send(batch, &mut number);
-            }
-        });
-        for _ in 0..threads {
-            let done = done_tx.clone();
-            scope.spawn(move || {
-                let mut searcher = searcher(query.context);
-                loop {
-                    let next = files_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                    let Ok((number, paths)) = next else { break };
-                    let entries = paths
-                        .into_iter()
-                        .map(|path| match path {
-                            _ if stop.load(Ordering::Relaxed) => Entry::Dropped,
-                            Some(path) => Entry::Scanned(scan_file(&path, query, &mut searcher, options.keep_per_file)),
-                            None => Entry::Broken,
-                        })
-                        .collect();
-                    // Once the results are no longer taken, keep draining until the walk ends.
-                    let _ = done.send((number, entries));
-                }
-            });
-        }
-        drop(done_tx);
-        let mut pending = BTreeMap::new();
-        let mut next = 0usize;
-        'results: for (number, entries) in &done_rx {
-            pending.insert(number, entries);
-            while let Some(entries) = pending.remove(&next) {
-                next += 1;
-                for entry in entries {
-                    match entry {
-                        Entry::Scanned(Ok(FileScan::Matched(mut hits))) => {
-                            outcome.searched_files += 1;
-                            outcome.total_matches += hits.match_count;
-                            if let Some((above, keep)) = options.keep_above
-                                && outcome.total_matches > above
-                            {
-                                if outcome.total_matches - hits.match_count <= above {
-                                    outcome.files.iter_mut().for_each(|h| h.trim(keep, query.context));
-                                }
-                                hits.trim(keep, query.context);
-                            }
-                            outcome.files.push(hits);
-                        }
-                        Entry::Scanned(Ok(FileScan::NoMatch)) => outcome.searched_files += 1,
-                        Entry::Scanned(Ok(FileScan::Binary)) => outcome.binary_files += 1,
-                        Entry::Scanned(Err(_)) | Entry::Broken => outcome.unreadable += 1,
-                        Entry::Dropped => {}
-                    }
-                    if outcome.total_matches > stop_after {
-                        outcome.stopped = true;
-                        break 'results;
-                    }
-                }
-            }
-            *taken.0.lock().unwrap_or_else(|p| p.into_inner()) = next;
-            taken.1.notify_all();
-        }
-        stop.store(true, Ordering::Relaxed);
-        *taken.0.lock().unwrap_or_else(|p| p.into_inner()) = next;
-        taken.1.notify_all();
-        // The walk sees `stop` at its next batch; the searchers drain what it sent.
-        drop(done_rx);
-    });
-    outcome
 }
 
 /// What a parallel walk does with its entries: one visitor per walker thread.
@@ -678,6 +536,7 @@ mod tests {
         let query = Query::new("needle").context(1).compile().expect("query");
         let full = search(dir.path(), &query, &SearchOptions::default()).expect("full");
         assert!(!full.stopped);
+        let _lock = crate::ordered::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         for threads in [1, 2, 3] {
             for stop_after in [0, 1, 7, 100, 10_000] {
                 let options = SearchOptions { threads, stop_after: Some(stop_after), ..SearchOptions::default() };
@@ -704,15 +563,19 @@ mod tests {
     /// Stopping means not searching: far fewer files are searched than the tree holds.
     #[test]
     fn an_ordered_search_searches_only_a_bounded_look_ahead_past_its_stop() {
+        use crate::ordered::LOOKAHEAD_PER_THREAD;
         let dir = ordered_tree();
         let query = Query::new("needle").compile().expect("query");
         for threads in [1, 2] {
             let options = SearchOptions { threads, stop_after: Some(3), ..SearchOptions::default() };
+            let _lock = crate::ordered::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+            let before = crate::ordered::SCANNED.load(std::sync::atomic::Ordering::Relaxed);
             let found = search(dir.path(), &query, &options).expect("ordered");
             assert!(found.stopped);
-            let handed = found.searched_files + found.binary_files;
-            // Batches of 1, 2, 4, ... files, at most 2 a thread ahead.
-            let bound = (1u64 << (LOOKAHEAD_PER_THREAD * threads + 1)) - 1;
+            let handed = crate::ordered::SCANNED.load(std::sync::atomic::Ordering::Relaxed) - before;
+            // The 7 directories are split into their 300 files; the stop comes within the
+            // first few, and each thread searches at most its look-ahead of files past it.
+            let bound = 10 + ((LOOKAHEAD_PER_THREAD + 1) * threads) as u64;
             assert!(handed <= bound, "{threads}: {handed} > {bound}");
         }
     }
@@ -723,6 +586,7 @@ mod tests {
         let query = Query::new("needle").context(1).compile().expect("query");
         let few = SearchOptions { keep_per_file: 2, ..SearchOptions::default() };
         let expected = search(dir.path(), &query, &few).expect("few");
+        let _lock = crate::ordered::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         for stop_after in [None, Some(1_000_000)] {
             let options =
                 SearchOptions { keep_above: Some((5, 2)), stop_after, threads: 2, ..SearchOptions::default() };

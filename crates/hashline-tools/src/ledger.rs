@@ -183,12 +183,31 @@ impl ServedIndex {
 /// A row counts as served when a tool showed it: a read, a write, grep and structural
 /// search results, and rows in error feedback. A complete view of a file replaces what
 /// was recorded for it; a partial view adds to it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Ledger {
     files: HashMap<PathBuf, ServedRows>,
+    /// Whether anything was recorded or forgotten since the ledger was made (or
+    /// deserialized): an untouched ledger need not be written back.
+    #[serde(skip)]
+    touched: bool,
 }
 
+impl PartialEq for Ledger {
+    fn eq(&self, other: &Self) -> bool {
+        self.files == other.files
+    }
+}
+
+impl Eq for Ledger {}
+
 impl Ledger {
+    /// Whether anything was recorded for (or forgotten of) any file since this ledger was
+    /// made or deserialized. A ledger that was not touched holds what it was made from, so
+    /// a caller that keeps it elsewhere (the CLI's session file) need not write it back.
+    pub fn touched(&self) -> bool {
+        self.touched
+    }
+
     /// Records rows shown for `path` as it is (a refusal's rows, search results). With
     /// `complete`, they replace earlier rows; otherwise they add names and take none away:
     /// a name an earlier view gave another row keeps that meaning too, so an anchor both
@@ -201,6 +220,7 @@ impl Ledger {
             self.replace(path, rows);
             return;
         }
+        self.touched = true;
         let entry = self.files.entry(path.to_path_buf()).or_default();
         for (line, hash) in rows {
             entry.show(line, hash);
@@ -218,6 +238,7 @@ impl Ledger {
             self.replace(path, rows);
             return;
         }
+        self.touched = true;
         let entry = self.files.entry(path.to_path_buf()).or_default();
         let mut shown = Vec::new();
         for (line, hash) in rows {
@@ -234,6 +255,7 @@ impl Ledger {
     where
         I: IntoIterator<Item = (LineNo, LineHash)>,
     {
+        self.touched = true;
         let entry = self.files.entry(path.to_path_buf()).or_default();
         // Built in one pass (the rows come in line order; of two for one line, the later
         // one stays, as `show` does).
@@ -253,6 +275,7 @@ impl Ledger {
         M: IntoIterator<Item = (LineNo, LineNo)>,
         F: IntoIterator<Item = (LineNo, LineHash)>,
     {
+        self.touched = true;
         let entry = self.files.entry(path.to_path_buf()).or_default();
         let old = std::mem::take(&mut entry.rows);
         for (from, to) in moved {
@@ -277,6 +300,7 @@ impl Ledger {
 
     /// Forgets a file (for example after it was deleted).
     pub fn forget(&mut self, path: &Path) {
+        self.touched = true;
         self.files.remove(path);
     }
 }
@@ -287,6 +311,33 @@ mod tests {
 
     fn row(line: u32, text: &str) -> (LineNo, LineHash) {
         (LineNo::new(line).expect("line"), LineHash::of(text.as_bytes()))
+    }
+
+    /// The CLI writes its session file back only when the ledger was touched: every call
+    /// that changes what the ledger holds must say so.
+    #[test]
+    fn every_change_touches_the_ledger_and_loading_does_not() {
+        let path = Path::new("/w/a.txt");
+        let fresh = Ledger::default();
+        assert!(!fresh.touched());
+        let changes: [&dyn Fn(&mut Ledger); 6] = [
+            &|l| l.record(path, [row(1, "a")], false),
+            &|l| l.record(path, [row(1, "a")], true),
+            &|l| l.record_read(path, [row(1, "a")], false),
+            &|l| l.record_read(path, [row(1, "a")], true),
+            &|l| l.carry(path, [], [row(1, "a")]),
+            &|l| l.forget(path),
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            let mut ledger = Ledger::default();
+            change(&mut ledger);
+            assert!(ledger.touched(), "change {i} did not touch the ledger");
+        }
+        let mut ledger = Ledger::default();
+        ledger.record(path, [row(1, "a")], false);
+        let loaded: Ledger = serde_json::from_str(&serde_json::to_string(&ledger).expect("json")).expect("parse");
+        assert!(!loaded.touched(), "a loaded ledger holds what it was loaded from");
+        assert_eq!(loaded, ledger);
     }
 
     #[test]

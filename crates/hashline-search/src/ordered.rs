@@ -1,0 +1,302 @@
+//! The ordered search of [`SearchOptions::stop_after`]: files searched in path order, so that
+//! a search can stop at the file that takes its count past the limit and still return exactly
+//! the full search's first files.
+//!
+//! The walk is parallel and ordered at once. The tree is first split, in path order, into
+//! units: the root's entries, and while there are fewer than [`DIR_UNITS_PER_THREAD`]
+//! directories a thread, the entries of those directories in their place (at most
+//! [`MAX_SPLIT_LEVELS`] levels). Each thread then takes the next unit and walks it alone — a
+//! file, or a directory walked in sorted order — searching its files as it goes; this thread
+//! takes the units' results back in order and stops the others once the files so far hold
+//! more than `stop_after` matches. A thread stays at most [`LOOKAHEAD_PER_THREAD`] units a
+//! thread ahead of the results taken back, and stops walking a unit once that unit alone
+//! holds more than `stop_after` matches (the search stops within it, whatever came before).
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
+
+use crate::query::CompiledQuery;
+use crate::rules::TreeRules;
+use crate::scan::FileScan;
+use crate::walk::{SearchOptions, SearchOutcome, scan_file, searcher};
+
+/// Files the ordered searches of this process scanned (tests of the look-ahead hold
+/// [`TEST_LOCK`] while they count).
+#[cfg(test)]
+pub(crate) static SCANNED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Held by every test that runs an ordered search.
+#[cfg(test)]
+pub(crate) static TEST_LOCK: Mutex<()> = Mutex::new(());
+
+/// How many units past the first one not yet taken back each thread may search ahead.
+pub(crate) const LOOKAHEAD_PER_THREAD: usize = 16;
+
+/// The tree is split until it holds this many directory units a thread ...
+const DIR_UNITS_PER_THREAD: usize = 16;
+
+/// ... or this many levels below the root are split.
+const MAX_SPLIT_LEVELS: usize = 4;
+
+/// A part of the walk, searched by one thread.
+enum Unit {
+    File(PathBuf),
+    /// A directory, walked in path order.
+    Dir(PathBuf),
+    /// An entry the walk could not read (it keeps its place in the order).
+    Broken,
+}
+
+/// What a unit hands back for one entry of its walk.
+enum Entry {
+    Scanned(io::Result<FileScan>),
+    Broken,
+}
+
+/// How far the threads have taken units, and how far their results were taken back.
+#[derive(Default)]
+struct Progress {
+    next: usize,
+    taken: usize,
+}
+
+/// Searches the tree of `rules` in path order (see the module's documentation).
+pub(crate) fn search_ordered(
+    rules: &Arc<TreeRules>,
+    root: &Path,
+    query: &CompiledQuery,
+    options: &SearchOptions,
+    stop_after: u64,
+) -> SearchOutcome {
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
+        n => n,
+    };
+    let units = split(rules, root, DIR_UNITS_PER_THREAD * threads);
+    let ahead = LOOKAHEAD_PER_THREAD * threads;
+    let stop = AtomicBool::new(false);
+    let progress = (Mutex::new(Progress::default()), Condvar::new());
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Vec<Entry>)>();
+    let mut outcome = SearchOutcome::default();
+    std::thread::scope(|scope| {
+        let (stop, progress, units) = (&stop, &progress, &units);
+        for _ in 0..threads {
+            let done = done_tx.clone();
+            scope.spawn(move || {
+                let mut searcher = searcher(query.context);
+                loop {
+                    let index = {
+                        let mut now = progress.0.lock().unwrap_or_else(|p| p.into_inner());
+                        while now.next >= now.taken + ahead && !stop.load(Ordering::Relaxed) {
+                            now = progress.1.wait(now).unwrap_or_else(|p| p.into_inner());
+                        }
+                        if stop.load(Ordering::Relaxed) || now.next >= units.len() {
+                            break;
+                        }
+                        now.next += 1;
+                        now.next - 1
+                    };
+                    let entries = match &units[index] {
+                        Unit::File(path) => {
+                            vec![Entry::Scanned(scan(path, query, &mut searcher, options.keep_per_file))]
+                        }
+                        Unit::Dir(dir) => walk_unit(rules, dir, query, options, stop_after, stop, &mut searcher),
+                        Unit::Broken => vec![Entry::Broken],
+                    };
+                    if done.send((index, entries)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut pending = BTreeMap::new();
+        let mut next = 0usize;
+        'results: for (index, entries) in &done_rx {
+            pending.insert(index, entries);
+            while let Some(entries) = pending.remove(&next) {
+                next += 1;
+                for entry in entries {
+                    take(&mut outcome, entry, query, options);
+                    if outcome.total_matches > stop_after {
+                        outcome.stopped = true;
+                        break 'results;
+                    }
+                }
+            }
+            progress.0.lock().unwrap_or_else(|p| p.into_inner()).taken = next;
+            progress.1.notify_all();
+        }
+        stop.store(true, Ordering::Relaxed);
+        drop(progress.0.lock().unwrap_or_else(|p| p.into_inner()));
+        progress.1.notify_all();
+        drop(done_rx);
+    });
+    outcome
+}
+
+/// Adds one entry's findings to `outcome`, trimming every file kept once the count passes
+/// [`SearchOptions::keep_above`].
+fn take(outcome: &mut SearchOutcome, entry: Entry, query: &CompiledQuery, options: &SearchOptions) {
+    match entry {
+        Entry::Scanned(Ok(FileScan::Matched(mut hits))) => {
+            outcome.searched_files += 1;
+            outcome.total_matches += hits.match_count;
+            if let Some((above, keep)) = options.keep_above
+                && outcome.total_matches > above
+            {
+                if outcome.total_matches - hits.match_count <= above {
+                    outcome.files.iter_mut().for_each(|h| h.trim(keep, query.context));
+                }
+                hits.trim(keep, query.context);
+            }
+            outcome.files.push(hits);
+        }
+        Entry::Scanned(Ok(FileScan::NoMatch)) => outcome.searched_files += 1,
+        Entry::Scanned(Ok(FileScan::Binary)) => outcome.binary_files += 1,
+        Entry::Scanned(Err(_)) | Entry::Broken => outcome.unreadable += 1,
+    }
+}
+
+/// The units of the walk of `root`, in path order, split until there are `dirs` directory
+/// units (or [`MAX_SPLIT_LEVELS`] levels were split).
+fn split(rules: &Arc<TreeRules>, root: &Path, dirs: usize) -> Vec<Unit> {
+    let mut units = vec![Unit::Dir(root.to_path_buf())];
+    for _ in 0..MAX_SPLIT_LEVELS {
+        let count = units.iter().filter(|u| matches!(u, Unit::Dir(_))).count();
+        if count == 0 || (count >= dirs && units.len() > 1) {
+            break;
+        }
+        units = units
+            .into_iter()
+            .flat_map(|unit| match unit {
+                Unit::Dir(dir) => children(rules, &dir),
+                other => vec![other],
+            })
+            .collect();
+    }
+    units
+}
+
+/// The entries of `dir` the walk keeps, in path order: files, directories and entries it
+/// could not read (anything else — a symlink, a FIFO — is not searched, as in the walk).
+fn children(rules: &Arc<TreeRules>, dir: &Path) -> Vec<Unit> {
+    let mut walk = rules.walk_builder_at(dir, 1);
+    walk.max_depth(Some(1)).sort_by_file_name(|a, b| a.cmp(b));
+    walk.build()
+        .filter_map(|entry| match entry {
+            Ok(entry) if entry.depth() == 0 => None,
+            Ok(entry) => match entry.file_type() {
+                Some(t) if t.is_file() => Some(Unit::File(entry.into_path())),
+                Some(t) if t.is_dir() => Some(Unit::Dir(entry.into_path())),
+                _ => None,
+            },
+            Err(_) => Some(Unit::Broken),
+        })
+        .collect()
+}
+
+/// [`scan_file`], counted in tests.
+fn scan(
+    path: &Path,
+    query: &CompiledQuery,
+    searcher: &mut grep_searcher::Searcher,
+    keep: usize,
+) -> io::Result<FileScan> {
+    #[cfg(test)]
+    SCANNED.fetch_add(1, Ordering::Relaxed);
+    scan_file(path, query, searcher, keep)
+}
+
+/// Walks one directory unit in path order and searches its files, until the search stops or
+/// the unit alone holds more than `stop_after` matches.
+fn walk_unit(
+    rules: &Arc<TreeRules>,
+    dir: &Path,
+    query: &CompiledQuery,
+    options: &SearchOptions,
+    stop_after: u64,
+    stop: &AtomicBool,
+    searcher: &mut grep_searcher::Searcher,
+) -> Vec<Entry> {
+    let mut walk = rules.walk_builder_at(dir, 1);
+    walk.sort_by_file_name(|a, b| a.cmp(b));
+    let mut entries = Vec::new();
+    let mut matches = 0u64;
+    for entry in walk.build() {
+        if stop.load(Ordering::Relaxed) || matches > stop_after {
+            break;
+        }
+        match entry {
+            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                let scanned = scan(entry.path(), query, searcher, options.keep_per_file);
+                if let Ok(FileScan::Matched(hits)) = &scanned {
+                    matches += hits.match_count;
+                }
+                entries.push(Entry::Scanned(scanned));
+            }
+            Ok(_) => {}
+            Err(_) => entries.push(Entry::Broken),
+        }
+    }
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Query;
+    use crate::rules::IgnoreConfig;
+
+    /// A tree of 40 directories of 20 files, each holding one match.
+    fn wide_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for d in 0..40 {
+            std::fs::create_dir(dir.path().join(format!("d{d:02}"))).expect("mkdir");
+            for f in 0..20 {
+                std::fs::write(dir.path().join(format!("d{d:02}/f{f:02}")), "needle\n").expect("write");
+            }
+        }
+        dir
+    }
+
+    /// A directory unit stops its own walk once it alone holds more matches than the search
+    /// will take: the look-ahead costs a few files a unit, not whole subtrees.
+    #[test]
+    fn a_directory_unit_stops_once_it_alone_passes_the_limit() {
+        let dir = wide_tree();
+        let rules = Arc::new(TreeRules::new(dir.path(), IgnoreConfig::RG, None));
+        let query = Query::new("needle").compile().expect("query");
+        let options = SearchOptions::default();
+        let mut searcher = searcher(0);
+        let unit = dir.path().join("d07");
+        let stop = AtomicBool::new(false);
+        assert_eq!(walk_unit(&rules, &unit, &query, &options, 3, &stop, &mut searcher).len(), 4);
+        assert_eq!(walk_unit(&rules, &unit, &query, &options, 100, &stop, &mut searcher).len(), 20);
+        stop.store(true, Ordering::Relaxed);
+        assert!(walk_unit(&rules, &unit, &query, &options, 100, &stop, &mut searcher).is_empty());
+    }
+
+    /// The root is split into its directories when they are enough for the threads, and
+    /// further (in place, in path order) when they are not.
+    #[test]
+    fn the_tree_is_split_in_path_order_until_the_threads_have_units() {
+        let dir = wide_tree();
+        std::fs::write(dir.path().join("a.txt"), "x\n").expect("write");
+        let rules = Arc::new(TreeRules::new(dir.path(), IgnoreConfig::RG, None));
+        let name = |unit: &Unit| match unit {
+            Unit::File(path) | Unit::Dir(path) => path.strip_prefix(dir.path()).expect("below").display().to_string(),
+            Unit::Broken => "broken".to_owned(),
+        };
+        let units = split(&rules, dir.path(), 32);
+        assert_eq!(units.len(), 41);
+        assert_eq!((name(&units[0]), name(&units[1]), name(&units[40])), ("a.txt".into(), "d00".into(), "d39".into()));
+        let units = split(&rules, dir.path(), 64);
+        assert_eq!(units.len(), 801);
+        assert!(units.iter().all(|u| matches!(u, Unit::File(_))));
+        assert_eq!((name(&units[1]), name(&units[800])), ("d00/f00".into(), "d39/f19".into()));
+    }
+}
