@@ -183,29 +183,28 @@ fn edits_between(
     if old[old_at..] != new[new_at..] {
         gaps.push((old_at..old.len(), new_at..new.len()));
     }
-    let (mut old_points, mut new_points) = (Points::new(&old[text_start..]), Points::new(&new[text_start..]));
+    // Only the old text is scanned from its start (for where each edit begins); the new
+    // text's end positions follow from the new bytes of each edit alone.
+    let mut old_points = Points::new(&old[text_start..]);
     gaps.into_iter()
         .map(|(old_gap, new_gap)| {
             let (old_gap, new_gap) = trim(old, new, old_gap, new_gap);
-            let (start, old_end, new_end) =
-                (old_gap.start - text_start, old_gap.end - text_start, new_gap.end - text_start);
-            let new_start = new_gap.start - text_start;
+            let (start, old_end) = (old_gap.start - text_start, old_gap.end - text_start);
             let start_position = old_points.at(start);
             let new_end_position = {
-                // The same row and column as the new text's own position, shifted to where
-                // the edit starts in the old text.
-                let from = new_points.at(new_start);
-                let to = new_points.at(new_end);
-                if to.row == from.row {
-                    Point::new(start_position.row, start_position.column + (to.column - from.column))
-                } else {
-                    Point::new(start_position.row + (to.row - from.row), to.column)
+                // The new bytes' own rows and last column, from where the edit starts in
+                // the old text.
+                let inserted = &new[new_gap.clone()];
+                let rows = memchr::memchr_iter(b'\n', inserted).count();
+                match memchr::memrchr(b'\n', inserted) {
+                    None => Point::new(start_position.row, start_position.column + inserted.len()),
+                    Some(last) => Point::new(start_position.row + rows, inserted.len() - last - 1),
                 }
             };
             InputEdit {
                 start_byte: start,
                 old_end_byte: old_end,
-                new_end_byte: start + (new_end - new_start),
+                new_end_byte: start + new_gap.len(),
                 start_position,
                 old_end_position: old_points.at(old_end),
                 new_end_position,

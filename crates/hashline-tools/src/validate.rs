@@ -271,12 +271,25 @@ fn remember(
     }
 }
 
-/// The (old, new) pairs of the lines a change kept, in the old file's order.
+/// The (old, new) pairs of the lines a change kept that begin or end a run of kept lines
+/// (a line whose neighbour above or below was not kept beside it), in the old file's
+/// order: the tree edits lie between runs, and the reparse compares the bytes of each run
+/// whole instead of line by line.
 fn kept_lines<'a>(
     before: &Document,
     new_line_of: &'a impl Fn(LineNo) -> Option<LineNo>,
 ) -> impl Iterator<Item = (LineNo, LineNo)> + 'a {
-    (0..before.line_count()).map(LineNo::from_index).filter_map(|old| new_line_of(old).map(|new| (old, new)))
+    let lines = before.line_count();
+    let beside = move |old: usize, new: LineNo, step: isize| {
+        let (Some(old), Some(new)) = (old.checked_add_signed(step), new.index().checked_add_signed(step)) else {
+            return false;
+        };
+        old < lines && new_line_of(LineNo::from_index(old)) == Some(LineNo::from_index(new))
+    };
+    (0..lines).filter_map(move |old| {
+        let new = new_line_of(LineNo::from_index(old))?;
+        (!beside(old, new, -1) || !beside(old, new, 1)).then_some((LineNo::from_index(old), new))
+    })
 }
 
 /// What the outcome means for the change: in `block` mode a regression is the
@@ -348,6 +361,19 @@ pub fn line_map_of(changes: &[crate::diff::Change]) -> impl Fn(LineNo) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kept_lines_hint_names_only_the_ends_of_kept_runs() {
+        // Ten lines: 5 replaced, two lines inserted after 8 (old 9-10 move down by two).
+        let before = Document::parse((1..=10).map(|n| format!("{n}\n")).collect::<String>().into_bytes());
+        let map = |old: LineNo| match old.get() {
+            5 => None,
+            n if n >= 9 => LineNo::new(n + 2),
+            n => Some(old).filter(|_| n > 0),
+        };
+        let pairs: Vec<(u32, u32)> = kept_lines(&before, &map).map(|(o, n)| (o.get(), n.get())).collect();
+        assert_eq!(pairs, vec![(1, 1), (4, 4), (6, 6), (8, 8), (9, 11), (10, 12)]);
+    }
 
     #[test]
     fn the_line_map_of_a_diff_follows_every_kind_of_change() {

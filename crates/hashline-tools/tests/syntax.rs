@@ -251,3 +251,40 @@ fn a_window_read_keeps_the_tree_for_the_first_edit() {
     ws.call::<ReadTool>(json!({"path": "notes.txt"}));
     assert_eq!(ws.session.syntax_trees().len(), 1);
 }
+
+/// A session on `dir` whose commits call `hook` before the compare-and-rename.
+fn hooked_session(
+    dir: &std::path::Path,
+    hook: impl Fn(&std::path::Path) -> std::io::Result<()> + Send + Sync + 'static,
+) -> hashline_tools::Session {
+    let hook = move |stage: hashline_fs::Stage, path: &std::path::Path| match stage {
+        hashline_fs::Stage::BeforeCommit => hook(path),
+        _ => Ok(()),
+    };
+    hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(dir).hook(hook).build())
+        .expect("session")
+}
+
+/// When the write after a `warn` check that found new errors fails (here the file changed
+/// on disk between the read and the commit), the call's error is the write's, not the
+/// check's warning, and the file holds what the other program wrote.
+#[test]
+fn a_failed_write_after_a_warn_check_reports_the_write() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("lib.rs");
+    std::fs::write(&file, RUST).expect("write");
+    let outside = RUST.replace("    2\n", "    20\n");
+    let racing = outside.clone();
+    let session = hooked_session(dir.path(), move |path| std::fs::write(path, &racing));
+    hashline_tools::execute::<ReadTool>(&session, json!({"path": "lib.rs"}), &Default::default());
+    let breaking = json!([set_line(5, "fn beta() -> u32 {", "fn beta( -> u32 {")]);
+    let result = hashline_tools::execute::<EditTool>(
+        &session,
+        json!({"path": "lib.rs", "edits": breaking}),
+        &Default::default(),
+    );
+    assert_eq!(code(&result), "hash-mismatch", "{}", result.text());
+    assert!(result.text().contains("changed on disk while this edit was being made"), "{}", result.text());
+    assert!(!result.text().contains("syntax-regression"), "{}", result.text());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), outside);
+}
