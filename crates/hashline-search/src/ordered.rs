@@ -183,20 +183,29 @@ fn split(rules: &Arc<TreeRules>, root: &Path, dirs: usize) -> Vec<Unit> {
 
 /// The entries of `dir` the walk keeps, in path order: files, directories and entries it
 /// could not read (anything else — a symlink, a FIFO — is not searched, as in the walk).
+/// Read with one `read_dir`, not a walker: `walkdir` opens (and, sorted, reads) every
+/// directory at its depth limit too.
 fn children(rules: &Arc<TreeRules>, dir: &Path) -> Vec<Unit> {
-    let mut walk = rules.walk_builder_at(dir, 1);
-    walk.max_depth(Some(1)).sort_by_file_name(|a, b| a.cmp(b));
-    walk.build()
-        .filter_map(|entry| match entry {
-            Ok(entry) if entry.depth() == 0 => None,
-            Ok(entry) => match entry.file_type() {
-                Some(t) if t.is_file() => Some(Unit::File(entry.into_path())),
-                Some(t) if t.is_dir() => Some(Unit::Dir(entry.into_path())),
-                _ => None,
-            },
-            Err(_) => Some(Unit::Broken),
-        })
-        .collect()
+    let Ok(listing) = hashline_fs::lookup::read_dir(dir) else { return vec![Unit::Broken] };
+    let mut entries: Vec<(std::ffi::OsString, Unit)> = Vec::new();
+    for entry in listing {
+        let Ok(entry) = entry else {
+            entries.push((std::ffi::OsString::new(), Unit::Broken));
+            continue;
+        };
+        let Ok(kind) = entry.file_type() else {
+            entries.push((entry.file_name(), Unit::Broken));
+            continue;
+        };
+        let path = entry.path();
+        if !(kind.is_file() || kind.is_dir()) || !rules.keep_path(&path, kind.is_dir()) {
+            continue;
+        }
+        let unit = if kind.is_dir() { Unit::Dir(path) } else { Unit::File(path) };
+        entries.push((entry.file_name(), unit));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries.into_iter().map(|(_, unit)| unit).collect()
 }
 
 /// [`scan_file`], counted in tests.
@@ -298,5 +307,42 @@ mod tests {
         assert_eq!(units.len(), 801);
         assert!(units.iter().all(|u| matches!(u, Unit::File(_))));
         assert_eq!((name(&units[1]), name(&units[800])), ("d00/f00".into(), "d39/f19".into()));
+    }
+
+    /// The split applies the walk's rules as the walk does: ignore files of the root and of
+    /// the directories it splits, hidden entries, `.git`, the journal, a symlink.
+    #[test]
+    fn an_ordered_search_keeps_what_the_walk_keeps() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files: &[(&str, &str)] = &[
+            (".ignore", "skipped.txt\nsub/deep/\n"),
+            ("a.txt", "needle\n"),
+            ("skipped.txt", "needle\n"),
+            (".hidden/h.txt", "needle\n"),
+            (".hashline-journal/j.txt", "needle\n"),
+            ("sub/.ignore", "*.log\n!keep.log\n"),
+            ("sub/x.log", "needle\n"),
+            ("sub/keep.log", "needle\n"),
+            ("sub/deep/d.txt", "needle\n"),
+            ("sub/ok/o.txt", "needle\n"),
+            ("sub-b/z.txt", "needle\n"),
+        ];
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
+        std::os::unix::fs::symlink(dir.path().join("a.txt"), dir.path().join("link.txt")).expect("symlink");
+        let query = Query::new("needle").compile().expect("query");
+        let full = crate::search(dir.path(), &query, &SearchOptions::default()).expect("full");
+        let names: Vec<String> =
+            full.files.iter().map(|f| f.path.strip_prefix(dir.path()).expect("below").display().to_string()).collect();
+        assert_eq!(names, ["a.txt", "sub/keep.log", "sub/ok/o.txt", "sub-b/z.txt"]);
+        let _lock = TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        for threads in [1, 2] {
+            let options = SearchOptions { threads, stop_after: Some(1_000), ..SearchOptions::default() };
+            let ordered = crate::search(dir.path(), &query, &options).expect("ordered");
+            assert_eq!(ordered.files, full.files, "{threads}");
+        }
     }
 }

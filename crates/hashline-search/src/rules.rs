@@ -202,17 +202,22 @@ impl TreeRules {
         if entry.depth() == 0 {
             return true;
         }
-        let name = entry.file_name();
+        self.keep_path(entry.path(), entry.file_type().is_some_and(|t| t.is_dir()))
+    }
+
+    /// [`TreeRules::keep`] for an entry below the root's walk given by its path (which
+    /// has a name) and whether it is a directory (not following a symlink).
+    pub(crate) fn keep_path(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(name) = path.file_name() else { return true };
         if self.config.skip_dot_git && name == ".git" {
             return false;
         }
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
         // hashline's own journal (`hashline_fs::journal`) is never listed or searched,
         // whatever the rules and globs say.
         if is_dir && name == RESERVED_DIR {
             return false;
         }
-        match self.matched(entry.path(), is_dir) {
+        match self.matched(path, is_dir) {
             Some(ignored) => !ignored,
             None => !(self.config.hidden && name.as_encoded_bytes().starts_with(b".")),
         }
