@@ -141,24 +141,23 @@ pub(crate) fn search_ordered(
 /// Adds one entry's findings to `outcome`, trimming every file kept once the count passes
 /// [`SearchOptions::keep_above`].
 fn take(outcome: &mut SearchOutcome, entry: Entry, query: &CompiledQuery, options: &SearchOptions) {
-    match entry {
-        Entry::Scanned(Ok(FileScan::Matched(mut hits))) => {
-            outcome.searched_files += 1;
-            outcome.total_matches += hits.match_count;
-            if let Some((above, keep)) = options.keep_above
-                && outcome.total_matches > above
-            {
-                if outcome.total_matches - hits.match_count <= above {
-                    outcome.files.iter_mut().for_each(|h| h.trim(keep, query.context));
-                }
-                hits.trim(keep, query.context);
-            }
-            outcome.files.push(hits);
+    let scan = match entry {
+        Entry::Scanned(scan) => scan,
+        Entry::Broken => {
+            outcome.unreadable += 1;
+            return;
         }
-        Entry::Scanned(Ok(FileScan::NoMatch)) => outcome.searched_files += 1,
-        Entry::Scanned(Ok(FileScan::Binary)) => outcome.binary_files += 1,
-        Entry::Scanned(Err(_)) | Entry::Broken => outcome.unreadable += 1,
+    };
+    let Some(mut hits) = outcome.count(scan) else { return };
+    if let Some((above, keep)) = options.keep_above
+        && outcome.total_matches > above
+    {
+        if outcome.total_matches - hits.match_count <= above {
+            outcome.files.iter_mut().for_each(|h| h.trim(keep, query.context));
+        }
+        hits.trim(keep, query.context);
     }
+    outcome.files.push(hits);
 }
 
 /// The units of the walk of `root`, in path order, split until there are `dirs` directory
@@ -310,7 +309,7 @@ mod tests {
     }
 
     /// The split applies the walk's rules as the walk does: ignore files of the root and of
-    /// the directories it splits, hidden entries, `.git`, the journal, a symlink.
+    /// the directories it splits, hidden entries, the journal, a symlink.
     #[test]
     fn an_ordered_search_keeps_what_the_walk_keeps() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -67,6 +67,24 @@ pub struct SearchOutcome {
     pub stopped: bool,
 }
 
+impl SearchOutcome {
+    /// Counts one file's scan (searched, binary or unreadable, and its matches) and hands
+    /// back its hits, if it matched, for the caller to keep.
+    pub(crate) fn count(&mut self, scan: io::Result<FileScan>) -> Option<FileHits> {
+        match scan {
+            Ok(FileScan::Matched(hits)) => {
+                self.searched_files += 1;
+                self.total_matches += hits.match_count;
+                return Some(hits);
+            }
+            Ok(FileScan::NoMatch) => self.searched_files += 1,
+            Ok(FileScan::Binary) => self.binary_files += 1,
+            Err(_) => self.unreadable += 1,
+        }
+        None
+    }
+}
+
 /// Why a search could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -356,15 +374,9 @@ struct Worker<'a> {
 
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
-        match scan_file(path, self.query, &mut self.searcher, self.keep) {
-            Ok(FileScan::Matched(hits)) => {
-                self.found.searched_files += 1;
-                self.found.total_matches += hits.match_count;
-                self.found.files.push(hits);
-            }
-            Ok(FileScan::NoMatch) => self.found.searched_files += 1,
-            Ok(FileScan::Binary) => self.found.binary_files += 1,
-            Err(_) => self.found.unreadable += 1,
+        let scan = scan_file(path, self.query, &mut self.searcher, self.keep);
+        if let Some(hits) = self.found.count(scan) {
+            self.found.files.push(hits);
         }
     }
 
