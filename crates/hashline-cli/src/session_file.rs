@@ -12,13 +12,12 @@
 //! Beside the sessions, `$XDG_STATE_HOME/hashline/maps/<root name>-<hash>/` holds the root's
 //! symbol-map cache ([`default_map_dir`]; docs/protocol.md, "The CLI's map cache").
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hashline::Session;
-use hashline::tools::ledger::{Ledger, ServedRows};
+use hashline::tools::ledger::Ledger;
 use serde::{Deserialize, Serialize};
 
 use crate::private_file;
@@ -30,24 +29,17 @@ struct SessionFile {
     ledger: Ledger,
 }
 
-/// The file's format as written: [`SessionFile`] with the files in path order, so that
-/// equal ledgers are equal texts (an unchanged ledger is seen by comparing texts, without
-/// keeping a copy of it).
+/// The file's format as written. The ledger writes its files in path order, so that equal
+/// ledgers are equal texts.
 #[derive(Serialize)]
 struct SessionFileOut<'a> {
     version: u32,
-    ledger: LedgerOut<'a>,
-}
-
-#[derive(Serialize)]
-struct LedgerOut<'a> {
-    files: BTreeMap<&'a Path, &'a ServedRows>,
+    ledger: &'a Ledger,
 }
 
 /// The text a session file holds for `ledger`.
 fn file_text(ledger: &Ledger) -> serde_json::Result<String> {
-    let files = ledger.paths().filter_map(|path| Some((path, ledger.served(path)?))).collect();
-    serde_json::to_string(&SessionFileOut { version: VERSION, ledger: LedgerOut { files } })
+    serde_json::to_string(&SessionFileOut { version: VERSION, ledger })
 }
 
 /// 2: served rows carry the line numbers they were shown under. 3: a file's rows are one

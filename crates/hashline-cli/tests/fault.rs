@@ -383,7 +383,11 @@ fn ls_within(root: &Path, stateless: bool, deadline: Duration) -> bool {
     if stateless {
         command.arg("--stateless");
     }
+    // The session (and the journal key) in a state directory beside the root, not in the
+    // user's own.
+    let state = root.parent().map_or_else(|| root.join(".state"), |base| base.join("state"));
     let mut child = command
+        .env("XDG_STATE_HOME", &state)
         .arg("--root")
         .arg(root)
         .arg("ls")

@@ -12,9 +12,22 @@ use serde_json::{Value, json};
 /// Longest a call here may take before it counts as blocked.
 const PATIENCE: Duration = Duration::from_secs(20);
 
+/// A state directory (`XDG_STATE_HOME`) for this test binary's calls, so that their
+/// sessions are not kept in the user's own.
+fn state_home() -> &'static Path {
+    static STATE: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    STATE.get_or_init(|| tempfile::tempdir().expect("state dir")).path()
+}
+
 fn hashline(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_hashline"));
-    command.args(args).current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+        .env("XDG_STATE_HOME", state_home())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     command
 }
 

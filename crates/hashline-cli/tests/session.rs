@@ -176,6 +176,38 @@ fn the_session_file_holds_each_files_rows_as_one_string_as_documented() {
     assert!(stderr(&out).contains("starting a new session"), "{}", stderr(&out));
 }
 
+/// A call decodes only the rows it uses: the others are checked when loaded (a damaged
+/// file is still refused whole) and written back exactly as they were stored.
+#[test]
+fn rows_a_call_does_not_use_are_written_back_as_they_were_stored() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    env.file("b.txt", "one\n");
+    assert_eq!(env.run(&["read", "b.txt"]).status.code(), Some(0));
+    let file = env.session_files().pop().expect("session file");
+    let real = |name: &str| std::fs::canonicalize(env.project.path().join(name)).expect("real path");
+    let key = |name: &str| serde_json::to_string(&real(name)).expect("path");
+    // a.txt's rows in a spelling this build does not write (one segment a row).
+    let stored = format!(r#"{{"version":3,"ledger":{{"files":{{{}:"1:3c8 2:589"}}}}}}"#, key("a.txt"));
+    std::fs::write(&file, &stored).expect("write session");
+    let rows_of = |name: &str| -> Value {
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("saved")).expect("json");
+        saved["ledger"]["files"][real(name).to_str().expect("utf-8")].clone()
+    };
+    assert_eq!(env.run(&["read", "b.txt"]).status.code(), Some(0));
+    assert_eq!(rows_of("a.txt"), json!("1:3c8 2:589"), "kept as stored");
+    assert!(rows_of("b.txt").is_string(), "b.txt's read is recorded");
+    // Used, the stored rows are the rows they say: `2:589` names `beta`.
+    let out = env.edit(&[], "a.txt", json!([{"set_line": {"anchor": anchor(2, "beta"), "new_text": "BETA"}}]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nBETA\n");
+    assert_ne!(rows_of("a.txt"), json!("1:3c8 2:589"), "changed rows are written anew");
+    // A damaged file's rows are refused when loaded, even when the call does not use them.
+    std::fs::write(&file, stored.replace("2:589", "2:58")).expect("damage");
+    let out = env.run(&["read", "b.txt"]);
+    assert!(stderr(&out).contains("starting a new session"), "{}", stderr(&out));
+}
+
 #[test]
 fn a_damaged_default_session_file_starts_a_new_session() {
     let env = Env::new();

@@ -3,13 +3,17 @@
 //! it, so an anchor from before an edit still finds its line).
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use hashline_core::edit::Resolution;
 use hashline_core::{Anchor, LineHash, LineNo};
 use serde::{Deserialize, Serialize};
 
+mod entry;
 mod rows_text;
+
+use entry::Entry;
 
 /// How many line numbers a row remembers being shown under.
 const MAX_NAMES: usize = 4;
@@ -183,18 +187,78 @@ impl ServedIndex {
 /// A row counts as served when a tool showed it: a read, a write, grep and structural
 /// search results, and rows in error feedback. A complete view of a file replaces what
 /// was recorded for it; a partial view adds to it.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+///
+/// Serialised as `{"files": {"<path>": <rows>}}`, the files in path order (so that equal
+/// ledgers are equal texts) and files without rows left out. A deserialized ledger checks
+/// every file's rows at once but decodes them only when they are used, and writes the
+/// rows it did not change back as it read them (the CLI loads its session on every call).
+#[derive(Clone, Debug, Default)]
 pub struct Ledger {
-    files: HashMap<PathBuf, ServedRows>,
+    /// By the paths' bytes (keys are resolved paths, so equal bytes are equal paths): a
+    /// session file is written in that order, so it is read back in one pass, without
+    /// hashing or parsing into components thousands of paths.
+    files: BTreeMap<OsString, Entry>,
     /// Whether anything was recorded or forgotten since the ledger was made (or
     /// deserialized): an untouched ledger need not be written back.
-    #[serde(skip)]
     touched: bool,
 }
 
 impl PartialEq for Ledger {
     fn eq(&self, other: &Self) -> bool {
-        self.files == other.files
+        fn shown(ledger: &Ledger) -> impl Iterator<Item = (&OsString, &Entry)> {
+            ledger.files.iter().filter(|(_, entry)| !entry.is_empty())
+        }
+        shown(self).eq(shown(other))
+    }
+}
+
+impl Serialize for Ledger {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Files<'a>(&'a BTreeMap<OsString, Entry>);
+        impl Serialize for Files<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(
+                    self.0.iter().filter(|(_, entry)| !entry.is_empty()).map(|(path, entry)| (Path::new(path), entry)),
+                )
+            }
+        }
+        let mut out = serializer.serialize_struct("Ledger", 1)?;
+        out.serialize_field("files", &Files(&self.files))?;
+        out.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Ledger {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// The files as written: collected, then sorted (a stable sort: of two entries for
+        /// one path, the later one stays, as inserting them would).
+        struct Files(Vec<(OsString, Entry)>);
+        impl<'de> Deserialize<'de> for Files {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct FilesVisitor;
+                impl<'de> serde::de::Visitor<'de> for FilesVisitor {
+                    type Value = Files;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("an object of files and their served rows")
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Files, A::Error> {
+                        let mut files = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1 << 12));
+                        while let Some((path, entry)) = map.next_entry::<PathBuf, Entry>()? {
+                            files.push((path.into_os_string(), entry));
+                        }
+                        Ok(Files(files))
+                    }
+                }
+                deserializer.deserialize_map(FilesVisitor)
+            }
+        }
+        #[derive(Deserialize)]
+        struct LedgerIn {
+            files: Files,
+        }
+        let LedgerIn { files: Files(files) } = LedgerIn::deserialize(deserializer)?;
+        Ok(Ledger { files: files.into_iter().collect(), touched: false })
     }
 }
 
@@ -221,7 +285,7 @@ impl Ledger {
             return;
         }
         self.touched = true;
-        let entry = self.files.entry(path.to_path_buf()).or_default();
+        let entry = self.rows_mut(path);
         for (line, hash) in rows {
             entry.show(line, hash);
         }
@@ -239,7 +303,7 @@ impl Ledger {
             return;
         }
         self.touched = true;
-        let entry = self.files.entry(path.to_path_buf()).or_default();
+        let entry = self.rows_mut(path);
         let mut shown = Vec::new();
         for (line, hash) in rows {
             entry.show(line, hash);
@@ -256,13 +320,13 @@ impl Ledger {
         I: IntoIterator<Item = (LineNo, LineHash)>,
     {
         self.touched = true;
-        let entry = self.files.entry(path.to_path_buf()).or_default();
         // Built in one pass (the rows come in line order; of two for one line, the later
         // one stays, as `show` does).
-        entry.rows = rows
+        let rows = rows
             .into_iter()
             .map(|(line, hash)| (line.get(), ServedRow { hash: hash.value(), names: Names::only(line.get()) }))
             .collect();
+        self.files.insert(path.as_os_str().to_owned(), Entry::Rows(ServedRows { rows }));
     }
 
     /// After our own edit of `path`: rows that survived move to their new lines with their
@@ -276,7 +340,7 @@ impl Ledger {
         F: IntoIterator<Item = (LineNo, LineHash)>,
     {
         self.touched = true;
-        let entry = self.files.entry(path.to_path_buf()).or_default();
+        let entry = self.rows_mut(path);
         let old = std::mem::take(&mut entry.rows);
         for (from, to) in moved {
             if let Some(row) = old.get(&from.get()) {
@@ -290,18 +354,27 @@ impl Ledger {
 
     /// What was served for `path`.
     pub fn served(&self, path: &Path) -> Option<&ServedRows> {
-        self.files.get(path).filter(|rows| !rows.is_empty())
+        self.files.get(path.as_os_str()).filter(|entry| !entry.is_empty()).map(Entry::rows)
     }
 
-    /// Every file with rows recorded.
+    /// Every file with rows recorded, in path order.
     pub fn paths(&self) -> impl Iterator<Item = &Path> {
-        self.files.iter().filter(|(_, rows)| !rows.is_empty()).map(|(path, _)| path.as_path())
+        self.files.iter().filter(|(_, entry)| !entry.is_empty()).map(|(path, _)| Path::new(path))
+    }
+
+    /// `path`'s rows, to change (made empty when there are none).
+    fn rows_mut(&mut self, path: &Path) -> &mut ServedRows {
+        let key = path.as_os_str();
+        if !self.files.contains_key(key) {
+            self.files.insert(key.to_owned(), Entry::default());
+        }
+        self.files.get_mut(key).map(Entry::rows_mut).unwrap_or_else(|| unreachable!("inserted above"))
     }
 
     /// Forgets a file (for example after it was deleted).
     pub fn forget(&mut self, path: &Path) {
         self.touched = true;
-        self.files.remove(path);
+        self.files.remove(path.as_os_str());
     }
 }
 

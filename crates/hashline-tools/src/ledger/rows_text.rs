@@ -46,16 +46,21 @@ impl<'de> Visitor<'de> for RowsVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ServedRows, A::Error> {
-        let legacy = LegacyRows::deserialize(de::value::MapAccessDeserializer::new(map))?;
-        let mut rows = Vec::with_capacity(legacy.rows.len());
-        for (line, row) in legacy.rows {
-            if row.hash > MAX_HASH {
-                return Err(de::Error::custom(format!("row {line} has hash {} (over {MAX_HASH})", row.hash)));
-            }
-            rows.push((line, ServedRow { hash: row.hash, names: row.names.iter().collect() }));
-        }
-        Ok(ServedRows { rows: rows.into_iter().collect() })
+        legacy(map)
     }
+}
+
+/// The rows of a version-2 object (`{"rows": {"<line>": {"hash", "names"}}}`).
+pub(super) fn legacy<'de, A: MapAccess<'de>>(map: A) -> Result<ServedRows, A::Error> {
+    let legacy = LegacyRows::deserialize(de::value::MapAccessDeserializer::new(map))?;
+    let mut rows = Vec::with_capacity(legacy.rows.len());
+    for (line, row) in legacy.rows {
+        if row.hash > MAX_HASH {
+            return Err(de::Error::custom(format!("row {line} has hash {} (over {MAX_HASH})", row.hash)));
+        }
+        rows.push((line, ServedRow { hash: row.hash, names: row.names.iter().collect() }));
+    }
+    Ok(ServedRows { rows: rows.into_iter().collect() })
 }
 
 /// Hashes are twelve bits.
@@ -117,8 +122,21 @@ pub(super) fn from_text(text: &str) -> Result<BTreeMap<u32, ServedRow>, String> 
     // Three digits a row at most; bounded so that a hostile file asks for memory only as
     // its rows are read (a 256 MiB string would otherwise reserve ~2.4 GB up front).
     let mut rows = Vec::with_capacity((text.len() / 3).min(1 << 16));
+    parse(text, |line, row| rows.push((line, row)))?;
+    // Like inserting in order: of two entries for one line, the later one stays.
+    Ok(rows.into_iter().collect())
+}
+
+/// Whether `text` reads as rows (what [`from_text`] would say of it), without building
+/// them: a session file's rows are checked when it is loaded and decoded when used.
+pub(super) fn check(text: &str) -> Result<(), String> {
+    parse(text, |_, _| {})
+}
+
+/// Reads `text`, giving each row to `each` in the order written.
+fn parse(text: &str, mut each: impl FnMut(u32, ServedRow)) -> Result<(), String> {
     if text.is_empty() {
-        return Ok(BTreeMap::new());
+        return Ok(());
     }
     for segment in text.split(' ') {
         let bad = |why: &str| format!("served rows: segment `{}`: {why}", shorten(segment));
@@ -148,14 +166,15 @@ pub(super) fn from_text(text: &str) -> Result<BTreeMap<u32, ServedRow>, String> 
                 Some(names)
             }
         };
-        for (i, hash) in hashes.chunks_exact(3).enumerate() {
+        // The last row's line, checked once for the whole run: every `line + i` below fits.
+        u32::try_from(count - 1).ok().and_then(|last| line.checked_add(last)).ok_or_else(|| bad("lines past 2^32"))?;
+        for (hash, i) in hashes.chunks_exact(3).zip(0u32..) {
+            let at = line + i;
             let hash = hex3(hash).ok_or_else(|| bad("hashes are three lowercase hex digits each"))?;
-            let at = u32::try_from(i).ok().and_then(|i| line.checked_add(i)).ok_or_else(|| bad("lines past 2^32"))?;
-            rows.push((at, ServedRow { hash, names: names.unwrap_or_else(|| Names::only(at)) }));
+            each(at, ServedRow { hash, names: names.unwrap_or_else(|| Names::only(at)) });
         }
     }
-    // Like inserting in order: of two entries for one line, the later one stays.
-    Ok(rows.into_iter().collect())
+    Ok(())
 }
 
 /// A decimal of ASCII digits only (no sign, no spaces).
