@@ -97,7 +97,8 @@ pub enum RecordKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct GrepRecord {
     /// The file's absolute path.
-    pub path: String,
+    // Shared by the file's records: an unbounded search returns ~100k of them.
+    pub path: std::sync::Arc<str>,
     /// 1-based line number.
     pub line: u32,
     /// `LINE:HASH`, as the row shows it.
@@ -305,27 +306,31 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     let shown = |p: &std::path::Path| session.relative_display(p);
     let limit_cut = found.total_matches > admitted.total as u64;
     let scope = if summary { None } else { args.scope };
-    let (rendered, shown_rows, scopes) = match scope {
+    // The rows shown, by file: the scoped rows (their own lines: a symbol's context), or
+    // the admitted ones, borrowed from the search's (an unbounded search admits ~100k).
+    let mut scoped_records: Vec<(std::path::PathBuf, Vec<HitLine>)> = Vec::new();
+    let (rendered, scopes) = match scope {
         Some(GrepScope::Symbol) => {
             let scoped = scoped::scoped(session, &admitted, shown, args.scope_context, query.context(), limit_cut);
             warnings.extend(scoped::warnings_of(&scoped.scopes));
-            (scoped.rendered, scoped.records, Some(scoped.scopes))
+            scoped_records = scoped.records;
+            (scoped.rendered, Some(scoped.scopes))
         }
         None => {
             let rendered =
                 if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
-            let rows = admitted
-                .files
-                .iter()
-                .map(|file| (file.hits.path.clone(), file.lines.iter().map(|l| (*l).clone()).collect()))
-                .collect();
-            (rendered, rows, None)
+            (rendered, None)
         }
+    };
+    let shown_rows: Vec<(&std::path::Path, Vec<&HitLine>)> = if scopes.is_some() {
+        scoped_records.iter().map(|(path, lines)| (path.as_path(), lines.iter().collect())).collect()
+    } else {
+        admitted.files.iter().map(|file| (file.hits.path.as_path(), file.lines.clone())).collect()
     };
     let records: Vec<GrepRecord> = shown_rows
         .iter()
         .flat_map(|(path, lines)| {
-            let path = path.to_string_lossy().into_owned();
+            let path: std::sync::Arc<str> = path.to_string_lossy().into();
             lines.iter().map(move |line| GrepRecord {
                 path: path.clone(),
                 line: line.line.get(),
@@ -343,7 +348,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         session.note_visible(&key, ctx);
     }
     // A line shown as a match in two symbol sections (nested symbols) is one match.
-    let returned_of = |lines: &[HitLine]| {
+    let returned_of = |lines: &[&HitLine]| {
         let mut matched: Vec<u32> = lines.iter().filter(|l| l.kind == HitKind::Match).map(|l| l.line.get()).collect();
         matched.sort_unstable();
         matched.dedup();
@@ -354,7 +359,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     // quadratic with many matching files).
     let mut returned_by_path: HashMap<&std::path::Path, u64> = HashMap::with_capacity(shown_rows.len());
     for (path, lines) in &shown_rows {
-        returned_by_path.entry(path.as_path()).or_insert_with(|| returned_of(lines));
+        returned_by_path.entry(path).or_insert_with(|| returned_of(lines));
     }
     let files = found
         .files
