@@ -57,10 +57,36 @@ enum Entry {
 }
 
 /// How far the threads have taken units, and how far their results were taken back.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Progress {
     next: usize,
     taken: usize,
+}
+
+/// What a thread does next (see [`Progress::claim`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Claim {
+    /// Search this unit.
+    Take(usize),
+    /// Wait until more results are taken back.
+    Wait,
+    /// Stop: every unit is taken, or the search stopped.
+    Finished,
+}
+
+impl Progress {
+    /// The rule of the look-ahead: a thread takes the next of `units` units only while fewer
+    /// than `ahead` are taken and not yet taken back.
+    fn claim(&mut self, ahead: usize, units: usize, stopped: bool) -> Claim {
+        if stopped || self.next >= units {
+            Claim::Finished
+        } else if self.next >= self.taken + ahead {
+            Claim::Wait
+        } else {
+            self.next += 1;
+            Claim::Take(self.next - 1)
+        }
+    }
 }
 
 /// Searches the tree of `rules` in path order (see the module's documentation).
@@ -90,15 +116,15 @@ pub(crate) fn search_ordered(
                 loop {
                     let index = {
                         let mut now = progress.0.lock().unwrap_or_else(|p| p.into_inner());
-                        while now.next >= now.taken + ahead && !stop.load(Ordering::Relaxed) {
-                            now = progress.1.wait(now).unwrap_or_else(|p| p.into_inner());
+                        loop {
+                            match now.claim(ahead, units.len(), stop.load(Ordering::Relaxed)) {
+                                Claim::Take(index) => break Some(index),
+                                Claim::Finished => break None,
+                                Claim::Wait => now = progress.1.wait(now).unwrap_or_else(|p| p.into_inner()),
+                            }
                         }
-                        if stop.load(Ordering::Relaxed) || now.next >= units.len() {
-                            break;
-                        }
-                        now.next += 1;
-                        now.next - 1
                     };
+                    let Some(index) = index else { break };
                     let entries = match &units[index] {
                         Unit::File(path) => {
                             vec![Entry::Scanned(scan(path, query, &mut searcher, options.keep_per_file))]
@@ -258,6 +284,30 @@ mod tests {
     use super::*;
     use crate::Query;
     use crate::rules::IgnoreConfig;
+
+    /// Threads take units only `ahead` past the results taken back, in order, and stop when
+    /// the units run out or the search stops (the rule the look-ahead's bound rests on).
+    #[test]
+    fn a_thread_takes_units_only_the_look_ahead_past_the_results_taken_back() {
+        let claims = |progress: &mut Progress, stopped: bool| {
+            let mut taken = Vec::new();
+            loop {
+                match progress.claim(3, 10, stopped) {
+                    Claim::Take(index) => taken.push(index),
+                    other => return (taken, other),
+                }
+            }
+        };
+        let mut progress = Progress::default();
+        assert_eq!(claims(&mut progress, false), (vec![0, 1, 2], Claim::Wait));
+        progress.taken = 2;
+        assert_eq!(claims(&mut progress, false), (vec![3, 4], Claim::Wait));
+        progress.taken = 8;
+        assert_eq!(claims(&mut progress, false), (vec![5, 6, 7, 8, 9], Claim::Finished));
+        // Once stopped, nothing more is taken, however far behind the results are.
+        let mut stopped = Progress::default();
+        assert_eq!(claims(&mut stopped, true), (vec![], Claim::Finished));
+    }
 
     /// A tree of 40 directories of 20 files, each holding one match.
     fn wide_tree() -> tempfile::TempDir {
