@@ -385,7 +385,7 @@ fn ls_within(root: &Path, stateless: bool, deadline: Duration) -> bool {
     }
     // The session (and the journal key) in a state directory beside the root, not in the
     // user's own.
-    let state = root.parent().map_or_else(|| root.join(".state"), |base| base.join("state"));
+    let state = root.with_file_name("state");
     let mut child = command
         .env("XDG_STATE_HOME", &state)
         .arg("--root")

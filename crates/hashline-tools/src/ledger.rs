@@ -188,78 +188,57 @@ impl ServedIndex {
 /// search results, and rows in error feedback. A complete view of a file replaces what
 /// was recorded for it; a partial view adds to it.
 ///
-/// Serialised as `{"files": {"<path>": <rows>}}`, the files in path order (so that equal
-/// ledgers are equal texts) and files without rows left out. A deserialized ledger checks
-/// every file's rows at once but decodes them only when they are used, and writes the
-/// rows it did not change back as it read them (the CLI loads its session on every call).
-#[derive(Clone, Debug, Default)]
+/// Serialised as `{"files": {"<path>": <rows>}}`, the files in the byte order of their
+/// paths (so that equal ledgers are equal texts) and files without rows left out. A
+/// deserialized ledger checks every file's rows at once but decodes them only when they are
+/// used, and writes the rows it did not change back as it read them (the CLI loads its
+/// session on every call).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Ledger {
     /// By the paths' bytes (keys are resolved paths, so equal bytes are equal paths): a
     /// session file is written in that order, so it is read back in one pass, without
     /// hashing or parsing into components thousands of paths.
+    #[serde(serialize_with = "serialize_files", deserialize_with = "deserialize_files")]
     files: BTreeMap<OsString, Entry>,
     /// Whether anything was recorded or forgotten since the ledger was made (or
     /// deserialized): an untouched ledger need not be written back.
+    #[serde(skip)]
     touched: bool,
 }
 
 impl PartialEq for Ledger {
     fn eq(&self, other: &Self) -> bool {
-        fn shown(ledger: &Ledger) -> impl Iterator<Item = (&OsString, &Entry)> {
-            ledger.files.iter().filter(|(_, entry)| !entry.is_empty())
-        }
-        shown(self).eq(shown(other))
+        shown(&self.files).eq(shown(&other.files))
     }
 }
 
-impl Serialize for Ledger {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        struct Files<'a>(&'a BTreeMap<OsString, Entry>);
-        impl Serialize for Files<'_> {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.collect_map(
-                    self.0.iter().filter(|(_, entry)| !entry.is_empty()).map(|(path, entry)| (Path::new(path), entry)),
-                )
-            }
-        }
-        let mut out = serializer.serialize_struct("Ledger", 1)?;
-        out.serialize_field("files", &Files(&self.files))?;
-        out.end()
-    }
+/// The files that hold rows.
+fn shown(files: &BTreeMap<OsString, Entry>) -> impl Iterator<Item = (&Path, &Entry)> {
+    files.iter().filter(|(_, entry)| !entry.is_empty()).map(|(path, entry)| (Path::new(path), entry))
 }
 
-impl<'de> Deserialize<'de> for Ledger {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        /// The files as written: collected, then sorted (a stable sort: of two entries for
-        /// one path, the later one stays, as inserting them would).
-        struct Files(Vec<(OsString, Entry)>);
-        impl<'de> Deserialize<'de> for Files {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                struct FilesVisitor;
-                impl<'de> serde::de::Visitor<'de> for FilesVisitor {
-                    type Value = Files;
-                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                        f.write_str("an object of files and their served rows")
-                    }
-                    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Files, A::Error> {
-                        let mut files = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1 << 12));
-                        while let Some((path, entry)) = map.next_entry::<PathBuf, Entry>()? {
-                            files.push((path.into_os_string(), entry));
-                        }
-                        Ok(Files(files))
-                    }
-                }
-                deserializer.deserialize_map(FilesVisitor)
+fn serialize_files<S: serde::Serializer>(files: &BTreeMap<OsString, Entry>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(shown(files))
+}
+
+/// The files as written, collected and then sorted: a stable sort, so that of two entries
+/// for one path the later one stays, as inserting them would.
+fn deserialize_files<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<OsString, Entry>, D::Error> {
+    struct FilesVisitor;
+    impl<'de> serde::de::Visitor<'de> for FilesVisitor {
+        type Value = BTreeMap<OsString, Entry>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object of files and their served rows")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut files = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1 << 12));
+            while let Some((path, entry)) = map.next_entry::<PathBuf, Entry>()? {
+                files.push((path.into_os_string(), entry));
             }
+            Ok(files.into_iter().collect())
         }
-        #[derive(Deserialize)]
-        struct LedgerIn {
-            files: Files,
-        }
-        let LedgerIn { files: Files(files) } = LedgerIn::deserialize(deserializer)?;
-        Ok(Ledger { files: files.into_iter().collect(), touched: false })
     }
+    deserializer.deserialize_map(FilesVisitor)
 }
 
 impl Eq for Ledger {}
@@ -496,6 +475,25 @@ mod tests {
         // A read of line 3 settles `3:`: it names line 3 alone.
         ledger.record_read(path, [row(3, "")], false);
         assert_eq!(ledger.served(path).expect("served").resolve(anchor(3, "")), Resolution::Known(at(3)));
+    }
+
+    /// docs/protocol.md ("The session file is JSON"): files are written in the byte order
+    /// of their paths (`a-b/x` before `a/x`, which components would order the other way),
+    /// files without rows are left out, and a file read in any order, with a path twice,
+    /// keeps the later entry.
+    #[test]
+    fn files_are_written_in_byte_order_and_read_in_any_order() {
+        let mut ledger = Ledger::default();
+        for path in ["/w/a/x", "/w/a-b/x", "/w/B"] {
+            ledger.record(Path::new(path), [row(1, "a")], false);
+        }
+        ledger.record(Path::new("/w/empty"), [], false);
+        let json = serde_json::to_string(&ledger).expect("serialize");
+        assert_eq!(json, r#"{"files":{"/w/B":"1:456","/w/a-b/x":"1:456","/w/a/x":"1:456"}}"#);
+        let shuffled = r#"{"files":{"/w/a/x":"1:456","/w/B":"1:000","/w/a-b/x":"1:456","/w/B":"1:456"}}"#;
+        let parsed: Ledger = serde_json::from_str(shuffled).expect("parse");
+        assert_eq!(parsed, ledger);
+        assert_eq!(serde_json::to_string(&parsed).expect("serialize"), json);
     }
 
     #[test]

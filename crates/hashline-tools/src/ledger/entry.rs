@@ -90,6 +90,13 @@ impl<'de> Deserialize<'de> for Entry {
     }
 }
 
+/// Rows on their own (a file's rows outside a ledger): read as a ledger entry reads them.
+impl<'de> Deserialize<'de> for ServedRows {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(std::mem::take(Entry::deserialize(deserializer)?.rows_mut()))
+    }
+}
+
 struct EntryVisitor;
 
 impl<'de> Visitor<'de> for EntryVisitor {

@@ -15,38 +15,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde::de::{self, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::de::{self, MapAccess};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::{MAX_NAMES, Names, ServedRow, ServedRows};
 
 impl Serialize for ServedRows {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&to_text(&self.rows))
-    }
-}
-
-impl<'de> Deserialize<'de> for ServedRows {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(RowsVisitor)
-    }
-}
-
-struct RowsVisitor;
-
-impl<'de> Visitor<'de> for RowsVisitor {
-    type Value = ServedRows;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("served rows: a string of `<line>:<hashes>` segments, or a version-2 object")
-    }
-
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<ServedRows, E> {
-        from_text(text).map(|rows| ServedRows { rows }).map_err(E::custom)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ServedRows, A::Error> {
-        legacy(map)
     }
 }
 
