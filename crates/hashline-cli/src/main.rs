@@ -180,13 +180,14 @@ fn map_store(cli: &Cli, root: &Path) -> Option<Arc<MapStore>> {
 /// This build of the program, as its executable's identity: any rebuild or reinstall
 /// changes it, so maps another build made (with other queries or extraction) are not used.
 fn build_identity() -> Option<u64> {
-    let meta = hashline::fs::lookup::metadata(&std::env::current_exe().ok()?).ok()?;
-    let id = hashline::fs::lookup::identity_of(&meta);
+    let exe = std::env::current_exe().ok()?;
+    let meta = hashline::fs::lookup::metadata(&exe).ok()?;
+    let (id, _) = hashline::fs::lookup::identity(&exe)?;
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
-    for field in [id.dev, id.ino, meta.len()] {
-        hasher.update(&field.to_le_bytes());
-    }
+    hasher.update(&id.dev.to_le_bytes());
+    hasher.update(&id.ino.to_le_bytes());
+    hasher.update(&meta.len().to_le_bytes());
     hasher.update(&hashline::fs::lookup::mtime_nanos(&meta).to_le_bytes());
     Some(hasher.digest())
 }

@@ -7,14 +7,11 @@
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsFd, BorrowedFd};
-
-use rustix::fs::AtFlags;
-use rustix::io::Errno;
 
 use crate::journal::{self, Held, Journal};
 pub use crate::staging::{CommitError, Hook, Member, Stage};
 use crate::staging::{create_named, temp_name};
+use crate::sys::{self, HandleRef, errors};
 use crate::target::{Target, WriteState};
 
 /// Commits every member, all or none: a single one-link file by rename, anything else
@@ -41,7 +38,7 @@ pub fn commit(
 /// The one-file path: temporary file, sync, compare, rename.
 fn by_rename(journal: &Journal<'_>, member: &Member<'_>, hook: &Hook) -> Result<(), CommitError> {
     let target = member.target;
-    let mut temp = Temp::create(journal, target.dir.as_fd(), target)?;
+    let mut temp = Temp::create(journal, sys::borrow(&target.dir), target)?;
     temp.file.write_all(member.new)?;
     // The data must be on disk before the rename makes it the file (old or new, never a mix).
     crate::sys::sync_data(&temp.file)?;
@@ -53,8 +50,8 @@ fn by_rename(journal: &Journal<'_>, member: &Member<'_>, hook: &Hook) -> Result<
     match temp.install(journal, &target.name) {
         // A temporary file made in the journal cannot be renamed into another mount of the
         // same file system (a bind mount): made again beside the target.
-        Err(err) if journaled && err.raw_os_error() == Some(Errno::XDEV.raw_os_error()) => {
-            let mut temp = Temp::beside(target.dir.as_fd(), target)?;
+        Err(err) if journaled && errors::is_cross_device(&err) => {
+            let mut temp = Temp::beside(sys::borrow(&target.dir), target)?;
             temp.file.write_all(member.new)?;
             crate::sys::sync_data(&temp.file)?;
             if member.check && !target.unchanged(member.old, false)? {
@@ -72,7 +69,7 @@ fn by_rename(journal: &Journal<'_>, member: &Member<'_>, hook: &Hook) -> Result<
 /// has it, so that a crash leaves nothing behind; otherwise named `.hl<8 hex>.tmp` and
 /// removed on drop unless installed.
 struct Temp<'d> {
-    dir: BorrowedFd<'d>,
+    dir: HandleRef<'d>,
     file: File,
     name: Option<String>,
     /// A named temporary file made in the journal (the portable backend): the journal,
@@ -84,14 +81,14 @@ struct Temp<'d> {
 }
 
 impl<'d> Temp<'d> {
-    fn create(journal: &'d Journal<'d>, dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
+    fn create(journal: &'d Journal<'d>, dir: HandleRef<'d>, target: &Target) -> io::Result<Self> {
         let mode = crate::target::Snapshot::mode_for(target.snapshot);
         let locked = target.file.is_some();
         let temp = match crate::sys::unnamed_file(dir, mode)? {
             Some(file) => {
                 // Held until the file is renamed into place: recovery leaves a linked
                 // temporary file alone while its commit is alive.
-                rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+                sys::lock(sys::borrow(&file))?;
                 Self { dir, file, name: None, journaled: None, locked }
             }
             // Without unnamed files, made under a name in the journal, where recovery
@@ -108,7 +105,7 @@ impl<'d> Temp<'d> {
     }
 
     /// A named temporary file beside the target.
-    fn beside(dir: BorrowedFd<'d>, target: &Target) -> io::Result<Self> {
+    fn beside(dir: HandleRef<'d>, target: &Target) -> io::Result<Self> {
         let mode = crate::target::Snapshot::mode_for(target.snapshot);
         let (file, name) = create_named(dir, mode)?;
         Self { dir, file, name: Some(name), journaled: None, locked: target.file.is_some() }.keep_owner(target)
@@ -118,13 +115,8 @@ impl<'d> Temp<'d> {
     fn keep_owner(self, target: &Target) -> io::Result<Self> {
         let temp = self;
         if let Some(snapshot) = target.snapshot {
-            rustix::fs::fchmod(&temp.file, snapshot.permissions())?;
             // Keeping the owner needs privileges; without them the owner is already ours.
-            let _ = rustix::fs::fchown(
-                &temp.file,
-                Some(rustix::fs::Uid::from_raw(snapshot.owner.0)),
-                Some(rustix::fs::Gid::from_raw(snapshot.owner.1)),
-            );
+            sys::keep_owner(&temp.file, snapshot.mode, snapshot.owner)?;
         }
         Ok(temp)
     }
@@ -138,13 +130,13 @@ impl<'d> Temp<'d> {
     /// beside the target instead.
     fn install(mut self, journal: &Journal<'_>, name: &OsStr) -> io::Result<()> {
         if let Some((journal, held, temp)) = self.journaled.take() {
-            let renamed = rustix::fs::renameat(&held, temp.as_str(), self.dir, name);
+            let renamed = sys::rename_at(held.dir(), temp.as_ref(), self.dir, name);
             if renamed.is_err() {
-                let _ = rustix::fs::unlinkat(&held, temp.as_str(), AtFlags::empty());
+                let _ = sys::remove_at(held.dir(), temp.as_ref());
             }
             drop(held);
             journal.tidy();
-            return Ok(renamed?);
+            return renamed;
         }
         if self.name.is_none() {
             // Where the journal cannot be made (a read-only first root), link beside the
@@ -154,16 +146,16 @@ impl<'d> Temp<'d> {
                 journal.tidy();
             }
             if let Ok((jdir, linked)) = linked {
-                let renamed = rustix::fs::renameat(&jdir, linked.as_str(), self.dir, name);
+                let renamed = sys::rename_at(jdir.dir(), linked.as_ref(), self.dir, name);
                 if renamed.is_err() {
-                    let _ = rustix::fs::unlinkat(&jdir, linked.as_str(), AtFlags::empty());
+                    let _ = sys::remove_at(jdir.dir(), linked.as_ref());
                 }
                 drop(jdir);
                 journal.tidy();
                 match renamed {
                     Ok(()) => return Ok(()),
-                    Err(Errno::XDEV) => {}
-                    Err(err) => return Err(err.into()),
+                    Err(err) if errors::is_cross_device(&err) => {}
+                    Err(err) => return Err(err),
                 }
             }
         }
@@ -177,7 +169,7 @@ impl<'d> Temp<'d> {
                 // and goes. Anything else keeps it (a new file, a name shared by chance).
                 let fixed = link_name(name);
                 if self.locked {
-                    let _ = rustix::fs::unlinkat(self.dir, fixed.as_str(), AtFlags::empty());
+                    let _ = sys::remove_at(self.dir, fixed.as_ref());
                 }
                 match link(fixed.as_str()) {
                     Ok(()) => fixed,
@@ -190,9 +182,9 @@ impl<'d> Temp<'d> {
                 }
             }
         };
-        if let Err(err) = rustix::fs::renameat(self.dir, temp_name.as_str(), self.dir, name) {
-            let _ = rustix::fs::unlinkat(self.dir, temp_name.as_str(), AtFlags::empty());
-            return Err(err.into());
+        if let Err(err) = sys::rename_at(self.dir, temp_name.as_ref(), self.dir, name) {
+            let _ = sys::remove_at(self.dir, temp_name.as_ref());
+            return Err(err);
         }
         Ok(())
     }
@@ -201,10 +193,10 @@ impl<'d> Temp<'d> {
 impl Drop for Temp<'_> {
     fn drop(&mut self) {
         if let Some(name) = &self.name {
-            let _ = rustix::fs::unlinkat(self.dir, name.as_str(), AtFlags::empty());
+            let _ = sys::remove_at(self.dir, name.as_ref());
         }
         if let Some((journal, held, name)) = self.journaled.take() {
-            let _ = rustix::fs::unlinkat(&held, name.as_str(), AtFlags::empty());
+            let _ = sys::remove_at(held.dir(), name.as_ref());
             drop(held);
             journal.tidy();
         }
@@ -215,8 +207,7 @@ impl Drop for Temp<'_> {
 /// `.hl<8 hex>.tmp`, the hex being the xxHash32 of the target's name, so that the next
 /// commit of that file finds (and removes) what a crash between link and rename left.
 pub(crate) fn link_name(target: &OsStr) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    format!(".hl{:08x}.tmp", xxhash_rust::xxh32::xxh32(target.as_bytes(), 0))
+    format!(".hl{:08x}.tmp", xxhash_rust::xxh32::xxh32(&sys::name_bytes(target), 0))
 }
 
 #[cfg(test)]
@@ -224,6 +215,7 @@ mod tests {
     use super::*;
     use crate::root::RootDir;
     use std::fs;
+    #[cfg(unix)]
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     use std::path::Path;
 
@@ -265,6 +257,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn keeps_mode_0640_and_new_files_get_the_umask_default() {
         let fx = Fixture::new();
@@ -279,6 +272,7 @@ mod tests {
         assert_eq!(mode & 0o111, 0, "not executable: {mode:o}");
     }
 
+    #[cfg(unix)]
     #[test]
     fn hard_links_all_see_the_change_and_no_journal_remains() {
         let fx = Fixture::new();
@@ -325,7 +319,7 @@ mod tests {
         fs::write(fx.path(&dead), "half of a new f.txt").expect("dead");
         fs::write(fx.path(&live), "a commit in flight").expect("live");
         let held = File::open(fx.path(&live)).expect("open");
-        rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).expect("lock");
+        sys::lock(sys::borrow(&held)).expect("lock");
         assert!(journal::recover(&fx.root).is_empty(), "no file was restored");
         assert!(!fx.path(&dead).exists(), "the dead commit's file is gone");
         assert!(fx.path(&live).exists(), "the live commit's file stays");

@@ -45,5 +45,5 @@ pub(crate) fn too_large(limit: u64) -> io::Error {
 /// Whether an error means "the path left its root while being opened" (`EXDEV`: a symlink
 /// or directory swapped in after the path was checked).
 pub fn is_escape(err: &io::Error) -> bool {
-    err.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error())
+    crate::sys::errors::is_escape(err)
 }

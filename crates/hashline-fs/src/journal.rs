@@ -14,16 +14,11 @@ mod recover;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
-
-use rustix::fs::{AtFlags, FlockOperation, Mode, OFlags};
-use rustix::io::Errno;
 
 use crate::root::RootDir;
 use crate::staging::{CommitError, Hook, Member, Stage, random_hex};
+use crate::sys::{self, Handle, HandleRef, Open};
 use record::{Entry, Record, backup_name, copy_name, temp_name};
 pub use recover::{Recovery, recover};
 
@@ -42,15 +37,14 @@ impl<'r> Journal<'r> {
         Self { root }
     }
 
-    fn open(&self, create: bool) -> io::Result<OwnedFd> {
+    fn open(&self, create: bool) -> io::Result<Handle> {
         if create {
-            match rustix::fs::mkdirat(self.root.fd(), JOURNAL_DIR, Mode::from_raw_mode(0o700)) {
-                Ok(()) | Err(Errno::EXIST) => {}
-                Err(err) => return Err(err.into()),
+            match sys::make_dir_at(self.root.handle(), JOURNAL_DIR.as_ref(), true) {
+                Err(err) if err.kind() != io::ErrorKind::AlreadyExists => return Err(err),
+                _ => {}
             }
         }
-        let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        Ok(rustix::fs::openat(self.root.fd(), JOURNAL_DIR, flags, Mode::empty())?)
+        sys::open_at(self.root.handle(), JOURNAL_DIR.as_ref(), Open::Dir)
     }
 
     /// Opens the journal directory, made if missing, and holds it until the returned value
@@ -70,23 +64,19 @@ impl<'r> Journal<'r> {
     fn hold_within(&self, wait: std::time::Duration) -> io::Result<Held> {
         let lock = self.root_lock()?;
         let deadline = std::time::Instant::now() + wait;
-        loop {
-            match rustix::fs::flock(&lock, FlockOperation::NonBlockingLockShared) {
-                Ok(()) => break,
-                Err(Errno::WOULDBLOCK) if std::time::Instant::now() < deadline => {
-                    std::thread::sleep(std::time::Duration::from_micros(200));
-                }
-                Err(err) => return Err(err.into()),
+        while !sys::try_lock(sys::borrow(&lock), true)? {
+            if std::time::Instant::now() >= deadline {
+                return Err(io::Error::new(io::ErrorKind::WouldBlock, "the journal stayed locked"));
             }
+            std::thread::sleep(std::time::Duration::from_micros(200));
         }
         Ok(Held { dir: self.open(true)?, _lock: lock })
     }
 
     /// A new open file description of the root directory, to lock (each holder and tidy
     /// needs its own: locks through one description do not exclude each other).
-    fn root_lock(&self) -> io::Result<OwnedFd> {
-        let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
-        Ok(rustix::fs::openat(self.root.fd(), ".", flags, Mode::empty())?)
+    fn root_lock(&self) -> io::Result<Handle> {
+        sys::dir_lock(self.root.handle())
     }
 
     /// Links the unnamed temporary file `file` into the journal directory (made if
@@ -96,7 +86,7 @@ impl<'r> Journal<'r> {
         let jdir = self.hold()?;
         loop {
             let name = crate::staging::temp_name("");
-            match crate::sys::link_unnamed(file, jdir.as_fd(), name.as_str()) {
+            match sys::link_unnamed(file, jdir.dir(), name.as_str()) {
                 Ok(()) => return Ok((jdir, name)),
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(err) => return Err(err),
@@ -108,22 +98,22 @@ impl<'r> Journal<'r> {
     /// held until the returned value is dropped) with `mode`, locked at once, for a
     /// commit whose target lies in `target_dir`: `None` where the journal cannot be made
     /// or lies on another file system than `target_dir` (a rename could not move it).
-    pub(crate) fn create_temp(&self, mode: Mode, target_dir: BorrowedFd<'_>) -> Option<(Held, File, String)> {
+    pub(crate) fn create_temp(&self, mode: u32, target_dir: HandleRef<'_>) -> Option<(Held, File, String)> {
         let held = self.hold().ok()?;
-        let same_fs = |a: BorrowedFd<'_>, b: BorrowedFd<'_>| {
-            rustix::fs::fstat(a).ok().zip(rustix::fs::fstat(b).ok()).is_some_and(|(a, b)| a.st_dev == b.st_dev)
+        let same_fs = |a: HandleRef<'_>, b: HandleRef<'_>| {
+            sys::stat(a).ok().zip(sys::stat(b).ok()).is_some_and(|(a, b)| a.id.dev == b.id.dev)
         };
-        if !same_fs(held.as_fd(), target_dir) {
+        if !same_fs(held.dir(), target_dir) {
             drop(held);
             self.tidy();
             return None;
         }
-        if let Ok((file, name)) = crate::staging::create_named(held.as_fd(), mode) {
+        if let Ok((file, name)) = crate::staging::create_named(held.dir(), mode) {
             // Until this lock, recovery tells the file from a dead one by the hold.
-            if rustix::fs::flock(&file, FlockOperation::LockExclusive).is_ok() {
+            if sys::lock(sys::borrow(&file)).is_ok() {
                 return Some((held, file, name));
             }
-            let _ = rustix::fs::unlinkat(&held, name.as_str(), AtFlags::empty());
+            let _ = sys::remove_at(held.dir(), name.as_ref());
         }
         drop(held);
         self.tidy();
@@ -134,11 +124,7 @@ impl<'r> Journal<'r> {
     /// cannot be told. Holding nothing afterwards.
     pub(crate) fn in_use(&self) -> Option<bool> {
         let lock = self.root_lock().ok()?;
-        match rustix::fs::flock(&lock, FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => Some(false),
-            Err(Errno::WOULDBLOCK) => Some(true),
-            Err(_) => None,
-        }
+        sys::try_lock(sys::borrow(&lock), false).ok().map(|taken| !taken)
     }
 
     /// Removes the journal directory if it is empty and no commit holds it (a commit
@@ -147,9 +133,9 @@ impl<'r> Journal<'r> {
     /// removes it). The caller must not hold it itself.
     pub fn tidy(&self) {
         let Ok(lock) = self.root_lock() else { return };
-        if rustix::fs::flock(&lock, FlockOperation::NonBlockingLockExclusive).is_ok() {
+        if sys::try_lock(sys::borrow(&lock), false).unwrap_or(false) {
             // Fails, leaving it, while it holds anything (a dead commit's record).
-            let _ = rustix::fs::unlinkat(self.root.fd(), JOURNAL_DIR, AtFlags::REMOVEDIR);
+            let _ = sys::remove_dir_at(self.root.handle(), JOURNAL_DIR.as_ref());
         }
     }
 }
@@ -159,13 +145,14 @@ const HOLD_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The journal directory, held (see [`Journal::hold`]).
 pub(crate) struct Held {
-    dir: OwnedFd,
-    _lock: OwnedFd,
+    dir: Handle,
+    _lock: Handle,
 }
 
-impl AsFd for Held {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.dir.as_fd()
+impl Held {
+    /// The journal directory's handle.
+    pub(crate) fn dir(&self) -> HandleRef<'_> {
+        sys::borrow(&self.dir)
     }
 }
 
@@ -182,18 +169,18 @@ pub(crate) fn commit_group(
         .map(|m| {
             let parent = m.target.real.parent().unwrap_or(Path::new("/"));
             let (other, dir) = match parent.strip_prefix(root) {
-                Ok(rel) => (None, rel.as_os_str().as_bytes().to_vec()),
-                Err(_) => (Some(parent.as_os_str().as_bytes().to_vec()), Vec::new()),
+                Ok(rel) => (None, sys::name_bytes(rel.as_os_str()).into_owned()),
+                Err(_) => (Some(sys::name_bytes(parent.as_os_str()).into_owned()), Vec::new()),
             };
             let in_place = m.target.snapshot.is_some_and(|s| s.nlink > 1);
-            Entry { root: other, dir, name: m.target.name.as_bytes().to_vec(), in_place }
+            Entry { root: other, dir, name: sys::name_bytes(&m.target.name).into_owned(), in_place }
         })
         .collect();
     let record = Record { pid: std::process::id(), entries };
     // The directory is held (another commit's tidy leaves it) until the record is in it.
     let jdir = journal.hold().map_err(|err| (0, journal_failed(err)))?;
     let bytes = record::encode(key::key(), root, &id, &record);
-    let (record_file, prep) = match write_record(jdir.as_fd(), &id, &bytes) {
+    let (record_file, prep) = match write_record(jdir.dir(), &id, &bytes) {
         Ok(written) => written,
         Err(err) => {
             drop(jdir);
@@ -201,12 +188,12 @@ pub(crate) fn commit_group(
             return Err((0, journal_failed(err)));
         }
     };
-    let dirs: Vec<BorrowedFd<'_>> = members.iter().map(|m| m.target.dir.as_fd()).collect();
-    let group = Group { jdir: jdir.as_fd(), members, record: &record, id: &id, dirs: &dirs };
+    let dirs: Vec<HandleRef<'_>> = members.iter().map(|m| sys::borrow(&m.target.dir)).collect();
+    let group = Group { jdir: jdir.dir(), members, record: &record, id: &id, dirs: &dirs };
     let result = group.run(&id, &prep, hook);
     if result.is_err() {
-        let _ = rustix::fs::unlinkat(jdir.as_fd(), prep.as_str(), AtFlags::empty());
-        let _ = rustix::fs::unlinkat(jdir.as_fd(), format!("{id}.intent").as_str(), AtFlags::empty());
+        let _ = sys::remove_at(jdir.dir(), prep.as_ref());
+        let _ = sys::remove_at(jdir.dir(), format!("{id}.intent").as_ref());
     }
     drop(record_file);
     drop(jdir);
@@ -230,20 +217,17 @@ fn journal_failed(err: io::Error) -> CommitError {
     }
 }
 
-fn write_record(jdir: BorrowedFd<'_>, id: &str, bytes: &[u8]) -> io::Result<(File, String)> {
+fn write_record(jdir: HandleRef<'_>, id: &str, bytes: &[u8]) -> io::Result<(File, String)> {
     let name = format!("{id}.prep");
-    let unnamed = crate::sys::unnamed_file(jdir, Mode::from_raw_mode(0o600))?;
+    let unnamed = sys::unnamed_file(jdir, 0o600)?;
     // Whether the name is ours to remove if a step fails.
     let mut named = unnamed.is_none();
     let mut file = match unnamed {
         Some(file) => file,
-        None => {
-            let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            File::from(rustix::fs::openat(jdir, name.as_str(), flags, Mode::from_raw_mode(0o600))?)
-        }
+        None => File::from(sys::open_at(jdir, name.as_ref(), Open::CreateNew(0o600))?),
     };
     let result = (|| {
-        rustix::fs::flock(&file, FlockOperation::LockExclusive)?;
+        sys::lock(sys::borrow(&file))?;
         file.write_all(bytes)?;
         crate::sys::sync_all(&file)?;
         if !named {
@@ -255,7 +239,7 @@ fn write_record(jdir: BorrowedFd<'_>, id: &str, bytes: &[u8]) -> io::Result<(Fil
     })();
     if let Err(err) = result {
         if named {
-            let _ = rustix::fs::unlinkat(jdir, name.as_str(), AtFlags::empty());
+            let _ = sys::remove_at(jdir, name.as_ref());
         }
         return Err(err);
     }
@@ -263,12 +247,12 @@ fn write_record(jdir: BorrowedFd<'_>, id: &str, bytes: &[u8]) -> io::Result<(Fil
 }
 
 struct Group<'a> {
-    jdir: BorrowedFd<'a>,
+    jdir: HandleRef<'a>,
     members: &'a [Member<'a>],
     record: &'a Record,
     id: &'a str,
     /// Each member's directory, held.
-    dirs: &'a [BorrowedFd<'a>],
+    dirs: &'a [HandleRef<'a>],
 }
 
 impl Group<'_> {
@@ -309,7 +293,7 @@ impl Group<'_> {
             }
         }
         for member in self.members {
-            let _ = crate::sys::sync_dir(member.target.dir.as_fd());
+            let _ = sys::sync_dir(sys::borrow(&member.target.dir));
         }
         if let Err(err) = advance(self.jdir, &intent, &format!("{id}.commit")) {
             self.rollback(Phase::Intent);
@@ -317,7 +301,7 @@ impl Group<'_> {
         }
         // Stage commit: the group is in; clean up.
         self.rollback(Phase::Commit);
-        let _ = rustix::fs::unlinkat(self.jdir, format!("{id}.commit").as_str(), AtFlags::empty());
+        let _ = sys::remove_at(self.jdir, format!("{id}.commit").as_ref());
         Ok(())
     }
 
@@ -334,20 +318,15 @@ impl Group<'_> {
                 let mode = crate::target::Snapshot::mode_for(target.snapshot);
                 // Made under the name the record already holds: a crash from here on leaves
                 // it where recovery looks.
-                let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-                let mut file = File::from(rustix::fs::openat(&target.dir, temp.as_str(), flags, mode)?);
+                let dir = sys::borrow(&target.dir);
+                let mut file = File::from(sys::open_at(dir, temp.as_ref(), Open::CreateNew(mode))?);
                 if let Some(snapshot) = target.snapshot {
-                    rustix::fs::fchmod(&file, snapshot.permissions())?;
-                    let _ = rustix::fs::fchown(
-                        &file,
-                        Some(rustix::fs::Uid::from_raw(snapshot.owner.0)),
-                        Some(rustix::fs::Gid::from_raw(snapshot.owner.1)),
-                    );
+                    sys::keep_owner(&file, snapshot.mode, snapshot.owner)?;
                 }
                 file.write_all(member.new)?;
-                crate::sys::sync_data(&file)?;
+                sys::sync_data(&file)?;
                 if target.exists() {
-                    rustix::fs::linkat(&target.dir, &target.name, &target.dir, backup.as_str(), AtFlags::empty())?;
+                    sys::link_at(dir, &target.name, dir, backup.as_ref())?;
                 }
             }
             true => {
@@ -356,12 +335,10 @@ impl Group<'_> {
                 // nothing changed. Elsewhere the write in place grows the file before it
                 // overwrites anything (see `replace`), and a full disk fails there, rolled
                 // back from the copy made next.
-                crate::sys::reserve(&writer, member.new.len() as u64)?;
-                let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-                let mut file =
-                    File::from(rustix::fs::openat(self.jdir, copy.as_str(), flags, Mode::from_raw_mode(0o600))?);
+                sys::reserve(&writer, member.new.len() as u64)?;
+                let mut file = File::from(sys::open_at(self.jdir, copy.as_ref(), Open::CreateNew(0o600))?);
                 file.write_all(member.old)?;
-                crate::sys::sync_all(&file)?;
+                sys::sync_all(&file)?;
             }
         }
         Ok(())
@@ -369,37 +346,37 @@ impl Group<'_> {
 }
 
 fn open_in_place(target: &crate::target::Target) -> io::Result<File> {
-    let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(&target.dir, &target.name, flags, Mode::empty())?;
-    let same = target
-        .snapshot
-        .is_some_and(|s| rustix::fs::fstat(&fd).is_ok_and(|now| crate::target::FileId::of(&now) == s.id));
+    let handle = sys::open_at(sys::borrow(&target.dir), &target.name, Open::Write)?;
+    let same = target.snapshot.is_some_and(|s| sys::stat(sys::borrow(&handle)).is_ok_and(|now| now.id == s.id));
     if !same {
         return Err(io::Error::other("the file was replaced while it was being written"));
     }
-    Ok(File::from(fd))
+    Ok(File::from(handle))
 }
 
 fn replace(temp: &str, member: &Member<'_>, entry: &Entry) -> io::Result<()> {
     let target = member.target;
     match entry.in_place {
-        false => Ok(rustix::fs::renameat(&target.dir, temp, &target.dir, &target.name)?),
+        false => {
+            let dir = sys::borrow(&target.dir);
+            sys::rename_at(dir, temp.as_ref(), dir, &target.name)
+        }
         true => {
             let file = open_in_place(target)?;
             // The growth first, past the old end: where no space could be reserved, a full
             // disk fails here with every old byte still in place.
             let old_len = member.old.len().min(member.new.len());
-            file.write_all_at(&member.new[old_len..], old_len as u64)?;
-            file.write_all_at(&member.new[..old_len], 0)?;
+            sys::write_all_at(&file, &member.new[old_len..], old_len as u64)?;
+            sys::write_all_at(&file, &member.new[..old_len], 0)?;
             file.set_len(member.new.len() as u64)?;
-            crate::sys::sync_all(&file)
+            sys::sync_all(&file)
         }
     }
 }
 
-fn advance(jdir: BorrowedFd<'_>, from: &str, to: &str) -> io::Result<()> {
-    rustix::fs::renameat(jdir, from, jdir, to)?;
-    crate::sys::sync_dir(jdir)?;
+fn advance(jdir: HandleRef<'_>, from: &str, to: &str) -> io::Result<()> {
+    sys::rename_at(jdir, from.as_ref(), jdir, to.as_ref())?;
+    sys::sync_dir(jdir)?;
     Ok(())
 }
 
@@ -414,10 +391,10 @@ enum Phase {
 /// holds each entry's directory (`None`: it could not be opened beneath its root).
 /// Returns the indices of the files whose old content was put back.
 fn rollback<'d>(
-    jdir: BorrowedFd<'_>,
+    jdir: HandleRef<'_>,
     id: &str,
     entries: &[Entry],
-    dirs: impl Iterator<Item = Option<BorrowedFd<'d>>>,
+    dirs: impl Iterator<Item = Option<HandleRef<'d>>>,
     phase: Phase,
 ) -> Vec<usize> {
     let mut restored = Vec::new();
@@ -427,11 +404,11 @@ fn rollback<'d>(
             false => {
                 let Some(dir) = dir else { continue };
                 let (temp, backup) = (temp_name(id, i), backup_name(id, i));
-                let _ = rustix::fs::unlinkat(dir, temp.as_str(), AtFlags::empty());
-                if phase == Phase::Intent && rustix::fs::renameat(dir, backup.as_str(), dir, name).is_ok() {
+                let _ = sys::remove_at(dir, temp.as_ref());
+                if phase == Phase::Intent && sys::rename_at(dir, backup.as_ref(), dir, name).is_ok() {
                     restored.push(i);
                 }
-                let _ = rustix::fs::unlinkat(dir, backup.as_str(), AtFlags::empty());
+                let _ = sys::remove_at(dir, backup.as_ref());
             }
             true => {
                 let copy = copy_name(id, i);
@@ -441,7 +418,7 @@ fn rollback<'d>(
                 {
                     restored.push(i);
                 }
-                let _ = rustix::fs::unlinkat(jdir, copy.as_str(), AtFlags::empty());
+                let _ = sys::remove_at(jdir, copy.as_ref());
             }
         }
     }
@@ -450,32 +427,29 @@ fn rollback<'d>(
 
 /// Writes the old bytes kept in the journal's `copy` back into `name` (a regular file
 /// both, opened without blocking or following a symlink, read up to the size it had).
-fn restore_copy(jdir: BorrowedFd<'_>, copy: &str, dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<()> {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let old = File::from(rustix::fs::openat(jdir, copy, flags, Mode::empty())?);
+fn restore_copy(jdir: HandleRef<'_>, copy: &str, dir: HandleRef<'_>, name: &OsStr) -> io::Result<()> {
+    let old = File::from(sys::open_at(jdir, copy.as_ref(), Open::Read)?);
     // A copy is of a file the tools loaded, so never over their bound.
     let bytes = crate::open::read_opened_regular(old, crate::target::MAX_FILE_BYTES)?;
-    let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let file = File::from(rustix::fs::openat(dir, name, flags, Mode::empty())?);
+    let file = File::from(sys::open_at(dir, name, Open::Write)?);
     crate::open::ensure_regular(&file)?;
-    file.write_all_at(&bytes, 0)?;
+    sys::write_all_at(&file, &bytes, 0)?;
     file.set_len(bytes.len() as u64)?;
-    crate::sys::sync_all(&file)
+    sys::sync_all(&file)
 }
 
 /// Removes a one-file commit's temporary file that its process left in the journal when
 /// it stopped before renaming it (a live commit holds its `flock`; one made under its
 /// name, by the portable backend, is unlocked and empty for an instant after it is made,
 /// while its commit holds the journal).
-fn remove_dead_temp(journal: &Journal<'_>, jdir: BorrowedFd<'_>, name: &str) {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let Ok(fd) = rustix::fs::openat(jdir, name, flags, Mode::empty()) else { return };
-    if rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err() {
+fn remove_dead_temp(journal: &Journal<'_>, jdir: HandleRef<'_>, name: &str) {
+    let Ok(handle) = sys::open_at(jdir, name.as_ref(), Open::Read) else { return };
+    if !sys::try_lock(sys::borrow(&handle), false).unwrap_or(false) {
         return;
     }
-    let empty = rustix::fs::fstat(&fd).is_ok_and(|stat| stat.st_size == 0);
+    let empty = sys::stat(sys::borrow(&handle)).is_ok_and(|meta| meta.size == 0);
     if !empty || journal.in_use() == Some(false) {
-        let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
+        let _ = sys::remove_at(jdir, name.as_ref());
     }
 }
 
@@ -516,16 +490,16 @@ mod tests {
         let (_dir, root) = scratch_root();
         let journal = Journal::new(&root);
         let tidying = journal.root_lock().unwrap();
-        rustix::fs::flock(&tidying, FlockOperation::NonBlockingLockExclusive).unwrap();
+        assert!(sys::try_lock(sys::borrow(&tidying), false).unwrap());
         std::thread::scope(|scope| {
-            let commit = scope.spawn(|| journal.hold().map(|held| rustix::fs::fstat(&held).unwrap().st_nlink));
+            let commit = scope.spawn(|| journal.hold().map(|held| sys::stat(held.dir()).unwrap().nlink));
             std::thread::sleep(std::time::Duration::from_millis(50));
             assert!(!commit.is_finished(), "the commit waits for the tidy");
             drop(tidying);
             assert!(commit.join().unwrap().unwrap() > 0, "and holds a live journal");
         });
         let stuck = journal.root_lock().unwrap();
-        rustix::fs::flock(&stuck, FlockOperation::NonBlockingLockExclusive).unwrap();
+        assert!(sys::try_lock(sys::borrow(&stuck), false).unwrap());
         let started = std::time::Instant::now();
         let err = journal.hold_within(std::time::Duration::from_millis(100)).err().expect("no hold");
         assert_eq!(err.kind(), io::ErrorKind::WouldBlock);
@@ -544,13 +518,13 @@ mod tests {
         let jdir = journal.hold().expect("the journal");
         let record = Record { pid: std::process::id(), entries: Vec::new() };
         let bytes = record::encode(key::key(), root.path(), "0123abcd", &record);
-        let (file, name) = write_record(jdir.as_fd(), "0123abcd", &bytes).expect("the record");
+        let (file, name) = write_record(jdir.dir(), "0123abcd", &bytes).expect("the record");
         let path = dir.path().join(JOURNAL_DIR).join(&name);
         let listed: Vec<_> =
             std::fs::read_dir(dir.path().join(JOURNAL_DIR)).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(listed, [std::ffi::OsString::from(&name)], "nothing but the record");
         let other = File::open(&path).unwrap();
-        assert!(rustix::fs::flock(&other, FlockOperation::NonBlockingLockExclusive).is_err(), "it is locked");
+        assert!(!sys::try_lock(sys::borrow(&other), false).unwrap(), "it is locked");
         assert!(recover(&root).is_empty());
         assert!(path.exists(), "a live commit's record stays");
         drop(file);
@@ -590,6 +564,7 @@ mod tests {
     /// protocol §4.9 step 6: a recovery copy is written back only into a regular file,
     /// opened without blocking or following a symlink (a FIFO or a symlink planted under
     /// the file's name after the crash is refused at once, its target untouched).
+    #[cfg(unix)]
     #[test]
     fn a_copy_is_restored_only_into_a_regular_file() {
         let (dir, root) = scratch_root();
@@ -602,11 +577,11 @@ mod tests {
         std::fs::write(dir.path().join("plain"), "new\n").unwrap();
         let started = std::time::Instant::now();
         for name in ["pipe", "link"] {
-            assert!(restore_copy(jdir.as_fd(), "0123abcd-0.old", root.fd(), OsStr::new(name)).is_err(), "{name}");
+            assert!(restore_copy(jdir.dir(), "0123abcd-0.old", root.handle(), OsStr::new(name)).is_err(), "{name}");
         }
         assert!(started.elapsed() < std::time::Duration::from_secs(5), "nothing blocked");
         assert_eq!(std::fs::read(dir.path().join("target")).unwrap(), b"keep\n");
-        restore_copy(jdir.as_fd(), "0123abcd-0.old", root.fd(), OsStr::new("plain")).expect("a regular file");
+        restore_copy(jdir.dir(), "0123abcd-0.old", root.handle(), OsStr::new("plain")).expect("a regular file");
         assert_eq!(std::fs::read(dir.path().join("plain")).unwrap(), b"old\n");
     }
 }

@@ -1,7 +1,7 @@
 //! # hashline-fs
 //!
 //! The file system as a capability, for hashline's tools: a root's directory handle and
-//! opening beneath it ([`RootDir`], [`open_beneath`]), a file's identity and what it was
+//! reading beneath it ([`RootDir`], [`read_beneath`]), a file's identity and what it was
 //! when read ([`FileId`], [`Snapshot`]), the exclusive lock and compare before commit of a
 //! file about to change ([`Target`]), the atomic commit of one or several files
 //! ([`atomic::commit`]) through a crash journal with its recovery ([`journal`]), and
@@ -43,7 +43,7 @@ mod target;
 pub use error::{NotRegularFile, TooLarge, is_escape};
 pub use journal::{JOURNAL_DIR, Journal, Recovery, recover};
 pub use replace::{write_atomic, write_atomic_unsynced};
-pub use root::{RootDir, create_dirs_beneath, open_beneath};
+pub use root::RootDir;
 pub use staging::{CommitError, Hook, Member, Stage};
 pub use state::state_dir;
 pub use sys::{BACKEND_VAR, Backend, backend};

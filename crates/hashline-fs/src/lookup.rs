@@ -51,12 +51,6 @@ pub fn identity(path: &Path) -> Option<(FileId, u64)> {
     FileId::of_path(path)
 }
 
-/// The identity (device, inode) of a file's metadata.
-pub fn identity_of(meta: &Metadata) -> FileId {
-    use std::os::unix::fs::MetadataExt;
-    FileId { dev: meta.dev(), ino: meta.ino() }
-}
-
 /// A file's modification time in nanoseconds since the epoch, as precise as the file
 /// system keeps it (0 before the epoch or where unknown).
 pub fn mtime_nanos(meta: &Metadata) -> u128 {

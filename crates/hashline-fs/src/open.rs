@@ -6,24 +6,17 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use rustix::fs::OFlags;
-use rustix::io::Errno;
-
 use crate::error::{NotRegularFile, too_large};
-
-/// The flags every open here adds: no waiting for a FIFO's peer or a device's data, and
-/// no terminal becomes the process's controlling terminal.
-fn flags() -> i32 {
-    (OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32
-}
+use crate::sys::{self, errors};
 
 /// Opens `path` for reading without blocking (a FIFO without a writer opens at once, and
 /// a read with no data ready fails with [`io::ErrorKind::WouldBlock`] instead of waiting).
 pub fn open_read(path: &Path) -> io::Result<File> {
-    OpenOptions::new().read(true).custom_flags(flags()).open(path)
+    // No waiting for a FIFO's peer or a device's data, and no terminal becomes the
+    // process's controlling terminal.
+    sys::nonblocking(OpenOptions::new().read(true), false).open(path)
 }
 
 /// A regular file opened for reading, with the length it had when it was opened.
@@ -50,23 +43,23 @@ pub fn open_regular(path: &Path) -> io::Result<Opened> {
     let file = match open_read(path) {
         Ok(file) => file,
         // A socket (or a device without its driver) cannot be opened at all.
-        Err(err) if err.raw_os_error() == Some(Errno::NXIO.raw_os_error()) => return Err(NotRegularFile.into()),
+        Err(err) if errors::is_no_peer(&err) => return Err(NotRegularFile.into()),
         Err(err) => return Err(err),
     };
     let len = ensure_regular(&file)?;
     // A regular file: reads are ordinary blocking reads from here on.
-    rustix::fs::fcntl_setfl(&file, rustix::fs::fcntl_getfl(&file)? - OFlags::NONBLOCK)?;
+    sys::set_blocking(&file)?;
     Ok(Opened { file, len })
 }
 
 /// Opens `path` for appending (created if missing) without blocking, and checks through
 /// the handle that it is a regular file.
 pub fn open_append_regular(path: &Path) -> io::Result<File> {
-    let file = match OpenOptions::new().create(true).append(true).custom_flags(flags()).open(path) {
+    let file = match sys::nonblocking(OpenOptions::new().create(true).append(true), false).open(path) {
         Ok(file) => file,
         // A FIFO without a reader (or a device without its driver) cannot be opened
         // without waiting.
-        Err(err) if err.raw_os_error() == Some(Errno::NXIO.raw_os_error()) => return Err(NotRegularFile.into()),
+        Err(err) if errors::is_no_peer(&err) => return Err(NotRegularFile.into()),
         Err(err) => return Err(err),
     };
     ensure_regular(&file)?;
@@ -133,8 +126,10 @@ pub fn ensure_regular(file: &File) -> io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
     use std::time::{Duration, Instant};
 
+    #[cfg(unix)]
     fn fifo(dir: &Path) -> std::path::PathBuf {
         let path = dir.join("fifo");
         let status = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo");
@@ -142,6 +137,7 @@ mod tests {
         path
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_fifo_is_refused_at_once_for_reading_and_appending() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -154,6 +150,7 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(5));
     }
 
+    #[cfg(unix)]
     #[test]
     fn devices_are_refused_and_reads_are_bounded() {
         let err = read_regular(Path::new("/dev/zero"), 1024).expect_err("device");
@@ -176,6 +173,7 @@ mod tests {
         assert!(open_append_regular(&dir.path().join("log")).is_ok());
     }
 
+    #[cfg(unix)]
     #[test]
     fn fifos_sockets_and_devices_are_refused_at_once_and_named_so() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -6,11 +6,9 @@
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use rustix::fs::OFlags;
-use rustix::io::Errno;
+use crate::sys::{self, errors};
 
 /// Why a private file was refused or could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -52,18 +50,21 @@ pub enum PrivateError {
     },
 }
 
-/// Flags of every open here: the last component is never followed, nothing waits.
-fn flags() -> i32 {
-    (OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32
+/// Options of every open here: the last component is never followed, nothing waits.
+fn options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    sys::nonblocking(&mut options, true);
+    options
 }
 
 fn open_failed(err: io::Error) -> PrivateError {
-    match err.raw_os_error() {
-        // O_NOFOLLOW on a symlink.
-        Some(code) if code == Errno::LOOP.raw_os_error() => PrivateError::Symlink,
+    if errors::is_symlink(&err) {
+        PrivateError::Symlink
+    } else if errors::is_no_peer(&err) {
         // A FIFO without a reader, opened for writing without waiting.
-        Some(code) if code == Errno::NXIO.raw_os_error() => PrivateError::NotRegular { at_open: true },
-        _ => PrivateError::Io { err, at_open: true },
+        PrivateError::NotRegular { at_open: true }
+    } else {
+        PrivateError::Io { err, at_open: true }
     }
 }
 
@@ -72,13 +73,13 @@ pub fn open_lock(path: &Path) -> Result<File, PrivateError> {
     // A lock removed between the two opens is made again; more than a few rounds of that
     // is someone playing games.
     for _ in 0..8 {
-        let created = OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(flags()).open(path);
+        let created = sys::private_mode(options().write(true).create_new(true)).open(path);
         match created {
             Ok(file) => return Ok(file),
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
             Err(err) => return Err(open_failed(err)),
         }
-        match OpenOptions::new().write(true).custom_flags(flags()).open(path) {
+        match options().write(true).open(path) {
             Ok(file) => {
                 check(&file, path)?;
                 return Ok(file);
@@ -92,7 +93,7 @@ pub fn open_lock(path: &Path) -> Result<File, PrivateError> {
 
 /// Opens the private file at `path` for reading; `None` when there is none.
 pub fn open_existing(path: &Path) -> Result<Option<File>, PrivateError> {
-    match OpenOptions::new().read(true).custom_flags(flags()).open(path) {
+    match options().read(true).open(path) {
         Ok(file) => {
             check(&file, path)?;
             Ok(Some(file))
@@ -104,30 +105,36 @@ pub fn open_existing(path: &Path) -> Result<Option<File>, PrivateError> {
 
 /// Whether others may put files into the directory of `path`: it is group- or
 /// other-writable (like `/tmp`), or another user's. Unknown counts as shared.
-fn in_shared_dir(path: &Path, me: u32) -> bool {
+fn in_shared_dir(path: &Path) -> bool {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::metadata(dir).map_or(true, |meta| meta.mode() & 0o022 != 0 || meta.uid() != me)
+    let owned = std::fs::metadata(dir).ok().map(|meta| sys::owner_and_mode(&meta));
+    match owned {
+        None => true,
+        Some(None) => false,
+        Some(Some((me, owner, mode))) => mode & 0o022 != 0 || owner != me,
+    }
 }
 
 /// A regular file of this user, checked through the handle; in a shared directory
 /// ([`in_shared_dir`]) one that only this user may write, too. (In the user's own
-/// directory a group-writable file is the user's choice.)
+/// directory a group-writable file is the user's choice.) Where files have no POSIX
+/// owner and mode, only the type is checked.
 fn check(file: &File, path: &Path) -> Result<(), PrivateError> {
     let meta = file.metadata().map_err(|err| PrivateError::Io { err, at_open: false })?;
     if !meta.is_file() {
         return Err(PrivateError::NotRegular { at_open: false });
     }
-    let me = rustix::process::geteuid().as_raw();
-    if meta.uid() != me {
-        return Err(PrivateError::ForeignOwner { owner: meta.uid(), me });
+    let Some((me, owner, mode)) = sys::owner_and_mode(&meta) else { return Ok(()) };
+    if owner != me {
+        return Err(PrivateError::ForeignOwner { owner, me });
     }
-    if meta.mode() & 0o022 != 0 && in_shared_dir(path, me) {
-        return Err(PrivateError::SharedWritable { mode: meta.mode() & 0o7777 });
+    if mode & 0o022 != 0 && in_shared_dir(path) {
+        return Err(PrivateError::SharedWritable { mode });
     }
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

@@ -27,12 +27,8 @@ fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     }
     temp.persist(path).map_err(|err| err.error)?;
     if sync {
-        let dir = rustix::fs::open(
-            dir,
-            rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
-        )?;
-        crate::sys::sync_dir(std::os::fd::AsFd::as_fd(&dir))?;
+        let dir = crate::sys::open_dir_path(dir)?;
+        crate::sys::sync_dir(crate::sys::borrow(&dir))?;
     }
     Ok(())
 }

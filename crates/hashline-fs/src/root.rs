@@ -4,24 +4,21 @@
 //! kernel without `openat2`) by a component-by-component `openat` walk with `O_NOFOLLOW`.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
-use rustix::fs::{Mode, OFlags};
-use rustix::io::Errno;
+use crate::sys::{self, Handle, HandleRef, Open, errors};
 
 /// An open directory handle of a session root.
 #[derive(Debug)]
 pub struct RootDir {
     path: PathBuf,
-    fd: OwnedFd,
+    handle: Handle,
 }
 
 impl RootDir {
     /// Opens the root directory `path` (absolute, symlinks resolved).
     pub fn open(path: &Path) -> io::Result<Self> {
-        let fd = rustix::fs::open(path, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
-        Ok(Self { path: path.to_path_buf(), fd })
+        Ok(Self { path: path.to_path_buf(), handle: sys::open_dir_path(path)? })
     }
 
     /// The root's path.
@@ -30,39 +27,38 @@ impl RootDir {
     }
 
     /// The root's handle.
-    pub fn fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
+    pub(crate) fn handle(&self) -> HandleRef<'_> {
+        sys::borrow(&self.handle)
     }
 }
 
 /// Opens `rel` (relative, without `..`) beneath the directory `dir`. A path that would
-/// leave `dir` fails with `EXDEV` (from `openat2`) or `ELOOP` (a symlink met by the
-/// portable walk, where the resolved path held none); see [`crate::is_escape`].
-pub fn open_beneath(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> io::Result<OwnedFd> {
+/// leave `dir` (`..`, a symlink out, or any symlink met by the portable walk, where the
+/// resolved path held none) fails as [`crate::is_escape`] tells.
+pub(crate) fn open_beneath(dir: HandleRef<'_>, rel: &Path, how: Open) -> io::Result<Handle> {
     if rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
-        return Err(Errno::XDEV.into());
+        return Err(errors::escape());
     }
-    crate::sys::open_beneath(dir, rel, flags)
+    sys::open_beneath(dir, rel, how)
 }
 
 /// Opens the directory `rel` beneath `dir`, creating missing directories one by one
 /// (each created and opened beneath its parent's handle).
-pub fn create_dirs_beneath(dir: BorrowedFd<'_>, rel: &Path) -> io::Result<OwnedFd> {
-    let flags = OFlags::DIRECTORY | OFlags::RDONLY;
-    match open_beneath(dir, rel, flags) {
-        Err(err) if err.raw_os_error() == Some(Errno::NOENT.raw_os_error()) => {}
+pub(crate) fn create_dirs_beneath(dir: HandleRef<'_>, rel: &Path) -> io::Result<Handle> {
+    match open_beneath(dir, rel, Open::Dir) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
         other => return other,
     }
-    let mut current = open_beneath(dir, Path::new("."), flags)?;
+    let mut current = open_beneath(dir, Path::new("."), Open::Dir)?;
     for part in rel.components().filter(|c| matches!(c, Component::Normal(_))) {
         let part = Path::new(part.as_os_str());
-        current = match open_beneath(current.as_fd(), part, flags) {
-            Err(err) if err.raw_os_error() == Some(Errno::NOENT.raw_os_error()) => {
-                match rustix::fs::mkdirat(current.as_fd(), part, Mode::from_raw_mode(0o777)) {
-                    Ok(()) | Err(Errno::EXIST) => {}
-                    Err(err) => return Err(err.into()),
+        current = match open_beneath(sys::borrow(&current), part, Open::Dir) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                match sys::make_dir_at(sys::borrow(&current), part.as_os_str(), false) {
+                    Err(err) if err.kind() != io::ErrorKind::AlreadyExists => return Err(err),
+                    _ => {}
                 }
-                open_beneath(current.as_fd(), part, flags)?
+                open_beneath(sys::borrow(&current), part, Open::Dir)?
             }
             other => other?,
         };
@@ -70,7 +66,7 @@ pub fn create_dirs_beneath(dir: BorrowedFd<'_>, rel: &Path) -> io::Result<OwnedF
     Ok(current)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::is_escape;
@@ -86,12 +82,12 @@ mod tests {
         std::os::unix::fs::symlink(base.join("secret"), base.join("r/abs")).expect("symlink");
         let root = RootDir::open(&base.join("r")).expect("root");
         for bad in ["out", "abs", "../secret", "a/../../secret"] {
-            let err = open_beneath(root.fd(), Path::new(bad), OFlags::RDONLY).expect_err(bad);
+            let err = open_beneath(root.handle(), Path::new(bad), Open::Read).expect_err(bad);
             assert!(is_escape(&err), "{bad}: {err}");
         }
-        assert!(open_beneath(root.fd(), Path::new("a/in.txt"), OFlags::RDONLY).is_ok());
-        let made = create_dirs_beneath(root.fd(), Path::new("x/y")).expect("mkdirs");
-        assert!(rustix::fs::fstat(&made).is_ok());
+        assert!(open_beneath(root.handle(), Path::new("a/in.txt"), Open::Read).is_ok());
+        let made = create_dirs_beneath(root.handle(), Path::new("x/y")).expect("mkdirs");
+        assert_eq!(sys::stat(sys::borrow(&made)).expect("stat").kind, sys::Kind::Dir);
         assert!(base.join("r/x/y").is_dir());
     }
 }

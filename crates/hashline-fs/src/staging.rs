@@ -4,13 +4,10 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{Mode, OFlags};
-use rustix::io::Errno;
-
+use crate::sys::{self, HandleRef, Open, errors};
 use crate::target::Target;
 
 /// Where a commit stands, for fault-injection hooks (tests and the fault suite).
@@ -43,12 +40,6 @@ impl From<io::Error> for CommitError {
     }
 }
 
-impl From<Errno> for CommitError {
-    fn from(err: Errno) -> Self {
-        Self::Io(err.into())
-    }
-}
-
 /// One file of a commit.
 pub struct Member<'a> {
     /// The opened, locked target.
@@ -77,15 +68,14 @@ pub(crate) fn random_hex() -> String {
 }
 
 /// Creates a new, uniquely named temporary file `.hl<8 hex>.tmp` in `dir`.
-pub(crate) fn create_named(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<(File, String)> {
+pub(crate) fn create_named(dir: HandleRef<'_>, mode: u32) -> io::Result<(File, String)> {
     for _ in 0..16 {
         let name = temp_name("");
-        let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        match rustix::fs::openat(dir, name.as_str(), flags, mode) {
-            Ok(fd) => return Ok((File::from(fd), name)),
-            Err(Errno::EXIST) => continue,
-            Err(err) => return Err(err.into()),
+        match sys::open_at(dir, name.as_ref(), Open::CreateNew(mode)) {
+            Ok(handle) => return Ok((File::from(handle), name)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(err) => return Err(err),
         }
     }
-    Err(Errno::EXIST.into())
+    Err(errors::exists())
 }

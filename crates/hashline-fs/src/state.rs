@@ -1,7 +1,7 @@
 //! hashline's per-user state directory (the journal key, the CLI's session files, symbol
 //! maps): `$XDG_STATE_HOME/hashline` where that is set, else where the platform keeps an
 //! application's state — `~/Library/Application Support/hashline` on macOS,
-//! `~/.local/state/hashline` elsewhere.
+//! `%LOCALAPPDATA%\hashline` on Windows, `~/.local/state/hashline` elsewhere.
 
 use std::ffi::OsString;
 use std::io;
@@ -14,19 +14,29 @@ pub enum Convention {
     Apple,
     /// Linux and other Unix: the XDG base directories, `~/.local/state`.
     Xdg,
+    /// Windows: the user's local application data, `%LOCALAPPDATA%` (given as the home).
+    Windows,
 }
 
 impl Convention {
     /// The convention of the platform this was built for.
     pub fn native() -> Self {
-        if cfg!(target_vendor = "apple") { Convention::Apple } else { Convention::Xdg }
+        if cfg!(target_vendor = "apple") {
+            Convention::Apple
+        } else if cfg!(windows) {
+            Convention::Windows
+        } else {
+            Convention::Xdg
+        }
     }
 }
 
 /// hashline's per-user state directory of this process (see the module docs); `None`
-/// when neither `XDG_STATE_HOME` nor `HOME` is an absolute path.
+/// when neither `XDG_STATE_HOME` nor `HOME` (on Windows `LOCALAPPDATA`) is an absolute
+/// path.
 pub fn state_dir() -> Option<PathBuf> {
-    state_dir_for(Convention::native(), std::env::var_os("XDG_STATE_HOME"), std::env::var_os("HOME"))
+    let home = if cfg!(windows) { "LOCALAPPDATA" } else { "HOME" };
+    state_dir_for(Convention::native(), std::env::var_os("XDG_STATE_HOME"), std::env::var_os(home))
 }
 
 /// The state directory under `convention` for the given `XDG_STATE_HOME` and `HOME`
@@ -43,17 +53,17 @@ pub fn state_dir_for(
     Some(match convention {
         Convention::Apple => home.join("Library/Application Support/hashline"),
         Convention::Xdg => home.join(".local/state/hashline"),
+        Convention::Windows => home.join("hashline"),
     })
 }
 
 /// Makes `dir` and its missing parents; `dir` itself (when made here) with mode 0700, so
 /// that nobody else lists or plants files in it.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
     if let Some(parent) = dir.parent() {
         std::fs::DirBuilder::new().recursive(true).create(parent)?;
     }
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    crate::sys::create_private_dir(dir)
 }
 
 #[cfg(test)]
@@ -62,22 +72,24 @@ mod tests {
 
     #[test]
     fn each_platform_keeps_state_where_its_applications_do_and_xdg_wins_when_set() {
-        let home = Some(OsString::from("/Users/ann"));
+        // An absolute path on this platform (Windows' have a drive).
+        let abs = |path: &str| format!("{}{path}", if cfg!(windows) { "C:" } else { "" });
+        let home = Some(OsString::from(abs("/Users/ann")));
+        let expect = |path: &str| Some(PathBuf::from(abs(path)));
         assert_eq!(
             state_dir_for(Convention::Apple, None, home.clone()),
-            Some(PathBuf::from("/Users/ann/Library/Application Support/hashline"))
+            expect("/Users/ann/Library/Application Support/hashline")
         );
-        assert_eq!(
-            state_dir_for(Convention::Xdg, None, home.clone()),
-            Some(PathBuf::from("/Users/ann/.local/state/hashline"))
-        );
-        let xdg = Some(OsString::from("/state"));
-        for convention in [Convention::Apple, Convention::Xdg] {
-            assert_eq!(state_dir_for(convention, xdg.clone(), home.clone()), Some(PathBuf::from("/state/hashline")));
+        assert_eq!(state_dir_for(Convention::Xdg, None, home.clone()), expect("/Users/ann/.local/state/hashline"));
+        assert_eq!(state_dir_for(Convention::Windows, None, home.clone()), expect("/Users/ann/hashline"));
+        let xdg = Some(OsString::from(abs("/state")));
+        for convention in [Convention::Apple, Convention::Xdg, Convention::Windows] {
+            assert_eq!(state_dir_for(convention, xdg.clone(), home.clone()), expect("/state/hashline"));
             assert_eq!(state_dir_for(convention, Some("relative".into()), None), None);
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_private_directory_is_made_0700_with_its_parents() {
         use std::os::unix::fs::PermissionsExt;

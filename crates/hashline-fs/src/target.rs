@@ -5,16 +5,12 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::SystemTime;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
-use rustix::io::Errno;
-
 use crate::error::{NotRegularFile, too_large};
 use crate::root::{RootDir, create_dirs_beneath, open_beneath};
+use crate::sys::{self, Handle, Kind, Meta, Open, errors};
 
 /// The largest file hashline loads into memory.
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -36,32 +32,27 @@ pub enum WriteState {
     Overwritten,
 }
 
-/// A file's identity: (device, inode).
+/// A file's identity: (device, inode) on Unix, (volume serial number, file id) on
+/// Windows, whose file ids on ReFS take 128 bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileId {
-    /// Device number.
+    /// Device number (volume serial number).
     pub dev: u64,
-    /// Inode number.
-    pub ino: u64,
+    /// Inode number (file id).
+    pub ino: u128,
 }
 
 impl FileId {
-    // `stat` field types differ between platforms.
-    #[allow(clippy::unnecessary_cast)]
-    pub(crate) fn of(stat: &Stat) -> Self {
-        Self { dev: stat.st_dev as u64, ino: stat.st_ino as u64 }
-    }
-
     /// The identity of what `path` names now (symlinks followed), if it exists, and how
     /// many names it has: its link count, or 1 for a directory (whose link count counts its
     /// subdirectories' `..`, not names of it).
     pub fn of_path(path: &Path) -> Option<(Self, u64)> {
-        let stat = rustix::fs::stat(path).ok()?;
-        let names = match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
-            rustix::fs::FileType::Directory => 1,
-            _ => stat.st_nlink as u64,
+        let meta = sys::stat_path(path).ok()?;
+        let names = match meta.kind {
+            Kind::Dir => 1,
+            _ => meta.nlink,
         };
-        Some((Self::of(&stat), names))
+        Some((meta.id, names))
     }
 }
 
@@ -91,30 +82,14 @@ impl Snapshot {
         SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos))
     }
 
-    /// The permission bits as a [`Mode`] (`mode_t` is 16 bits on macOS, 32 on Linux).
-    // The raw mode's type differs between platforms.
-    #[allow(clippy::unnecessary_cast)]
-    pub fn permissions(&self) -> Mode {
-        Mode::from_raw_mode((self.mode & 0o7777) as rustix::fs::RawMode)
-    }
-
     /// The permission bits of a new file written in place of one with `snapshot` (the
     /// old file's, or 0666 less the umask for a new one).
-    pub fn mode_for(snapshot: Option<Snapshot>) -> Mode {
-        snapshot.map_or(Mode::from_raw_mode(0o666), |s| s.permissions())
+    pub fn mode_for(snapshot: Option<Snapshot>) -> u32 {
+        snapshot.map_or(0o666, |s| s.mode & 0o7777)
     }
 
-    // `stat` field types differ between platforms.
-    #[allow(clippy::unnecessary_cast)]
-    fn of(stat: &Stat) -> Self {
-        Self {
-            id: FileId::of(stat),
-            size: stat.st_size as u64,
-            mtime: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
-            nlink: stat.st_nlink as u64,
-            mode: stat.st_mode as u32 & 0o7777,
-            owner: (stat.st_uid, stat.st_gid),
-        }
+    fn of(meta: &Meta) -> Self {
+        Self { id: meta.id, size: meta.size, mtime: meta.mtime, nlink: meta.nlink, mode: meta.mode, owner: meta.owner }
     }
 }
 
@@ -130,11 +105,11 @@ pub fn read_beneath(root: &RootDir, rel: &Path) -> io::Result<Vec<u8>> {
 /// [`read_beneath`], with the file's modification time as its open handle gave it (no
 /// second look-up by name).
 pub fn read_beneath_stamped(root: &RootDir, rel: &Path) -> io::Result<(Vec<u8>, Option<SystemTime>)> {
-    let fd = open_beneath(root.fd(), rel, OFlags::RDONLY | OFlags::NONBLOCK)?;
-    let stat = rustix::fs::fstat(&fd)?;
-    check_regular(&stat)?;
-    let bytes = read_all(&File::from(fd), stat.st_size as u64)?.ok_or_else(|| too_large(MAX_FILE_BYTES))?;
-    Ok((bytes, Snapshot::of(&stat).modified()))
+    let handle = open_beneath(root.handle(), rel, Open::Read)?;
+    let meta = sys::stat(sys::borrow(&handle))?;
+    check_regular(&meta)?;
+    let bytes = read_all(&File::from(handle), meta.size)?.ok_or_else(|| too_large(MAX_FILE_BYTES))?;
+    Ok((bytes, Snapshot::of(&meta).modified()))
 }
 
 /// Reads a whole file from its handle; `None` when it is over [`MAX_FILE_BYTES`].
@@ -144,14 +119,12 @@ fn read_all(file: &File, size_hint: u64) -> io::Result<Option<Vec<u8>>> {
     Ok((bytes.len() as u64 <= MAX_FILE_BYTES).then_some(bytes))
 }
 
-// `stat` field types differ between platforms.
-#[allow(clippy::unnecessary_cast)]
-fn check_regular(stat: &Stat) -> io::Result<()> {
-    match FileType::from_raw_mode(stat.st_mode) {
-        FileType::Directory => Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory")),
-        FileType::RegularFile if stat.st_size as u64 > MAX_FILE_BYTES => Err(too_large(MAX_FILE_BYTES)),
-        FileType::RegularFile => Ok(()),
-        _ => Err(NotRegularFile.into()),
+fn check_regular(meta: &Meta) -> io::Result<()> {
+    match meta.kind {
+        Kind::Dir => Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory")),
+        Kind::File if meta.size > MAX_FILE_BYTES => Err(too_large(MAX_FILE_BYTES)),
+        Kind::File => Ok(()),
+        Kind::Other => Err(NotRegularFile.into()),
     }
 }
 
@@ -161,7 +134,7 @@ fn check_regular(stat: &Stat) -> io::Result<()> {
 #[derive(Debug)]
 pub struct Target {
     /// The parent directory.
-    pub dir: OwnedFd,
+    pub(crate) dir: Handle,
     /// The file's name in it.
     pub name: OsString,
     /// The open, locked file (absent for a new file, or one this user cannot read).
@@ -178,21 +151,22 @@ impl Target {
     /// hooks and journal records). With `create_parents`, missing parent directories are
     /// created (beneath the root too).
     pub fn open(root: &RootDir, rel: &Path, real: &Path, create_parents: bool) -> io::Result<Self> {
-        let root = root.fd();
+        let root = root.handle();
         let Some(name) = rel.file_name() else {
             return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
         };
         let parent = rel.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let dir = if create_parents {
-            create_dirs_beneath(root, parent)?
-        } else {
-            open_beneath(root, parent, OFlags::DIRECTORY | OFlags::RDONLY)?
-        };
+        let dir =
+            if create_parents { create_dirs_beneath(root, parent)? } else { open_beneath(root, parent, Open::Dir)? };
         for _ in 0..LOCK_RETRIES {
-            let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-            let fd = match rustix::fs::openat(&dir, name, flags, rustix::fs::Mode::empty()) {
-                Ok(fd) => fd,
-                Err(Errno::NOENT) => {
+            let handle = match sys::open_at(sys::borrow(&dir), name, Open::Read) {
+                Ok(handle) => handle,
+                // A replace that stopped halfway on a file system without atomic replace
+                // (Windows' weaker form) left the old bytes aside: back, and again.
+                Err(err) if err.kind() == io::ErrorKind::NotFound && sys::restore_aside(sys::borrow(&dir), name)? => {
+                    continue;
+                }
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {
                     return Ok(Self {
                         dir,
                         name: name.to_owned(),
@@ -201,30 +175,31 @@ impl Target {
                         real: real.to_path_buf(),
                     });
                 }
-                Err(Errno::ACCESS) => {
-                    let stat = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
-                    let snapshot = Some(Snapshot::of(&stat));
+                Err(err) if errors::is_access_denied(&err) => {
+                    let meta = sys::stat_at(sys::borrow(&dir), name)?;
+                    let snapshot = Some(Snapshot::of(&meta));
                     return Ok(Self { dir, name: name.to_owned(), file: None, snapshot, real: real.to_path_buf() });
                 }
-                Err(err) => return Err(err.into()),
+                Err(err) => return Err(err),
             };
-            let stat = rustix::fs::fstat(&fd)?;
-            if FileType::from_raw_mode(stat.st_mode) == FileType::Directory {
+            let before = sys::stat(sys::borrow(&handle))?;
+            if before.kind == Kind::Dir {
                 return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
             }
-            if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile {
-                rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive)?;
+            if before.kind == Kind::File {
+                sys::lock(sys::borrow(&handle))?;
             }
-            let stat = rustix::fs::fstat(&fd)?;
+            let meta = sys::stat(sys::borrow(&handle))?;
             // The name may have moved to another file while we waited for the lock.
-            match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-                Ok(now) if FileId::of(&now) == FileId::of(&stat) => {
-                    let snapshot = Some(Snapshot::of(&stat));
-                    let file = Some(File::from(fd));
+            match sys::stat_at(sys::borrow(&dir), name) {
+                Ok(now) if now.id == meta.id => {
+                    let snapshot = Some(Snapshot::of(&meta));
+                    let file = Some(File::from(handle));
                     return Ok(Self { dir, name: name.to_owned(), file, snapshot, real: real.to_path_buf() });
                 }
-                Ok(_) | Err(Errno::NOENT) => continue,
-                Err(err) => return Err(err.into()),
+                Ok(_) => continue,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+                Err(err) => return Err(err),
             }
         }
         Err(io::Error::other("the file kept being replaced while it was being opened"))
@@ -260,11 +235,11 @@ impl Target {
                     return Ok(None);
                 }
                 bytes.resize(size as usize, 0);
-                file.read_exact_at(&mut bytes, 0)?;
+                sys::read_exact_at(file, &mut bytes, 0)?;
                 Ok(Some(bytes))
             }
-            None if self.exists() => Err(Errno::ACCESS.into()),
-            None => Err(Errno::NOENT.into()),
+            None if self.exists() => Err(errors::access_denied()),
+            None => Err(errors::not_found()),
         }
     }
 
@@ -273,10 +248,9 @@ impl Target {
     pub fn check_writable(&self) -> io::Result<()> {
         let Some(snapshot) = self.snapshot else { return Ok(()) };
         if snapshot.mode & 0o222 == 0 {
-            return Err(Errno::ACCESS.into());
+            return Err(errors::access_denied());
         }
-        rustix::fs::accessat(&self.dir, &self.name, rustix::fs::Access::WRITE_OK, AtFlags::EACCESS)?;
-        Ok(())
+        sys::may_write_at(sys::borrow(&self.dir), &self.name)
     }
 
     /// Compare before commit: whether the file is still the one read as `old` — the same
@@ -287,19 +261,20 @@ impl Target {
         let (Some(file), Some(snapshot)) = (&self.file, self.snapshot) else {
             return Ok(!self.exists());
         };
-        let now = Snapshot::of(&rustix::fs::fstat(file.as_fd())?);
+        let now = Snapshot::of(&sys::stat(sys::borrow(file))?);
         let same_time = reserved || now.mtime == snapshot.mtime;
         if (now.id, now.size) != (snapshot.id, snapshot.size) || !same_time || now.size != old.len() as u64 {
             return Ok(false);
         }
-        match rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(named) if FileId::of(&named) == snapshot.id => {}
-            Ok(_) | Err(Errno::NOENT) => return Ok(false),
-            Err(err) => return Err(err.into()),
+        match sys::stat_at(sys::borrow(&self.dir), &self.name) {
+            Ok(named) if named.id == snapshot.id => {}
+            Ok(_) => return Ok(false),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(err) => return Err(err),
         }
         if now.size <= COMPARE_BYTES_MAX {
             let mut bytes = vec![0; now.size as usize];
-            file.read_exact_at(&mut bytes, 0)?;
+            sys::read_exact_at(file, &mut bytes, 0)?;
             return Ok(bytes == old);
         }
         Ok(true)

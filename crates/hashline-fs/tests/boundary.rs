@@ -29,12 +29,27 @@ const EXEMPT: &[&str] = &["hashline-fs", "hashline-fixtures", "hashline-fuzz"];
 
 /// The violations in one file's text: `(line number, line, why)`.
 fn violations(text: &str) -> Vec<(usize, String, &'static str)> {
-    let rules: Vec<(Regex, &str)> = FORBIDDEN.iter().map(|(re, why)| (Regex::new(re).expect("rule"), *why)).collect();
+    matches(text, FORBIDDEN)
+}
+
+/// What only `hashline-fs`'s `sys` module may use: the calls and types of one operating
+/// system (decision 011: the rest of the crate is written once for every backend).
+const SYSTEM_ONLY: &[(&str, &str)] = &[
+    (r"\brustix::", "rustix"),
+    (r"\blibc::", "libc"),
+    (r"\bwindows_sys::", "windows-sys"),
+    (r"\bstd::os::(unix|fd|windows|linux|macos)\b", "an OS-specific std layer"),
+    (r"\b(OwnedFd|BorrowedFd|OwnedHandle|BorrowedHandle|RawFd|RawHandle)\b", "a raw handle type"),
+    (r"\bErrno\b", "an errno"),
+];
+
+/// The lines of `text` (outside its closing test module and comments) that match a rule.
+fn matches(text: &str, rules: &[(&str, &'static str)]) -> Vec<(usize, String, &'static str)> {
+    let rules: Vec<(Regex, &str)> = rules.iter().map(|(re, why)| (Regex::new(re).expect("rule"), *why)).collect();
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let code = line.trim_start();
-        // The tests that close a file: `#[cfg(test)]` then `mod ...`.
         if (code.starts_with("#[cfg(test)]") || code.starts_with("#[cfg(all(test,"))
             && lines.get(i + 1).is_some_and(|next| next.trim_start().starts_with("mod "))
         {
@@ -51,6 +66,25 @@ fn violations(text: &str) -> Vec<(usize, String, &'static str)> {
         }
     }
     out
+}
+
+#[test]
+fn only_the_sys_module_calls_the_operating_system() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    for file in files.iter().filter(|f| !f.starts_with(src.join("sys"))) {
+        scanned += 1;
+        let text = std::fs::read_to_string(file).expect("source");
+        for (line, code, why) in matches(&text, SYSTEM_ONLY) {
+            found.push(format!("{}:{line}: {why}: {code}", file.strip_prefix(&src).unwrap_or(file).display()));
+        }
+    }
+    assert!(scanned >= 15, "the crate's sources were found ({scanned} files)");
+    assert!(found.is_empty(), "OS calls outside hashline-fs's sys module (move them into it):\n{}", found.join("\n"));
+    assert_eq!(matches("use rustix::fs::OFlags;\nfn f(fd: BorrowedFd<'_>) {}\n", SYSTEM_ONLY).len(), 2);
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -3,12 +3,10 @@
 //! `.hashline-journal/`, a file an agent wrote — can make a record recovery acts on.
 
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use rustix::fs::{AtFlags, Mode, OFlags};
-use rustix::io::Errno;
+use crate::sys::{self, HandleRef, Kind, Open};
 
 /// The key's length in bytes.
 const KEY_LEN: usize = 32;
@@ -42,36 +40,32 @@ fn fresh() -> [u8; KEY_LEN] {
 fn load_or_make(dir: &Path) -> io::Result<[u8; KEY_LEN]> {
     // Private like the CLI's state directory: nobody else lists or plants files in it.
     crate::state::create_private_dir(dir)?;
-    let dirfd = rustix::fs::open(dir, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
-    match load(dirfd.as_fd()) {
+    let handle = sys::open_dir_path(dir)?;
+    let dir = sys::borrow(&handle);
+    match load(dir) {
         Err(err) if err.kind() == io::ErrorKind::NotFound => {}
         other => return other,
     }
     let key = fresh();
     let temp = format!("{KEY_FILE}.{}", crate::staging::random_hex());
-    let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let mut file = std::fs::File::from(rustix::fs::openat(&dirfd, temp.as_str(), flags, Mode::from_raw_mode(0o600))?);
+    let mut file = std::fs::File::from(sys::open_at(dir, temp.as_ref(), Open::CreateNew(0o600))?);
     let written = file.write_all(&key).and_then(|()| crate::sys::sync_all(&file));
-    let linked =
-        written.and_then(|()| match rustix::fs::linkat(&dirfd, temp.as_str(), &dirfd, KEY_FILE, AtFlags::empty()) {
-            Ok(()) | Err(Errno::EXIST) => Ok(()),
-            Err(err) => Err(err.into()),
-        });
-    let _ = rustix::fs::unlinkat(&dirfd, temp.as_str(), AtFlags::empty());
+    let linked = written.and_then(|()| match sys::link_at(dir, temp.as_ref(), dir, KEY_FILE.as_ref()) {
+        Err(err) if err.kind() != io::ErrorKind::AlreadyExists => Err(err),
+        _ => Ok(()),
+    });
+    let _ = sys::remove_at(dir, temp.as_ref());
     linked?;
-    let _ = crate::sys::sync_dir(dirfd.as_fd());
-    load(dirfd.as_fd())
+    let _ = sys::sync_dir(dir);
+    load(dir)
 }
 
 /// The key file, if it is this user's own regular file of the right size, readable by
 /// nobody else.
-fn load(dir: std::os::fd::BorrowedFd<'_>) -> io::Result<[u8; KEY_LEN]> {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(dir, KEY_FILE, flags, Mode::empty())?;
-    let stat = rustix::fs::fstat(&fd)?;
-    let own = stat.st_uid == rustix::process::geteuid().as_raw();
-    let regular = rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile;
-    if !own || !regular || stat.st_mode & 0o077 != 0 || stat.st_size != KEY_LEN as i64 {
+fn load(dir: HandleRef<'_>) -> io::Result<[u8; KEY_LEN]> {
+    let fd = sys::open_at(dir, KEY_FILE.as_ref(), Open::Read)?;
+    let meta = sys::stat(sys::borrow(&fd))?;
+    if meta.kind != Kind::File || !sys::is_private(&meta) || meta.size != KEY_LEN as u64 {
         return Err(io::Error::other("the journal key is not this user's private key file"));
     }
     let mut key = [0u8; KEY_LEN];
@@ -79,7 +73,7 @@ fn load(dir: std::os::fd::BorrowedFd<'_>) -> io::Result<[u8; KEY_LEN]> {
     Ok(key)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

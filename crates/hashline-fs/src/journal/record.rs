@@ -9,10 +9,11 @@
 //! all: they follow from the id and the file's place in the group.
 
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path};
 
 use hmac::{KeyInit, Mac};
+
+use crate::sys;
 use serde::{Deserialize, Serialize};
 
 /// The first bytes of every record.
@@ -71,7 +72,7 @@ pub(crate) fn is_id(id: &str) -> bool {
 impl Entry {
     /// The directory relative to its root, if it is one: only plain components.
     pub fn dir(&self) -> Option<&Path> {
-        let dir = Path::new(OsStr::from_bytes(&self.dir));
+        let dir = Path::new(sys::name_from_bytes(&self.dir)?);
         let plain = dir.components().all(|c| matches!(c, Component::Normal(_)));
         let first = dir.components().next().map(|c| c.as_os_str());
         (plain && first != Some(OsStr::new(super::JOURNAL_DIR))).then_some(dir)
@@ -79,7 +80,7 @@ impl Entry {
 
     /// The file's name, if it is one plain component.
     pub fn name(&self) -> Option<&OsStr> {
-        let name = OsStr::from_bytes(&self.name);
+        let name = sys::name_from_bytes(&self.name)?;
         let mut parts = Path::new(name).components();
         let plain = matches!(parts.next(), Some(Component::Normal(n)) if n == name) && parts.next().is_none();
         plain.then_some(name)
@@ -90,7 +91,7 @@ impl Entry {
         match &self.root {
             None => Some(None),
             Some(bytes) => {
-                let path = Path::new(OsStr::from_bytes(bytes));
+                let path = Path::new(sys::name_from_bytes(bytes)?);
                 path.is_absolute().then_some(Some(path))
             }
         }
@@ -99,7 +100,7 @@ impl Entry {
 
 fn mac(key: &[u8], root: &Path, id: &str, body: &[u8]) -> HmacSha256 {
     let mut mac = <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC takes a key of any length");
-    for part in [root.as_os_str().as_bytes(), id.as_bytes()] {
+    for part in [&*sys::name_bytes(root.as_os_str()), id.as_bytes()] {
         mac.update(&(part.len() as u64).to_le_bytes());
         mac.update(part);
     }

@@ -6,15 +6,12 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
-
-use rustix::fs::{AtFlags, FlockOperation, Mode, OFlags};
-use rustix::io::Errno;
 
 use super::record::{self, Entry, MAX_RECORD_BYTES, Rejected, is_id};
 use super::{JOURNAL_DIR, Journal, Phase, key, remove_dead_temp, rollback};
 use crate::root::{RootDir, open_beneath};
+use crate::sys::{self, Handle, HandleRef, Open};
 
 /// What recovery did at a session's start.
 #[derive(Debug, Default)]
@@ -47,7 +44,8 @@ pub fn recover(root: &RootDir) -> Recovery {
             return out;
         }
     };
-    let names = match list(jdir.as_fd()) {
+    // Read through its handle (never by path: the directory read is the one opened).
+    let names = match sys::list(sys::borrow(&jdir)) {
         Ok(names) => names,
         Err(_) => {
             out.ignored.push(format!("{JOURNAL_DIR} itself"));
@@ -60,7 +58,7 @@ pub fn recover(root: &RootDir) -> Recovery {
             continue;
         };
         match classify(text) {
-            Kind::Record(id, phase) => match take_over(root, jdir.as_fd(), text, id, phase) {
+            Kind::Record(id, phase) => match take_over(root, sys::borrow(&jdir), text, id, phase) {
                 Outcome::Live => {}
                 Outcome::Ignored => out.ignored.push(text.to_owned()),
                 Outcome::Done(restored) => {
@@ -69,7 +67,7 @@ pub fn recover(root: &RootDir) -> Recovery {
                     }
                 }
             },
-            Kind::Temp => remove_dead_temp(&journal, jdir.as_fd(), text),
+            Kind::Temp => remove_dead_temp(&journal, sys::borrow(&jdir), text),
             // A live group's copy, or one its record no longer names: kept.
             Kind::Copy => {}
             Kind::Foreign => out.ignored.push(text.to_owned()),
@@ -115,23 +113,6 @@ fn classify(name: &str) -> Kind<'_> {
     Kind::Foreign
 }
 
-/// The journal's names, read through its handle (never by path: the directory read is
-/// the one opened).
-fn list(jdir: BorrowedFd<'_>) -> io::Result<Vec<std::ffi::OsString>> {
-    use std::os::unix::ffi::OsStrExt;
-    let mut names = Vec::new();
-    let dir = rustix::fs::Dir::read_from(jdir)?;
-    for entry in dir {
-        let entry = entry?;
-        let name = entry.file_name().to_bytes();
-        if name != b"." && name != b".." {
-            names.push(std::ffi::OsStr::from_bytes(name).to_owned());
-        }
-    }
-    names.sort();
-    Ok(names)
-}
-
 enum Outcome {
     /// A live process holds it (or it is gone).
     Live,
@@ -141,23 +122,21 @@ enum Outcome {
     Done(Vec<String>),
 }
 
-fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: Phase) -> Outcome {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let fd = match rustix::fs::openat(jdir, name, flags, Mode::empty()) {
-        Ok(fd) => fd,
+fn take_over(root: &RootDir, jdir: HandleRef<'_>, name: &str, id: &str, phase: Phase) -> Outcome {
+    let fd = match sys::open_at(jdir, name.as_ref(), Open::Read) {
+        Ok(handle) => File::from(handle),
         // Renamed to its next phase, or removed, since the listing: its process is alive
         // (or another recovery took it).
-        Err(Errno::NOENT) => return Outcome::Live,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Outcome::Live,
         Err(_) => return Outcome::Ignored,
     };
-    let fd = File::from(fd);
     if crate::open::ensure_regular(&fd).is_err() {
         return Outcome::Ignored;
     }
     // A live process holds its record's lock.
-    match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => {}
-        Err(Errno::WOULDBLOCK) => return Outcome::Live,
+    match sys::try_lock(sys::borrow(&fd), false) {
+        Ok(true) => {}
+        Ok(false) => return Outcome::Live,
         Err(_) => return Outcome::Ignored,
     }
     // The lock is held (through this description) until the record is gone, so that
@@ -176,7 +155,7 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
     if bytes.is_empty() {
         return match Journal::new(root).in_use() {
             Some(false) => {
-                let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
+                let _ = sys::remove_at(jdir, name.as_ref());
                 Outcome::Done(Vec::new())
             }
             _ => Outcome::Live,
@@ -186,8 +165,8 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
         Ok(record) => record,
         Err(Rejected::NotAuthentic | Rejected::BadEntry) => return Outcome::Ignored,
     };
-    let dirs: Vec<Option<OwnedFd>> = record.entries.iter().map(|entry| open_dir(root, entry)).collect();
-    let restored = rollback(jdir, id, &record.entries, dirs.iter().map(|d| d.as_ref().map(AsFd::as_fd)), phase);
+    let dirs: Vec<Option<Handle>> = record.entries.iter().map(|entry| open_dir(root, entry)).collect();
+    let restored = rollback(jdir, id, &record.entries, dirs.iter().map(|d| d.as_ref().map(sys::borrow)), phase);
     let shown = restored
         .into_iter()
         .map(|i| {
@@ -200,21 +179,20 @@ fn take_over(root: &RootDir, jdir: BorrowedFd<'_>, name: &str, id: &str, phase: 
         })
         .map(|p: PathBuf| p.to_string_lossy().into_owned())
         .collect();
-    let _ = rustix::fs::unlinkat(jdir, name, AtFlags::empty());
+    let _ = sys::remove_at(jdir, name.as_ref());
     drop(fd);
     Outcome::Done(shown)
 }
 
 /// The entry's directory, opened beneath its root's handle (no symlink out, no `..`).
-fn open_dir(root: &RootDir, entry: &Entry) -> Option<OwnedFd> {
+fn open_dir(root: &RootDir, entry: &Entry) -> Option<Handle> {
     let rel = entry.dir()?;
     let rel = if rel.as_os_str().is_empty() { Path::new(".") } else { rel };
-    let flags = OFlags::DIRECTORY | OFlags::RDONLY;
     match entry.root()? {
-        None => open_beneath(root.fd(), rel, flags).ok(),
+        None => open_beneath(root.handle(), rel, Open::Dir).ok(),
         Some(other) => {
             let other = RootDir::open(other).ok()?;
-            open_beneath(other.fd(), rel, flags).ok()
+            open_beneath(other.handle(), rel, Open::Dir).ok()
         }
     }
 }

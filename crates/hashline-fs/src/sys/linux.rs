@@ -3,23 +3,22 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use rustix::fs::{AtFlags, FallocateFlags, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 
+use super::{Handle, HandleRef, Open};
+
 /// `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`; `None` on a kernel without it (or
 /// a sandbox that forbids it), where the portable walk takes over.
-pub(super) fn open_beneath(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> Option<io::Result<OwnedFd>> {
-    // openat2 refuses a mode unless a file may be created.
-    let mode = if flags.contains(OFlags::CREATE) || flags.contains(OFlags::TMPFILE) {
-        Mode::from_raw_mode(0o666)
-    } else {
-        Mode::empty()
-    };
+pub(super) fn open_beneath(dir: HandleRef<'_>, rel: &Path, how: Open) -> Option<io::Result<Handle>> {
+    // openat2 refuses a mode unless a file may be created (and `beneath_flags` gives one
+    // only then).
+    let (flags, mode) = super::unix::beneath_flags(how);
     let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
-    match rustix::fs::openat2(dir, rel, flags | OFlags::CLOEXEC, mode, resolve) {
+    match rustix::fs::openat2(dir, rel, flags, mode, resolve) {
         Err(Errno::NOSYS) | Err(Errno::PERM) => None,
         other => Some(other.map_err(Into::into)),
     }
@@ -32,7 +31,8 @@ fn proc_fd_usable() -> bool {
 }
 
 /// `O_TMPFILE` in `dir`, where the file system has it and `/proc` can link it later.
-pub(super) fn unnamed_file(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<Option<File>> {
+pub(super) fn unnamed_file(dir: HandleRef<'_>, mode: u32) -> io::Result<Option<File>> {
+    let mode = Mode::from_raw_mode(mode & 0o7777);
     if !proc_fd_usable() {
         return Ok(None);
     }
@@ -44,7 +44,7 @@ pub(super) fn unnamed_file(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<Option
 }
 
 /// Links an `O_TMPFILE` file under `name` in `dir`.
-pub(super) fn link_unnamed(file: &File, dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
+pub(super) fn link_unnamed(file: &File, dir: HandleRef<'_>, name: &str) -> io::Result<()> {
     let proc = format!("/proc/self/fd/{}", file.as_raw_fd());
     Ok(rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), dir, name, AtFlags::SYMLINK_FOLLOW)?)
 }

@@ -10,20 +10,86 @@
 //!   `O_NOFOLLOW`, named temporary files, and no space reservation (an in-place write
 //!   grows the file before it overwrites it, see `crate::journal`). On macOS, durability
 //!   goes through `fcntl(F_FULLFSYNC)` and space is reserved with `fcntl(F_PREALLOCATE)`.
+//! - [`Backend::Windows`]: `NtCreateFile` one component at a time beneath a directory
+//!   handle (reparse points refused as escapes), renames, links and removals through the
+//!   handle of the name they change, byte-range locks beyond any file's end (decision 011).
+//!
+//! The rest of the crate is written once, on the types and calls re-exported here
+//! ([`Handle`], [`HandleRef`], [`open_at`], [`rename_at`], [`stat`], [`lock`], ...); the
+//! crate's boundary test checks that nothing outside this module calls the system.
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use rustix::fs::{Mode, OFlags};
+use crate::target::FileId;
 
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_vendor = "apple")]
 mod macos;
+#[cfg(unix)]
 mod unix;
+#[cfg(windows)]
+mod windows;
+
+#[cfg(unix)]
+use unix as os;
+#[cfg(windows)]
+use windows as os;
+
+pub(crate) use os::{
+    Handle, HandleRef, borrow, create_private_dir, dir_lock, errors, is_private, keep_owner, link_at, list, lock,
+    make_dir_at, may_write_at, name_bytes, name_from_bytes, nonblocking, open_at, open_dir_path, owner_and_mode,
+    private_mode, read_exact_at, remove_at, remove_dir_at, rename_at, restore_aside, set_blocking, stat, stat_at,
+    stat_path, try_lock, write_all_at,
+};
+
+/// How a file is opened. Every open: no symlink followed as the last component, no
+/// waiting (a FIFO's peer, a device's data), no controlling terminal, not inherited by
+/// child processes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Open {
+    /// A directory, to open names in, lock or list.
+    Dir,
+    /// An existing file, for reading.
+    Read,
+    /// An existing file, for writing in place.
+    Write,
+    /// A new file, which must not exist yet, for writing, with these permission bits.
+    CreateNew(u32),
+}
+
+/// What kind of file a handle or name is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// Anything else: a symlink (not followed), FIFO, socket or device.
+    Other,
+}
+
+/// What a file is, through its handle or its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Meta {
+    /// Its identity.
+    pub id: FileId,
+    /// Its kind.
+    pub kind: Kind,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its modification time (seconds, nanoseconds).
+    pub mtime: (i64, i64),
+    /// Its names (hard links).
+    pub nlink: u64,
+    /// Its permission bits.
+    pub mode: u32,
+    /// Its owner and group.
+    pub owner: (u32, u32),
+}
 
 /// The environment variable that selects the backend on Linux: `portable` runs the
 /// portable POSIX backend (what macOS runs), anything else or nothing the Linux one.
@@ -36,6 +102,9 @@ pub enum Backend {
     Linux,
     /// Portable POSIX calls only (`openat` walks, named temporary files).
     Portable,
+    /// Windows' own calls: `NtCreateFile` walks beneath a directory handle, renames and
+    /// links by handle, byte-range locks.
+    Windows,
 }
 
 impl Backend {
@@ -44,6 +113,7 @@ impl Backend {
         match self {
             Backend::Linux => "linux",
             Backend::Portable => "portable",
+            Backend::Windows => "windows",
         }
     }
 }
@@ -53,25 +123,36 @@ pub fn backend() -> Backend {
     static BACKEND: OnceLock<Backend> = OnceLock::new();
     *BACKEND.get_or_init(|| {
         let portable = std::env::var_os(BACKEND_VAR).is_some_and(|v| v == "portable");
-        if cfg!(target_os = "linux") && !portable { Backend::Linux } else { Backend::Portable }
+        expected(portable)
     })
+}
+
+/// The backend this platform runs, `portable` being asked for or not.
+fn expected(portable: bool) -> Backend {
+    if cfg!(windows) {
+        Backend::Windows
+    } else if cfg!(target_os = "linux") && !portable {
+        Backend::Linux
+    } else {
+        Backend::Portable
+    }
 }
 
 /// Opens `rel` (relative, only normal components) beneath `dir`; never follows a symlink
 /// out of it.
-pub(crate) fn open_beneath(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> io::Result<OwnedFd> {
+pub(crate) fn open_beneath(dir: HandleRef<'_>, rel: &Path, how: Open) -> io::Result<Handle> {
     #[cfg(target_os = "linux")]
     if backend() == Backend::Linux
-        && let Some(opened) = linux::open_beneath(dir, rel, flags)
+        && let Some(opened) = linux::open_beneath(dir, rel, how)
     {
         return opened;
     }
-    unix::walk(dir, rel, flags)
+    os::walk(dir, rel, how)
 }
 
 /// A new file in `dir` without a name, to be linked in with [`link_unnamed`]; `None` where
 /// the backend or the file system has none (the caller makes a named one).
-pub(crate) fn unnamed_file(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<Option<File>> {
+pub(crate) fn unnamed_file(dir: HandleRef<'_>, mode: u32) -> io::Result<Option<File>> {
     #[cfg(target_os = "linux")]
     if backend() == Backend::Linux {
         return linux::unnamed_file(dir, mode);
@@ -82,7 +163,7 @@ pub(crate) fn unnamed_file(dir: BorrowedFd<'_>, mode: Mode) -> io::Result<Option
 
 /// Gives the unnamed file `file` (from [`unnamed_file`]) the name `name` in `dir`; fails with
 /// `EEXIST` when the name is taken.
-pub(crate) fn link_unnamed(file: &File, dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
+pub(crate) fn link_unnamed(file: &File, dir: HandleRef<'_>, name: &str) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     if backend() == Backend::Linux {
         return linux::link_unnamed(file, dir, name);
@@ -111,7 +192,7 @@ pub(crate) fn reserve(file: &File, len: u64) -> io::Result<bool> {
 /// Flushes a file's data to the disk (what a rename after it depends on).
 pub(crate) fn sync_data(file: &File) -> io::Result<()> {
     #[cfg(target_vendor = "apple")]
-    return macos::full_sync(std::os::fd::AsFd::as_fd(file));
+    return macos::full_sync(borrow(file));
     #[allow(unreachable_code)]
     file.sync_data()
 }
@@ -119,17 +200,24 @@ pub(crate) fn sync_data(file: &File) -> io::Result<()> {
 /// Flushes a file's data and metadata to the disk.
 pub(crate) fn sync_all(file: &File) -> io::Result<()> {
     #[cfg(target_vendor = "apple")]
-    return macos::full_sync(std::os::fd::AsFd::as_fd(file));
+    return macos::full_sync(borrow(file));
     #[allow(unreachable_code)]
     file.sync_all()
 }
 
-/// Flushes a directory's entries (a rename or link in it) to the disk.
-pub(crate) fn sync_dir(dir: BorrowedFd<'_>) -> io::Result<()> {
+/// Flushes a directory's entries (a rename or link in it) to the disk. On Windows
+/// nothing is done: NTFS journals its metadata, and the call would need write access
+/// to the directory, which a reader may lack.
+pub(crate) fn sync_dir(dir: HandleRef<'_>) -> io::Result<()> {
     #[cfg(target_vendor = "apple")]
     return macos::full_sync(dir);
-    #[allow(unreachable_code)]
-    Ok(rustix::fs::fsync(dir)?)
+    #[cfg(unix)]
+    return Ok(rustix::fs::fsync(dir)?);
+    #[cfg(windows)]
+    {
+        let _ = dir;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -139,8 +227,14 @@ mod tests {
     #[test]
     fn the_backend_is_the_one_the_environment_asks_for() {
         let asked = std::env::var_os(BACKEND_VAR).is_some_and(|v| v == "portable");
-        let expected = if cfg!(target_os = "linux") && !asked { Backend::Linux } else { Backend::Portable };
-        assert_eq!(backend(), expected);
+        assert_eq!(backend(), expected(asked));
+        if cfg!(windows) {
+            assert_eq!((expected(false), expected(true)), (Backend::Windows, Backend::Windows));
+        } else if cfg!(target_os = "linux") {
+            assert_eq!((expected(false), expected(true)), (Backend::Linux, Backend::Portable));
+        } else {
+            assert_eq!((expected(false), expected(true)), (Backend::Portable, Backend::Portable));
+        }
         eprintln!("hashline-fs backend: {}", backend().name());
     }
 }

@@ -3,7 +3,6 @@
 //! panic or build an unbounded matcher; every failure is `invalid-pattern`.
 
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 
 use globset::GlobBuilder;
 use regex::{Regex, RegexBuilder};
@@ -17,14 +16,15 @@ pub const MAX_PATTERN_BYTES: usize = 4096;
 /// The most memory one compiled matcher may take (the regex crate's own default).
 const MATCHER_SIZE_LIMIT: usize = 10 * (1 << 20);
 
-/// A compiled glob matched against one entry name (its raw bytes).
+/// A compiled glob matched against one entry name (its bytes: raw on Unix, UTF-8 for
+/// any name that is valid Unicode on Windows).
 #[derive(Clone, Debug)]
 pub struct NameGlob(regex::bytes::Regex);
 
 impl NameGlob {
     /// Whether the name matches.
     pub fn is_match(&self, name: &OsStr) -> bool {
-        self.0.is_match(name.as_bytes())
+        self.0.is_match(name.as_encoded_bytes())
     }
 }
 
@@ -158,7 +158,11 @@ mod tests {
         assert!(glob_matches("a\\*", "a*") && !glob_matches("a\\*", "ab"));
         assert!(!glob_matches("*.RS", "a.rs"));
         assert!(glob_matches("a?c", "a\nc"));
-        assert!(name_glob("*").expect("glob").is_match(OsStr::from_bytes(b"\xff.bin")));
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            assert!(name_glob("*").expect("glob").is_match(OsStr::from_bytes(b"\xff.bin")));
+        }
     }
 
     #[test]
