@@ -211,7 +211,7 @@ pub(crate) fn sync_all(file: &File) -> io::Result<()> {
 pub(crate) fn sync_dir(dir: HandleRef<'_>) -> io::Result<()> {
     #[cfg(target_vendor = "apple")]
     return macos::full_sync(dir);
-    #[cfg(unix)]
+    #[cfg(all(unix, not(target_vendor = "apple")))]
     return Ok(rustix::fs::fsync(dir)?);
     #[cfg(windows)]
     {
