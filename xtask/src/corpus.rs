@@ -227,6 +227,7 @@ mod tests {
         fs::create_dir_all(from.join("sub")).expect("mkdir");
         fs::write(from.join("a.rs"), "abc").expect("write");
         fs::write(from.join("sub/b.txt"), "hello").expect("write");
+        #[cfg(unix)]
         std::os::unix::fs::symlink(from.join("a.rs"), from.join("link.rs")).expect("symlink");
         for (name, mirror) in [("copy", copy_tree as fn(&Path, &Path) -> Result<(u64, u64)>), ("link", link_tree)] {
             let to = dir.path().join(name);

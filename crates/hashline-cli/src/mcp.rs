@@ -70,8 +70,9 @@ fn tokens(file: Option<&std::path::Path>) -> Result<Tokens> {
     }
 }
 
-/// Listens on `addr` until SIGTERM or Ctrl-C, then shuts down gracefully. Prints the
-/// address it listens on (to standard error) once it is ready, signal handlers included.
+/// Listens on `addr` until SIGTERM or Ctrl-C (on Windows also Ctrl-Break and the console's
+/// close), then shuts down gracefully. Prints the address it listens on (to standard error)
+/// once it is ready, signal handlers included.
 async fn serve_http(addr: std::net::SocketAddr, options: HttpOptions) -> Result<(), hashline_mcp::Error> {
     let stop = stop_signal().map_err(|err| hashline_mcp::Error::Http(format!("cannot watch for signals: {err}")))?;
     let listener = hashline_mcp::http::bind_http(addr, &options).await?;
@@ -95,10 +96,18 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
     })
 }
 
-/// Ctrl-C.
-#[cfg(not(unix))]
+/// Ctrl-C, Ctrl-Break, the console window closed, and the system shutting down (the
+/// handlers are installed before this returns).
+#[cfg(windows)]
 fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
-    Ok(async {
-        let _ = tokio::signal::ctrl_c().await;
+    use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close, ctrl_shutdown};
+    let (mut c, mut brk, mut close, mut shutdown) = (ctrl_c()?, ctrl_break()?, ctrl_close()?, ctrl_shutdown()?);
+    Ok(async move {
+        tokio::select! {
+            _ = c.recv() => {}
+            _ = brk.recv() => {}
+            _ = close.recv() => {}
+            _ = shutdown.recv() => {}
+        }
     })
 }

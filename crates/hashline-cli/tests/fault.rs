@@ -101,7 +101,7 @@ fn content(first: &str, lines: usize) -> String {
 /// with `link` adding a hard link to the first file. Returns violations.
 fn kill_rounds(name: &str, files: &[&str], link: bool, rng: &mut Rng) -> usize {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline::fs::lookup::canonicalize(dir.path()).expect("canonical");
     let lines = 20_000;
     let (old, new) = (content("old", lines), content("new", lines));
     let edits =
@@ -172,7 +172,7 @@ fn kill_9_during_single_file_hard_linked_and_multi_file_edits() {
 #[ignore = "fault-injection suite: run by .ci/run with --ignored"]
 fn an_appender_and_a_second_hashline_racing_edits_lose_nothing_reported_as_success() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline::fs::lookup::canonicalize(dir.path()).expect("canonical");
     let lines = 20_000;
     let mut rng = Rng::new();
     let (mut violations, mut refused) = (0, 0);
@@ -218,9 +218,10 @@ fn an_appender_and_a_second_hashline_racing_edits_lose_nothing_reported_as_succe
 
 #[test]
 #[ignore = "fault-injection suite: run by .ci/run with --ignored"]
+#[cfg(unix)]
 fn a_symlink_swapped_during_writes_and_edits_never_changes_the_outside_file() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().canonicalize().expect("canonical");
+    let base = hashline::fs::lookup::canonicalize(dir.path()).expect("canonical");
     let root = base.join("r");
     std::fs::create_dir_all(&root).expect("mkdir");
     let outside: PathBuf = base.join("outside.txt");
@@ -277,7 +278,7 @@ fn fill_leaving(root: &Path, free: u64) {
 #[ignore = "fault-injection suite: run by .ci/run with --ignored"]
 fn edits_and_writes_on_a_full_disk_leave_every_file_old_or_new_and_no_temp_file() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline::fs::lookup::canonicalize(dir.path()).expect("canonical");
     let mounted = Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
         .arg(&root)
@@ -349,6 +350,7 @@ fn edits_and_writes_on_a_full_disk_leave_every_file_old_or_new_and_no_temp_file(
 }
 
 /// Every file below `dir` with its bytes (symlinks as their targets), sorted.
+#[cfg(unix)]
 fn tree_state(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -378,6 +380,7 @@ fn tree_state(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 /// Runs `hashline <mode> --root <root> ls` with a deadline: whether it finished in time.
+#[cfg(unix)]
 fn ls_within(root: &Path, stateless: bool, deadline: Duration) -> bool {
     let mut command = Command::new(binary());
     if stateless {
@@ -417,6 +420,7 @@ fn ls_within(root: &Path, stateless: bool, deadline: Duration) -> bool {
 /// 9b00c33 the first round already deleted and overwrote outside files).
 #[test]
 #[ignore = "fault-injection suite: run by .ci/run with --ignored"]
+#[cfg(unix)]
 fn a_hostile_journal_changes_nothing_outside_the_root_and_never_blocks() {
     use std::os::unix::ffi::OsStrExt;
     let bytes = |p: &Path| json!(p.as_os_str().as_bytes());
@@ -425,7 +429,7 @@ fn a_hostile_journal_changes_nothing_outside_the_root_and_never_blocks() {
         for shape in 0..8 {
             for stateless in [false, true] {
                 let dir = tempfile::tempdir().expect("tempdir");
-                let base = dir.path().canonicalize().expect("canonical");
+                let base = hashline::fs::lookup::canonicalize(dir.path()).expect("canonical");
                 let (root, outside) = (base.join("repo"), base.join("outside"));
                 let journal = root.join(".hashline-journal");
                 std::fs::create_dir_all(&outside).expect("outside");

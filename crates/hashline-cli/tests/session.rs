@@ -147,7 +147,7 @@ fn the_session_file_holds_each_files_rows_as_one_string_as_documented() {
     let out = env.edit(&[], "a.txt", json!([{"insert_after": {"anchor": anchor(1, "alpha"), "text": "new"}}]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let file = env.session_files().pop().expect("session file");
-    let real = std::fs::canonicalize(env.project.path().join("a.txt")).expect("real path");
+    let real = hashline::fs::lookup::canonicalize(&env.project.path().join("a.txt")).expect("real path");
     // docs/protocol.md, "The session file is JSON": the same example, under this root.
     let expected = format!(
         r#"{{"version":3,"ledger":{{"files":{{{}:"1:3c8bdc 3:589@2,3"}}}}}}"#,
@@ -185,7 +185,7 @@ fn rows_a_call_does_not_use_are_written_back_as_they_were_stored() {
     env.file("b.txt", "one\n");
     assert_eq!(env.run(&["read", "b.txt"]).status.code(), Some(0));
     let file = env.session_files().pop().expect("session file");
-    let real = |name: &str| std::fs::canonicalize(env.project.path().join(name)).expect("real path");
+    let real = |name: &str| hashline::fs::lookup::canonicalize(&env.project.path().join(name)).expect("real path");
     let key = |name: &str| serde_json::to_string(&real(name)).expect("path");
     // a.txt's rows in a spelling this build does not write (one segment a row).
     let stored = format!(r#"{{"version":3,"ledger":{{"files":{{{}:"1:3c8 2:589"}}}}}}"#, key("a.txt"));
@@ -300,6 +300,7 @@ fn the_help_states_the_default_session_and_the_stateless_hazard() {
 }
 
 /// A directory every user may write to (like `/tmp`: mode 1777), holding `--session` files.
+#[cfg(unix)]
 fn shared_dir(env: &Env) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let shared = env.state.path().join("shared");
@@ -308,6 +309,7 @@ fn shared_dir(env: &Env) -> PathBuf {
     shared
 }
 
+#[cfg(unix)]
 fn is_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     // A file this process makes is owned by its effective user.
@@ -316,6 +318,7 @@ fn is_root() -> bool {
 }
 
 /// A session file (and lock) that saw `a.txt` read, in `dir`.
+#[cfg(unix)]
 fn ledger_with_a_read(env: &Env, dir: &Path) -> PathBuf {
     let file = dir.join("s.json");
     let out = env.run(&["--session", file.to_str().expect("utf-8"), "read", "a.txt"]);
@@ -324,12 +327,14 @@ fn ledger_with_a_read(env: &Env, dir: &Path) -> PathBuf {
     file
 }
 
+#[cfg(unix)]
 fn set_beta(env: &Env, session: &Path) -> Output {
     let session = session.to_str().expect("utf-8");
     env.edit(&["--session", session], "a.txt", json!([{"set_line": {"anchor": anchor(2, "beta"), "new_text": "BETA"}}]))
 }
 
 #[test]
+#[cfg(unix)]
 fn a_planted_lock_symlink_neither_creates_nor_truncates_its_target() {
     let env = Env::new();
     env.file("a.txt", "alpha\nbeta\n");
@@ -364,6 +369,7 @@ fn a_planted_lock_symlink_neither_creates_nor_truncates_its_target() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_symlinked_session_file_is_refused() {
     let env = Env::new();
     env.file("a.txt", "alpha\nbeta\n");
@@ -379,6 +385,7 @@ fn a_symlinked_session_file_is_refused() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_session_file_others_may_write_is_refused() {
     use std::os::unix::fs::PermissionsExt;
     let env = Env::new();
@@ -394,6 +401,7 @@ fn a_session_file_others_may_write_is_refused() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_session_file_or_lock_of_another_user_is_refused() {
     if !is_root() {
         eprintln!("SKIPPED a_session_file_or_lock_of_another_user_is_refused: needs root to chown");
@@ -422,6 +430,7 @@ fn a_session_file_or_lock_of_another_user_is_refused() {
 }
 
 #[test]
+#[cfg(unix)]
 fn the_state_directory_is_private_and_new_session_files_are_the_users_alone() {
     use std::os::unix::fs::PermissionsExt;
     let env = Env::new();
@@ -441,6 +450,7 @@ fn the_state_directory_is_private_and_new_session_files_are_the_users_alone() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_group_writable_lock_in_a_private_directory_still_works() {
     use std::os::unix::fs::PermissionsExt;
     // Earlier versions made the lock with the umask's mode (0664 under umask 002): in the
@@ -456,4 +466,19 @@ fn a_group_writable_lock_in_a_private_directory_still_works() {
     let out = set_beta(&env, &file);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(env.text("a.txt"), "alpha\nBETA\n");
+}
+
+#[cfg(not(unix))]
+#[test]
+fn unix_only_tests() {
+    for test in [
+        "a_planted_lock_symlink_neither_creates_nor_truncates_its_target",
+        "a_symlinked_session_file_is_refused",
+        "a_session_file_others_may_write_is_refused",
+        "a_session_file_or_lock_of_another_user_is_refused",
+        "the_state_directory_is_private_and_new_session_files_are_the_users_alone",
+        "a_group_writable_lock_in_a_private_directory_still_works",
+    ] {
+        eprintln!("SKIPPED {test}: Unix modes and owners (on Windows the state directory is in the user's profile)");
+    }
 }

@@ -13,8 +13,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use std::os::unix::fs::PermissionsExt;
-
 use hashline::fs::MAX_FILE_BYTES;
 use hashline::fs::Stage;
 use hashline::tools::schema::{STANDARD_FORMATS, failure_schema};
@@ -206,7 +204,9 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
         Ok(())
     });
     let vanish = setup.anchor(&vanishing, "vanish.txt", 1);
-    std::fs::set_permissions(setup.path("denied.txt"), std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let mut read_only = std::fs::metadata(setup.path("denied.txt")).expect("meta").permissions();
+    read_only.set_readonly(true);
+    std::fs::set_permissions(setup.path("denied.txt"), read_only).expect("read-only");
 
     let table: Vec<(&str, &Session, &str, Value)> = vec![
         ("invalid-null", main, "read", json!({"path": null})),

@@ -25,9 +25,52 @@ pub fn read_dir(path: &Path) -> io::Result<ReadDir> {
     std::fs::read_dir(path)
 }
 
-/// The absolute path of `path` with every symlink, `.` and `..` resolved.
+/// The absolute path of `path` with every symlink, `.` and `..` resolved. On Windows it
+/// is given in the form a user writes (`C:\Users\…`, `\\server\share\…`) wherever that
+/// names the same file, and as a verbatim `\\?\` path only where it must be one (a name
+/// the ordinary form would change, or a path past 260 characters).
 pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
+    #[cfg(windows)]
+    return dunce::canonicalize(path);
+    #[cfg(not(windows))]
     std::fs::canonicalize(path)
+}
+
+/// Where the absolute `path` leads on Windows, as Windows itself resolves it: `.` and `..`
+/// are taken lexically first (Win32 normalizes a path before the file system sees it, so
+/// `link\..\x` is `x` beside `link`), then the deepest part that exists is canonicalized
+/// (links followed; the drive letter and every name in the case the file system keeps them,
+/// so that `c:\users\ME` and `C:\Users\me` are one path) and the rest appended as written.
+#[cfg(windows)]
+pub fn real_path(path: &Path) -> PathBuf {
+    let mut lexical = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if lexical.parent().is_some() {
+                    lexical.pop();
+                }
+            }
+            other => lexical.push(other),
+        }
+    }
+    let mut existing = lexical.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = canonicalize(existing) {
+            let mut out = real;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => return dunce::simplified(&lexical).to_path_buf(),
+        }
+    }
 }
 
 /// The target a symlink holds.

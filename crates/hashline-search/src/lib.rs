@@ -56,4 +56,6 @@ pub use rules::{IgnoreConfig, MAX_IGNORE_FILE_BYTES, RESERVED_DIR, SkipReason, S
 pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
 pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};
 pub use stream::{MAX_KEPT_BYTES, MAX_LINE_BYTES};
-pub use walk::{MAX_GLOB_BYTES, SearchError, SearchOptions, SearchOutcome, relative_to, search, search_file};
+pub use walk::{
+    MAX_GLOB_BYTES, SearchError, SearchOptions, SearchOutcome, relative_to, search, search_file, shown_path,
+};

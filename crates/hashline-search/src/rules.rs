@@ -162,7 +162,7 @@ impl TreeRules {
         let mut rules = Self {
             config,
             root: root.to_path_buf(),
-            base: root.canonicalize().ok(),
+            base: hashline_fs::lookup::canonicalize(root).ok(),
             parents: Vec::new(),
             global: None,
             overrides: overrides.filter(|o| !o.is_empty()),
@@ -428,7 +428,7 @@ mod tests {
             .build()
             .filter_map(Result::ok)
             .filter(|e| e.depth() > 0 && e.file_type().is_some_and(|t| t.is_file()))
-            .map(|e| e.path().strip_prefix(root).expect("below").to_string_lossy().into_owned())
+            .map(|e| crate::shown_path(e.path(), root))
             .collect();
         names.sort();
         (names, rules.skipped())
@@ -455,7 +455,7 @@ mod tests {
             .build()
             .filter_map(Result::ok)
             .filter(|e| e.depth() > 0 && e.file_type().is_some_and(|t| t.is_file()))
-            .map(|e| e.path().strip_prefix(root).expect("below").to_string_lossy().into_owned())
+            .map(|e| crate::shown_path(e.path(), root))
             .collect();
         names.sort();
         names
@@ -514,6 +514,7 @@ mod tests {
         assert_eq!(found, crate_walked(&dir.path().join("sub"), IgnoreConfig::RG));
     }
 
+    #[cfg(unix)]
     #[test]
     fn unreadable_ignore_files_are_skipped_and_reported() {
         let dir = tree(&[("a.txt", ""), ("big/.gitignore", ""), ("big/x.txt", "")]);
@@ -525,10 +526,8 @@ mod tests {
             .expect("write");
         let (found, skipped) = walked(dir.path(), IgnoreConfig::FIND);
         assert_eq!(found, ["a.txt", "big/.gitignore", "big/x.txt"]);
-        let skipped: Vec<(String, String)> = skipped
-            .iter()
-            .map(|s| (s.path.strip_prefix(dir.path()).expect("below").display().to_string(), s.reason.to_string()))
-            .collect();
+        let skipped: Vec<(String, String)> =
+            skipped.iter().map(|s| (crate::shown_path(&s.path, dir.path()), s.reason.to_string())).collect();
         assert_eq!(
             skipped,
             [

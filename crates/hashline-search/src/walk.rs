@@ -390,6 +390,18 @@ pub fn relative_to<'a>(path: &'a Path, base: &Path) -> &'a Path {
     path.strip_prefix(base).unwrap_or(path)
 }
 
+/// `path` as results show it: relative to `base` when below it, with `/` between its
+/// components on every system (Windows takes `/` in every path, and a model writes it), so
+/// that a result reads the same wherever it was made; else the whole path as the system
+/// writes it.
+pub fn shown_path(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(rel) if cfg!(windows) => rel.to_string_lossy().replace('\\', "/"),
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,7 +418,7 @@ mod tests {
     }
 
     fn names(outcome: &SearchOutcome, root: &Path) -> Vec<String> {
-        outcome.files.iter().map(|f| relative_to(&f.path, root).to_string_lossy().into_owned()).collect()
+        outcome.files.iter().map(|f| shown_path(&f.path, root)).collect()
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub struct ResolvedPath {
     /// The absolute path with every existing symlink resolved: what the root policy
     /// checks, and what is opened (relative to [`ResolvedPath::root`], by the kernel).
     pub real: PathBuf,
-    /// The root `real` lies below (`/` for an unconfined path outside every root).
+    /// The root `real` lies below (`/`, or the drive's root on Windows, for an unconfined path
+    /// outside every root).
     pub root: PathBuf,
     /// The file's identity key: `real`, or for a second hard-linked name of a file the
     /// session already knows, the name it knows it by (see `Session::resolve`). The
@@ -87,14 +88,24 @@ const MAX_SYMLINK_HOPS: usize = 40;
 /// Resolves every symlink in an absolute `path`, component by component, the way the
 /// operating system will: `..` after a symlink goes up from the link's target, and a
 /// dangling symlink resolves to where its target would be created. Components after the
-/// first missing one are taken lexically (they cannot be symlinks).
+/// first missing one are taken lexically (they cannot be symlinks). The path's start (`/`,
+/// or on Windows its drive or share and root) is kept, and `..` never climbs above it. On
+/// Windows, which takes `..` lexically, [`hashline_fs::lookup::real_path`] says it.
 pub fn resolve_real(path: &Path) -> PathBuf {
+    #[cfg(windows)]
+    return hashline_fs::lookup::real_path(path);
+    #[cfg(not(windows))]
+    resolve_real_unix(path)
+}
+
+#[cfg(not(windows))]
+fn resolve_real_unix(path: &Path) -> PathBuf {
     let mut pending: VecDeque<OsString> = path
         .components()
         .filter(|c| !matches!(c, Component::RootDir | Component::Prefix(_)))
         .map(|c| c.as_os_str().to_owned())
         .collect();
-    let mut out = PathBuf::from("/");
+    let mut out = start_of(path);
     let mut hops = 0;
     let mut missing = false;
     while let Some(part) = pending.pop_front() {
@@ -114,8 +125,8 @@ pub fn resolve_real(path: &Path) -> PathBuf {
                 hops += 1;
                 if let Ok(target) = hashline_fs::lookup::read_link(&out) {
                     out.pop();
-                    if target.is_absolute() {
-                        out = PathBuf::from("/");
+                    if target.has_root() {
+                        out = start_of(&target);
                     }
                     for part in target.components().rev() {
                         if !matches!(part, Component::RootDir | Component::Prefix(_)) {
@@ -129,6 +140,14 @@ pub fn resolve_real(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Where an absolute path starts: `/`, or on Windows its prefix (`C:`, `\\server\share`,
+/// `\\?\C:`) and root.
+fn start_of(path: &Path) -> PathBuf {
+    let start: PathBuf =
+        path.components().take_while(|c| matches!(c, Component::Prefix(_) | Component::RootDir)).collect();
+    if start.as_os_str().is_empty() { PathBuf::from(std::path::MAIN_SEPARATOR_STR) } else { start }
 }
 
 /// Resolves `raw` against `base` and checks it against `roots` (when confined).
@@ -167,7 +186,7 @@ pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Res
         )
         .with_path(absolute.to_string_lossy()));
     }
-    let root = within.cloned().unwrap_or_else(|| PathBuf::from("/"));
+    let root = within.cloned().unwrap_or_else(|| start_of(&real));
     let (display, absolute) = if lexical_misleads(&display, &absolute, &real) {
         (shown_real(&real, base), real.clone())
     } else {
@@ -186,9 +205,9 @@ fn lexical_misleads(display: &str, absolute: &Path, real: &Path) -> bool {
 
 /// `real` as messages show it: relative to `base` when below it, else absolute.
 fn shown_real(real: &Path, base: &Path) -> String {
-    match real.strip_prefix(base) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
-        _ => real.to_string_lossy().into_owned(),
+    match hashline_search::shown_path(real, base) {
+        rel if rel.is_empty() => real.to_string_lossy().into_owned(),
+        shown => shown,
     }
 }
 
@@ -212,6 +231,7 @@ mod tests {
         assert_eq!(normalize_lexically(Path::new("/../x")), PathBuf::from("/x"));
     }
 
+    #[cfg(unix)]
     #[test]
     fn symlinks_resolve_like_the_operating_system() {
         let dir = tempfile::tempdir().expect("tempdir");

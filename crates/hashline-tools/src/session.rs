@@ -111,7 +111,7 @@ impl Session {
     pub fn new(config: SessionConfig) -> Result<Self, ToolError> {
         let mut roots = Vec::with_capacity(1 + config.extra_roots.len());
         for root in std::iter::once(&config.root).chain(&config.extra_roots) {
-            let real = root.canonicalize().map_err(|err| {
+            let real = hashline_fs::lookup::canonicalize(root).map_err(|err| {
                 ToolError::new(
                     ErrorCode::PathNotFound,
                     format!("Session root is not accessible: {} — {err}", root.display()),
@@ -290,9 +290,10 @@ impl Session {
         Ok(states.into_iter().map(WriteState::from).collect())
     }
 
-    /// Shows `path` relative to the working directory when it lies below it.
+    /// Shows `path` relative to the working directory when it lies below it, with `/`
+    /// between components on every system ([`hashline_search::shown_path`]).
     pub fn relative_display(&self, path: &Path) -> String {
-        path.strip_prefix(self.cwd()).unwrap_or(path).to_string_lossy().into_owned()
+        hashline_search::shown_path(path, self.cwd())
     }
 
     /// The served-lines ledger.

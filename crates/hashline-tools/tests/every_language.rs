@@ -394,7 +394,7 @@ fn a_stored_census_gives_the_two_parse_result_in_every_language() {
                 let state = tempfile::tempdir().expect("tempdir");
                 let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
                 let ws = stored_workspace(case.file, source, &store);
-                let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
+                let key = hashline_fs::lookup::canonicalize(&ws.path(case.file)).expect("real path");
                 let old = ContentKey::of(source.as_bytes());
                 store.store_census(&key, case.file, old, &fresh_census(case.file, source)).expect("stored");
                 // And its map, as a full read would have left it: the edit keeps the map current.
@@ -409,7 +409,7 @@ fn a_stored_census_gives_the_two_parse_result_in_every_language() {
                 let cold = stored_workspace(case.file, source, &empty);
                 let first = cold.call::<EditTool>(args.clone());
                 assert_eq!(seen(&cold, case.file, &first), seen(&plain, case.file, &two_parses), "{what}");
-                let key = std::fs::canonicalize(cold.path(case.file)).expect("real path");
+                let key = hashline_fs::lookup::canonicalize(&cold.path(case.file)).expect("real path");
                 assert_eq!(empty.load_census(&key, case.file, old), Some(fresh_census(case.file, source)), "{what}");
                 // What the file holds now has its census (and map) stored as a fresh parse
                 // would make them, for the next edit and the next read.
@@ -417,7 +417,7 @@ fn a_stored_census_gives_the_two_parse_result_in_every_language() {
                 let content = ContentKey::of(now.as_bytes());
                 assert_eq!(empty.load_census(&key, case.file, content), Some(fresh_census(case.file, &now)), "{what}");
                 let after = std::fs::read_to_string(ws.path(case.file)).expect("read back");
-                let ws_key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
+                let ws_key = hashline_fs::lookup::canonicalize(&ws.path(case.file)).expect("real path");
                 let content = ContentKey::of(after.as_bytes());
                 assert_eq!(store.load_census(&ws_key, case.file, content), Some(fresh_census(case.file, &after)));
                 if !one_parse.is_error {
@@ -449,7 +449,7 @@ fn a_stored_census_is_used_for_its_own_bytes_only() {
         let state = tempfile::tempdir().expect("tempdir");
         let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
         let ws = stored_workspace(case.file, case.source, &store);
-        let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
+        let key = hashline_fs::lookup::canonicalize(&ws.path(case.file)).expect("real path");
         store.store_census(&key, case.file, ContentKey::of(case.source.as_bytes()), &planted).expect("stored");
         let result = ws.call::<EditTool>(edit.clone());
         assert_eq!(new_problems(&result), vec![], "{}: the stored census was used: {}", case.file, result.text());
@@ -462,7 +462,7 @@ fn a_stored_census_is_used_for_its_own_bytes_only() {
         let state = tempfile::tempdir().expect("tempdir");
         let store = Arc::new(MapStore::new(state.path().join("maps"), 1));
         let ws = stored_workspace(case.file, case.source, &store);
-        let key = std::fs::canonicalize(ws.path(case.file)).expect("real path");
+        let key = hashline_fs::lookup::canonicalize(&ws.path(case.file)).expect("real path");
         store.store_census(&key, case.file, ContentKey::of(&other), &planted).expect("stored");
         let result = ws.call::<EditTool>(edit);
         let n = line as u64;

@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use common::code;
@@ -15,22 +14,24 @@ use hashline_tools::write::WriteTool;
 use hashline_tools::{CallContext, Session, SessionConfig, Tool, ToolResult, execute};
 use serde_json::{Value, json};
 
-/// A root `r/` with a secret beside it in `out/`.
+/// A root `r/` with a secret beside it in `out/`. The session is dropped before the
+/// directory is removed (fields drop in order): on Windows a directory the session still
+/// holds open cannot be removed, and under Wine std's `remove_dir_all` then never returned.
 struct Jail {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
     session: Session,
+    base: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 impl Jail {
     fn new() -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
-        let base = dir.path().canonicalize().expect("canonical");
+        let base = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
         std::fs::create_dir_all(base.join("r/a/b/c")).expect("mkdir");
         std::fs::create_dir_all(base.join("out")).expect("mkdir");
         std::fs::write(base.join("out/s.txt"), "secret\n").expect("write");
         let session = Session::open(base.join("r")).expect("session");
-        Self { _dir: dir, base, session }
+        Self { session, base, _dir: dir }
     }
 
     fn call<T: Tool>(&self, args: Value) -> ToolResult {
@@ -60,7 +61,9 @@ fn secret_untouched(jail: &Jail) {
 #[test]
 fn finding_1_symlink_then_dotdot_never_opens_the_lexical_path() {
     let jail = Jail::new();
-    std::os::unix::fs::symlink("a/b/c", jail.path("r/l")).expect("symlink");
+    if !common::symlink("a/b/c", jail.path("r/l"), "finding_1_symlink_then_dotdot_never_opens_the_lexical_path") {
+        return;
+    }
     let read = jail.call::<ReadTool>(json!({"path": "l/../../out/s.txt"}));
     assert!(read.is_error, "read must not show the secret: {}", read.text());
     assert!(!read.text().contains("secret"), "{}", read.text());
@@ -83,6 +86,7 @@ fn finding_1_symlink_then_dotdot_never_opens_the_lexical_path() {
 
 /// Finding 2: a path checked as a regular file inside the root and swapped for a symlink to
 /// a file outside before the write: the outside file never changes.
+#[cfg(unix)]
 #[test]
 fn finding_2_symlink_swapped_in_after_the_check_is_not_followed() {
     let jail = Jail::new();
@@ -158,17 +162,26 @@ fn finding_7_read_only_files_are_refused() {
     let jail = Jail::new();
     let file = jail.path("r/ro.txt");
     std::fs::write(&file, "keep\n").expect("write");
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let mut read_only = std::fs::metadata(&file).expect("meta").permissions();
+    read_only.set_readonly(true);
+    std::fs::set_permissions(&file, read_only).expect("read-only");
     assert!(!jail.call::<ReadTool>(json!({"path": "ro.txt"})).is_error);
     let edit = jail.call::<EditTool>(json!({"path": "ro.txt", "edits": [set_line(1, "keep", "x")]}));
     assert_eq!(code(&edit), "permission-denied", "{}", edit.text());
     assert!(edit.text().starts_with("Edit rejected"), "{}", edit.text());
-    assert_eq!(edit.ptc_value()["error"]["details"]["errno"], 13);
+    // The OS's own error number: EACCES on Unix, ERROR_ACCESS_DENIED on Windows.
+    let denied = if cfg!(windows) { 5 } else { 13 };
+    assert_eq!(edit.ptc_value()["error"]["details"]["errno"], denied);
     let write = jail.call::<WriteTool>(json!({"path": "ro.txt", "content": "new\n"}));
     assert_eq!(code(&write), "permission-denied", "{}", write.text());
-    assert_eq!(write.ptc_value()["error"]["details"]["errno"], 13);
+    assert_eq!(write.ptc_value()["error"]["details"]["errno"], denied);
     assert_eq!(std::fs::read(&file).expect("read"), b"keep\n");
-    assert_eq!(std::fs::metadata(&file).expect("meta").permissions().mode() & 0o777, 0o444);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&file).expect("meta").permissions().mode() & 0o777, 0o444);
+    }
+    assert!(std::fs::metadata(&file).expect("meta").permissions().readonly());
 }
 
 /// Finding 8: names of 235–255 bytes can be written (the temporary name stays short), and
@@ -188,7 +201,9 @@ fn finding_8_long_names_are_written_and_errno_is_kept() {
     let too_long = "n".repeat(256);
     let write = jail.call::<WriteTool>(json!({"path": too_long, "content": "x\n"}));
     assert!(write.is_error);
-    assert_eq!(write.ptc_value()["error"]["details"]["errno"], 36, "{}", write.text());
+    // ENAMETOOLONG on Unix, ERROR_FILENAME_EXCED_RANGE on Windows.
+    let too_long_errno = if cfg!(windows) { 206 } else { 36 };
+    assert_eq!(write.ptc_value()["error"]["details"]["errno"], too_long_errno, "{}", write.text());
     assert!(no_temp_files(&jail.path("r")), "{:?}", std::fs::read_dir(jail.path("r")).map(|d| d.count()));
 }
 
@@ -277,7 +292,7 @@ fn finding_4_and_6_an_interrupted_group_is_rolled_back_at_the_next_session() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     std::fs::write(root.join("a.txt"), "a1\n").expect("write");
     std::fs::write(root.join("b.txt"), "b1\n").expect("write");
     std::fs::hard_link(root.join("b.txt"), root.join("b-link.txt")).expect("link");
@@ -324,7 +339,7 @@ fn crash_child(root: &Path) {
 #[test]
 fn finding_4_a_full_disk_leaves_files_byte_identical() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     let mounted = std::process::Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
         .arg(&root)
@@ -384,7 +399,7 @@ fn names_in(dir: &Path) -> Vec<String> {
 #[test]
 fn commits_into_a_directory_on_another_file_system_land_whole_and_leave_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     let sub = root.join("sub");
     std::fs::create_dir(&sub).expect("mkdir");
     let mounted =
@@ -450,9 +465,13 @@ fn scopeguard(path: &Path) -> impl Drop + '_ {
 /// four; with a session's recovery that took a record made but not yet locked for a dead
 /// one, 90 in one CI run.)
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "Windows keeps a removed directory's name while a handle holds it (delete pending): this race is not the same there; see issue 25's notes"
+)]
 fn commits_survive_the_journal_directory_being_removed_under_them() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     const THREADS: usize = 3;
     const ROUNDS: usize = 60;
     for t in 0..THREADS {
@@ -540,9 +559,13 @@ fn commits_survive_the_journal_directory_being_removed_under_them() {
 /// link unnamed files) fails, with every file as it was and nothing left behind, and says
 /// what went missing (it read "File not found: a.txt" for a file that was there).
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "the hook's removal of a record hashline holds open is only pending on Windows, so nothing vanishes; see issue 25's notes"
+)]
 fn a_group_whose_record_vanished_fails_with_nothing_written() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     for f in ["a.txt", "b.txt"] {
         std::fs::write(root.join(f), "v0\n").expect("write");
     }
@@ -579,4 +602,13 @@ fn a_group_whose_record_vanished_fails_with_nothing_written() {
     for f in ["a.txt", "b.txt"] {
         assert_eq!(std::fs::read_to_string(root.join(f)).expect("read"), "v0\n", "{f}");
     }
+}
+
+#[cfg(not(unix))]
+#[test]
+fn unix_only_tests() {
+    common::skipped_here(
+        &["finding_2_symlink_swapped_in_after_the_check_is_not_followed"],
+        "it swaps in symbolic links in a loop; Windows needs a privilege for them and Wine makes none",
+    );
 }

@@ -335,6 +335,7 @@ fn empty_path_is_adjusted_and_empty_glob_ignored() {
 }
 
 /// A directory the search cannot read makes the search's completeness unknown.
+#[cfg(unix)]
 #[test]
 fn unreadable_directory_makes_the_search_unknown() {
     use std::os::unix::fs::PermissionsExt;
@@ -440,4 +441,10 @@ fn symbol_scope_respects_the_record_cap_and_the_budget() {
     assert_eq!(value["completeness"]["omittedMatches"], 1);
     assert_eq!(value["completeness"]["displayTruncated"], true);
     assert_eq!(value["scopes"]["groups"][0]["matchLines"], json!([2, 3003]));
+}
+
+#[cfg(not(unix))]
+#[test]
+fn unix_only_tests() {
+    common::skipped_here(&["unreadable_directory_makes_the_search_unknown"], "Unix permission bits");
 }

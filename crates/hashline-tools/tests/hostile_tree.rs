@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -13,7 +12,6 @@ use std::time::{Duration, Instant};
 use common::{Workspace as Ws, code};
 use hashline_tools::ToolResult;
 use hashline_tools::ast_search::AstSearchTool;
-use hashline_tools::find::FindTool;
 use hashline_tools::grep::GrepTool;
 use serde_json::{Value, json};
 
@@ -34,11 +32,13 @@ fn call<T: hashline_tools::Tool>(ws: &Arc<Ws>, args: Value) -> ToolResult {
     }
 }
 
-fn mkfifo(path: &Path) {
+#[cfg(unix)]
+fn mkfifo(path: &std::path::Path) {
     let status = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo");
     assert!(status.success(), "mkfifo {path:?}");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_fifo_or_device_as_path_is_refused_at_once() {
     let ws = Arc::new(Ws::new());
@@ -128,6 +128,7 @@ fn oversized_patterns_are_refused_at_once() {
 /// `/dev/zero`, a worktree `.git` file naming a FIFO `commondir`. Each walk returns at once
 /// with an `ignore-file-skipped` warning per file and searches what the other rules allow
 /// (before, the first hung grep, find and ast_search, and the second grew memory ~0.5 GB/s).
+#[cfg(unix)]
 #[test]
 fn hostile_ignore_files_are_skipped_with_a_warning() {
     let ws = Arc::new(Ws::new());
@@ -171,7 +172,7 @@ fn hostile_ignore_files_are_skipped_with_a_warning() {
         grep.ptc_value()["warnings"].as_array().expect("warnings").iter().filter_map(|w| w["code"].as_str()).collect();
     assert_eq!(codes, ["ignore-file-skipped"; 3]);
 
-    let find = call::<FindTool>(&ws, json!({"pattern": "*.rs"}));
+    let find = call::<hashline_tools::find::FindTool>(&ws, json!({"pattern": "*.rs"}));
     assert!(!find.is_error, "{}", find.text());
     insta::assert_snapshot!(ws.redact(&find.text()), @r"
         [Warning: ignore file .ignore skipped (not a regular file); its rules were not applied]
@@ -204,6 +205,7 @@ fn hostile_ignore_files_are_skipped_with_a_warning() {
 }
 
 /// The peak resident memory of this test process, in bytes.
+#[cfg(target_os = "linux")]
 fn peak_rss() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("status");
     let kib = status
@@ -217,6 +219,7 @@ fn peak_rss() -> u64 {
 /// A 64 GiB sparse file (all NUL) is binary after its first chunk: grep neither reads nor
 /// allocates it, and ast_search skips it by its size (before, both tried to allocate it
 /// whole; a 6 GB one took 6.3 GB).
+#[cfg(target_os = "linux")]
 #[test]
 fn a_huge_sparse_file_is_binary_at_once_in_bounded_memory() {
     let ws = Arc::new(Ws::new());
@@ -272,4 +275,17 @@ fn symbol_scope_reads_no_file_over_its_bound() {
         small.md:  2:d05|
         small.md:>>3:fae|needle
         ");
+}
+
+#[cfg(not(unix))]
+#[test]
+fn unix_only_tests() {
+    common::skipped_here(
+        &["a_fifo_or_device_as_path_is_refused_at_once", "hostile_ignore_files_are_skipped_with_a_warning"],
+        "FIFOs, sockets and /dev/zero are Unix's (Windows' device names: hashline-fs's reserved-name tests)",
+    );
+    common::skipped_here(
+        &["a_huge_sparse_file_is_binary_at_once_in_bounded_memory"],
+        "its peak-memory measure reads Linux's /proc/self/status",
+    );
 }

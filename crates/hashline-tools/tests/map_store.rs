@@ -48,7 +48,7 @@ fn a_read_uses_the_stored_map_of_the_same_bytes() {
             .unwrap()
             .unwrap();
     planted.byte_count = SOURCE.len() as u64;
-    let key = std::fs::canonicalize(&file).unwrap();
+    let key = hashline_fs::lookup::canonicalize(&file).unwrap();
     store.store(&key, "planted.rs", ContentKey::of(SOURCE.as_bytes()), &planted).unwrap();
     let text = map_read(&session(project.path(), &store), "planted.rs");
     assert!(text.contains("planted_symbol"), "{text}");
@@ -81,7 +81,7 @@ fn a_stored_map_renders_as_the_fresh_one_and_other_bytes_are_mapped_again() {
     // A second read takes the text and shows the same.
     assert_eq!(map_read(&session(project.path(), &store), "fresh.rs"), fresh);
     // What another process would load renders as a fresh map.
-    let key = std::fs::canonicalize(&file).unwrap();
+    let key = hashline_fs::lookup::canonicalize(&file).unwrap();
     let stored = store.load(&key, "fresh.rs", ContentKey::of(SOURCE.as_bytes())).expect("a hit");
     assert_eq!(hashline_symbols::render_map("fresh.rs", &stored).text, {
         let doc = Document::parse(SOURCE.as_bytes().to_vec());

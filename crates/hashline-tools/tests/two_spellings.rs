@@ -70,7 +70,7 @@ impl Drop for Bind {
 #[test]
 fn one_file_with_one_link_under_two_paths_is_one_file() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     std::fs::create_dir_all(root.join("a")).expect("a");
     std::fs::create_dir_all(root.join("b")).expect("b");
     std::fs::write(root.join("a/f.txt"), "one\ntwo\nthree\n").expect("write");
@@ -92,7 +92,7 @@ fn one_file_with_one_link_under_two_paths_is_one_file() {
 #[test]
 fn one_file_under_two_hard_links_is_one_file() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     std::fs::write(root.join("Notes.txt"), "one\ntwo\nthree\n").expect("write");
     // NFC "é" and an NFD spelling of the same name, as APFS would fold them.
     std::fs::hard_link(root.join("Notes.txt"), root.join("cafe\u{301}.txt")).expect("link");
@@ -102,7 +102,7 @@ fn one_file_under_two_hard_links_is_one_file() {
 #[test]
 fn names_that_differ_only_in_case_are_one_file_on_a_case_folding_directory() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().canonicalize().expect("canonical");
+    let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     std::fs::write(root.join("Notes.txt"), "one\ntwo\nthree\n").expect("write");
     if !root.join("NOTES.TXT").exists() {
         eprintln!("SKIPPED: names that differ only in case ({} does not fold case)", root.display());

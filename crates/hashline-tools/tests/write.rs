@@ -2,8 +2,6 @@
 
 mod common;
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
-
 use common::{Workspace, assert_rows_match_value, code, exists};
 use hashline_tools::read::ReadTool;
 use hashline_tools::write::WriteTool;
@@ -132,26 +130,38 @@ fn wrong_types_and_nulls() {
 #[test]
 fn keeps_mode_symlinks_and_hard_links() {
     let ws = Workspace::new();
-    let file = ws.file("mode.txt", "old");
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).expect("chmod");
-    ws.call::<WriteTool>(json!({"path": "mode.txt", "content": "new"}));
-    assert_eq!(std::fs::metadata(&file).expect("meta").permissions().mode() & 0o7777, 0o640);
-
-    let target = ws.file("target.txt", "old");
-    std::os::unix::fs::symlink("target.txt", ws.path("link.txt")).expect("symlink");
-    let result = ws.call::<WriteTool>(json!({"path": "link.txt", "content": "via link"}));
-    assert!(!result.is_error, "{}", result.text());
-    assert!(std::fs::symlink_metadata(ws.path("link.txt")).expect("meta").file_type().is_symlink());
-    assert_eq!(std::fs::read(&target).expect("read"), b"via link");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let file = ws.file("mode.txt", "old");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        ws.call::<WriteTool>(json!({"path": "mode.txt", "content": "new"}));
+        assert_eq!(std::fs::metadata(&file).expect("meta").permissions().mode() & 0o7777, 0o640);
+    }
+    let readonly = ws.file("readonly.txt", "old");
+    let mut permissions = std::fs::metadata(&readonly).expect("meta").permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&readonly, permissions).expect("read-only");
+    let refused = ws.call::<WriteTool>(json!({"path": "readonly.txt", "content": "new"}));
+    assert_eq!(code(&refused), "permission-denied", "{}", refused.text());
+    assert_eq!(std::fs::read(&readonly).expect("read"), b"old");
+    assert!(std::fs::metadata(&readonly).expect("meta").permissions().readonly());
 
     let one = ws.file("one.txt", "old");
     std::fs::hard_link(&one, ws.path("two.txt")).expect("link");
     ws.call::<WriteTool>(json!({"path": "two.txt", "content": "shared"}));
     assert_eq!(std::fs::read(&one).expect("read"), b"shared");
-    assert_eq!(
-        std::fs::metadata(&one).expect("meta").ino(),
-        std::fs::metadata(ws.path("two.txt")).expect("meta").ino()
-    );
+    std::fs::write(ws.path("two.txt"), "still one file").expect("write");
+    assert_eq!(std::fs::read(&one).expect("read"), b"still one file", "the names are still linked");
+
+    let target = ws.file("target.txt", "old");
+    if !common::symlink("target.txt", ws.path("link.txt"), "keeps_mode_symlinks_and_hard_links (symlink)") {
+        return;
+    }
+    let result = ws.call::<WriteTool>(json!({"path": "link.txt", "content": "via link"}));
+    assert!(!result.is_error, "{}", result.text());
+    assert!(std::fs::symlink_metadata(ws.path("link.txt")).expect("meta").file_type().is_symlink());
+    assert_eq!(std::fs::read(&target).expect("read"), b"via link");
 }
 
 #[test]
@@ -163,8 +173,11 @@ fn refusals_leave_the_file_system_alone() {
     assert_eq!(dir.text(), "Path is a directory — cannot overwrite: dir");
     let outside = tempfile::tempdir().expect("outside");
     let target = outside.path().join("x.txt");
-    std::os::unix::fs::symlink(&target, ws.path("escape.txt")).expect("symlink");
-    for path in [target.to_string_lossy().into_owned(), "../x.txt".to_owned(), "escape.txt".to_owned()] {
+    let mut paths = vec![target.to_string_lossy().into_owned(), "../x.txt".to_owned()];
+    if common::symlink(&target, ws.path("escape.txt"), "refusals_leave_the_file_system_alone (symlink)") {
+        paths.push("escape.txt".to_owned());
+    }
+    for path in paths {
         let result = ws.call::<WriteTool>(json!({"path": path, "content": "x"}));
         assert_eq!(code(&result), "path-outside-root", "{path}");
     }
@@ -203,7 +216,9 @@ fn a_symlink_then_dotdot_reports_the_real_path_in_every_tool() {
     use hashline_tools::edit::EditTool;
     let ws = Workspace::new();
     std::fs::create_dir_all(ws.path("a/b")).expect("mkdir");
-    std::os::unix::fs::symlink("a/b", ws.path("link")).expect("symlink");
+    if !common::symlink("a/b", ws.path("link"), "a_symlink_then_dotdot_reports_the_real_path_in_every_tool") {
+        return;
+    }
     let real = ws.path("x.txt");
 
     let write = ws.call::<WriteTool>(json!({"path": "link/../../x.txt", "content": "alpha\n"}));
@@ -243,7 +258,9 @@ fn a_symlink_then_dotdot_reports_the_real_path_in_every_tool() {
 fn a_symlinked_directory_keeps_the_name_the_model_used() {
     let ws = Workspace::new();
     std::fs::create_dir_all(ws.path("a/b")).expect("mkdir");
-    std::os::unix::fs::symlink("a/b", ws.path("link")).expect("symlink");
+    if !common::symlink("a/b", ws.path("link"), "a_symlinked_directory_keeps_the_name_the_model_used") {
+        return;
+    }
     let write = ws.call::<WriteTool>(json!({"path": "link/y.txt", "content": "alpha\n"}));
     assert!(!write.is_error, "{}", write.text());
     assert_eq!(write.ptc_value()["path"], ws.path("link/y.txt").to_string_lossy().as_ref());

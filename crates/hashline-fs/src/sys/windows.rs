@@ -29,10 +29,10 @@ use windows_sys::Wdk::Storage::FileSystem::{
     FileRenameInformationEx, NtCreateFile, NtSetInformationFile,
 };
 use windows_sys::Win32::Foundation::{
-    ERROR_ACCESS_DENIED, ERROR_FILE_EXISTS, ERROR_FILE_NOT_FOUND, ERROR_INVALID_FUNCTION, ERROR_INVALID_NAME,
-    ERROR_INVALID_PARAMETER, ERROR_LOCK_VIOLATION, ERROR_NO_MORE_FILES, ERROR_NOT_SAME_DEVICE, ERROR_NOT_SUPPORTED,
-    ERROR_SHARING_VIOLATION, ERROR_STOPPED_ON_SYMLINK, HANDLE, NTSTATUS, OBJ_CASE_INSENSITIVE, RtlNtStatusToDosError,
-    UNICODE_STRING,
+    ERROR_ACCESS_DENIED, ERROR_FILE_EXISTS, ERROR_FILE_NOT_FOUND, ERROR_FILENAME_EXCED_RANGE, ERROR_INVALID_FUNCTION,
+    ERROR_INVALID_NAME, ERROR_INVALID_PARAMETER, ERROR_LOCK_VIOLATION, ERROR_NO_MORE_FILES, ERROR_NOT_SAME_DEVICE,
+    ERROR_NOT_SUPPORTED, ERROR_SHARING_VIOLATION, ERROR_STOPPED_ON_SYMLINK, HANDLE, NTSTATUS, OBJ_CASE_INSENSITIVE,
+    RtlNtStatusToDosError, UNICODE_STRING,
 };
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, DELETE, FILE_ATTRIBUTE_DIRECTORY, FILE_ATTRIBUTE_NORMAL, FILE_ATTRIBUTE_READONLY,
@@ -85,8 +85,16 @@ fn checked_name(name: &OsStr) -> io::Result<Vec<u16>> {
     if wide.is_empty() || wide.iter().any(bad_unit) || ends_badly || is_reserved(name) {
         return Err(os_error(ERROR_INVALID_NAME));
     }
+    // NTFS, ReFS and FAT keep at most 255 UTF-16 units a name; said as such, not as a
+    // missing file.
+    if wide.len() > MAX_NAME_UNITS {
+        return Err(os_error(ERROR_FILENAME_EXCED_RANGE));
+    }
     Ok(wide)
 }
+
+/// The longest name a Windows file system keeps, in UTF-16 units.
+const MAX_NAME_UNITS: usize = 255;
 
 /// Whether `name` is a device name whatever its extension (`aux.txt` is `AUX`).
 pub(crate) fn is_reserved(name: &OsStr) -> bool {
@@ -95,8 +103,11 @@ pub(crate) fn is_reserved(name: &OsStr) -> bool {
     match stem.as_str() {
         "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
         _ => {
-            let (head, digit) = stem.split_at(stem.len().saturating_sub(1));
-            matches!(head, "COM" | "LPT") && matches!(digit.as_bytes(), [b'1'..=b'9'])
+            // By characters: the stem may end in any character (`cafe\u{301}`), and
+            // Windows takes the superscript digits as port numbers too.
+            let mut chars = stem.chars();
+            let digit = chars.next_back();
+            matches!(chars.as_str(), "COM" | "LPT") && matches!(digit, Some('1'..='9' | '¹' | '²' | '³'))
         }
     }
 }
@@ -693,15 +704,43 @@ mod tests {
 
     #[test]
     fn names_windows_gives_another_meaning_are_refused() {
-        for bad in
-            ["CON", "nul", "aux.txt", "Com1", "lpt9.tar.gz", "prn .md", "a.", "a ", "a:b", "a*b", "a\\b", "a/b", ""]
-        {
+        for bad in [
+            "CON",
+            "nul",
+            "aux.txt",
+            "Com1",
+            "lpt9.tar.gz",
+            "prn .md",
+            "COM¹.txt",
+            "lpt³",
+            "a.",
+            "a ",
+            "a:b",
+            "a*b",
+            "a\\b",
+            "a/b",
+            "",
+        ] {
             let err = checked_name(OsStr::new(bad)).expect_err(bad);
             assert_eq!(err.raw_os_error(), Some(ERROR_INVALID_NAME as i32), "{bad}");
         }
-        for good in ["console.txt", "com10", "lpt", "con-fig", ".hashline-journal", ".hl0000beef.tmp", "naïve.rs"] {
+        for good in [
+            "console.txt",
+            "com10",
+            "lpt",
+            "con-fig",
+            ".hashline-journal",
+            ".hl0000beef.tmp",
+            "naïve.rs",
+            "cafe\u{301}",
+            "é",
+            "COM⁴",
+        ] {
             assert!(checked_name(OsStr::new(good)).is_ok(), "{good}");
         }
+        let err = checked_name(OsStr::new(&"n".repeat(256))).expect_err("256 units");
+        assert_eq!(err.raw_os_error(), Some(ERROR_FILENAME_EXCED_RANGE as i32));
+        assert!(checked_name(OsStr::new(&"é".repeat(255))).is_ok(), "255 units, 510 bytes");
         let (dir, handle) = scratch();
         std::fs::write(dir.path().join("plain.txt"), "p").unwrap();
         let err = open_at(borrow(&handle), OsStr::new("aux.txt"), Open::Read).expect_err("a device name");

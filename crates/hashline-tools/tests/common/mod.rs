@@ -12,8 +12,10 @@ use serde_json::Value;
 
 /// A temporary workspace with a session rooted in it.
 pub struct Workspace {
-    pub dir: tempfile::TempDir,
+    /// Dropped before `dir` (fields drop in order): Windows removes no directory a session
+    /// still holds open.
     pub session: Session,
+    pub dir: tempfile::TempDir,
 }
 
 impl Workspace {
@@ -29,9 +31,12 @@ impl Workspace {
         self.session.cwd().to_path_buf()
     }
 
-    /// An absolute path below the workspace.
+    /// An absolute path below the workspace (`rel` is written with `/`; on Windows the
+    /// path is made with the system's separator, as hashline makes the paths it keys by).
     pub fn path(&self, rel: &str) -> PathBuf {
-        self.root().join(rel)
+        let mut path = self.root();
+        path.extend(rel.split('/').filter(|part| !part.is_empty()));
+        path
     }
 
     /// Writes a file (creating parents).
@@ -52,9 +57,26 @@ impl Workspace {
         result
     }
 
-    /// Replaces the workspace path with `{{cwd}}` so snapshots are stable.
+    /// Replaces the workspace path with `{{cwd}}` so snapshots are stable. On Windows the
+    /// separators of a path below it are written `/`, as on Unix (in JSON text too, where
+    /// they are escaped), so that one snapshot serves both.
     pub fn redact(&self, text: &str) -> String {
-        text.replace(&self.root().to_string_lossy().into_owned(), "{{cwd}}")
+        let root = self.root().to_string_lossy().into_owned();
+        if !cfg!(windows) {
+            return text.replace(&root, "{{cwd}}");
+        }
+        let text = text.replace(&root.replace('\\', "\\\\"), "{{cwd}}").replace(&root, "{{cwd}}");
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("{{cwd}}") {
+            let (before, from) = rest.split_at(at + "{{cwd}}".len());
+            out.push_str(before);
+            let end = from.find(|c: char| c == '"' || c.is_whitespace() || c == ')' || c == ',').unwrap_or(from.len());
+            out.push_str(&from[..end].replace("\\\\", "/").replace('\\', "/"));
+            rest = &from[end..];
+        }
+        out.push_str(rest);
+        out
     }
 
     /// A result as pretty JSON with the workspace path redacted.
@@ -112,4 +134,42 @@ pub fn assert_matches_output_schema<T: Tool>(result: &ToolResult, args: &Value) 
         T::NAME,
         errors.join("\n")
     );
+}
+
+/// Makes a symbolic link at `link` to `target` (relative targets are read from the link's
+/// directory) and says whether it exists. On Unix it always does (a failure fails the test);
+/// where Windows makes none (without the privilege, or under Wine, whose
+/// `CreateSymbolicLinkW` reports success and makes nothing) it prints SKIPPED with the
+/// test's name, and the test returns.
+#[must_use]
+pub fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>, test: &str) -> bool {
+    let (target, link) = (target.as_ref(), link.as_ref());
+    #[cfg(unix)]
+    {
+        let _ = test;
+        std::os::unix::fs::symlink(target, link).expect("symlink");
+        true
+    }
+    #[cfg(windows)]
+    {
+        let resolved = link.parent().map_or_else(|| target.to_path_buf(), |dir| dir.join(target));
+        let made = if resolved.is_dir() {
+            std::os::windows::fs::symlink_dir(target, link)
+        } else {
+            std::os::windows::fs::symlink_file(target, link)
+        };
+        let exists = std::fs::symlink_metadata(link).is_ok_and(|m| m.file_type().is_symlink());
+        if !exists {
+            eprintln!("SKIPPED {test}: this system makes no symbolic link ({made:?})");
+        }
+        exists
+    }
+}
+
+/// Says that tests of Unix's own facilities (permission bits, owners, FIFOs, sockets,
+/// devices) are compiled out on this system; the lane that runs the suite collects the line.
+pub fn skipped_here(tests: &[&str], why: &str) {
+    for test in tests {
+        eprintln!("SKIPPED {test}: {why}");
+    }
 }
