@@ -1,7 +1,5 @@
 //! Path resolution and the root policy.
 
-use std::collections::VecDeque;
-use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, ToolError};
@@ -83,6 +81,7 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
 
 /// How many symlinks path resolution follows before giving up (then the path is
 /// taken as it stands, which the root check still judges).
+#[cfg(not(windows))]
 const MAX_SYMLINK_HOPS: usize = 40;
 
 /// Resolves every symlink in an absolute `path`, component by component, the way the
@@ -100,6 +99,8 @@ pub fn resolve_real(path: &Path) -> PathBuf {
 
 #[cfg(not(windows))]
 fn resolve_real_unix(path: &Path) -> PathBuf {
+    use std::collections::VecDeque;
+    use std::ffi::OsString;
     let mut pending: VecDeque<OsString> = path
         .components()
         .filter(|c| !matches!(c, Component::RootDir | Component::Prefix(_)))
