@@ -27,6 +27,20 @@ from mcp.client.stdio import stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("HASHLINE_BIN", REPO / "target" / "debug" / "hashline"))
+# A program that runs the binary, when it cannot run alone: Wine for the Windows build.
+LAUNCHER = os.environ.get("HASHLINE_LAUNCHER")
+
+
+def shown(path: Path) -> str:
+    """An absolute path as the server writes it: under Wine (the launcher) the Unix file
+    system is drive Z: and the separator is `\\`."""
+    text = str(path.resolve())
+    return "Z:" + text.replace("/", "\\") if LAUNCHER else text
+
+
+def command(*args: str) -> list[str]:
+    """The command line that runs `hashline ARGS` (through the launcher, if any)."""
+    return [*([LAUNCHER] if LAUNCHER else []), str(BINARY), *args]
 
 # SPEC §4.4: which tools change nothing and which may overwrite data.
 READ_ONLY = {"read", "grep", "ast_search", "ls", "find"}
@@ -62,7 +76,11 @@ def png_bytes() -> bytes:
 
 @asynccontextmanager
 async def connect(args: list[str], cwd: Path | None = None, list_roots_callback=None):
-    params = StdioServerParameters(command=str(BINARY), args=["mcp", *args], cwd=cwd)
+    program, *rest = command("mcp", *args)
+    # The SDK gives the server a minimal environment; a launcher keeps this one (Wine's
+    # prefix and settings).
+    env = dict(os.environ) if LAUNCHER else None
+    params = StdioServerParameters(command=program, args=rest, cwd=cwd, env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write, list_roots_callback=list_roots_callback) as session:
             init = await session.initialize()
@@ -93,7 +111,7 @@ async def call(session: ClientSession, name: str, arguments: dict) -> tuple[type
 
 def registry() -> list[dict]:
     """The facade registry as the CLI prints it: the only list of tools."""
-    out = subprocess.run([str(BINARY), "tools"], check=True, capture_output=True, text=True)
+    out = subprocess.run(command("tools"), check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
 
@@ -269,7 +287,7 @@ async def test_client_roots_become_the_session_roots(tmp_path: Path):
         result, text, value = await call(session, "read", {"path": "inside.txt"})
         assert not result.is_error, text
         assert rows(text) == anchors(value["lines"])
-        assert value["path"] == str((project / "inside.txt").resolve())
+        assert value["path"] == shown(project / "inside.txt")
 
         result, text, value = await call(session, "read", {"path": str(elsewhere / "outside.txt")})
         assert result.is_error

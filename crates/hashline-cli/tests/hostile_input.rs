@@ -82,6 +82,7 @@ fn code(result: &Value) -> &str {
     result["details"]["ptcValue"]["error"]["code"].as_str().unwrap_or("ok")
 }
 
+#[cfg(unix)]
 fn mkfifo(path: &Path) {
     assert!(Command::new("mkfifo").arg(path).status().expect("mkfifo").success());
 }
@@ -122,6 +123,7 @@ fn a_line_that_is_not_utf8_gets_invalid_type_and_the_batch_goes_on() {
     assert_eq!(status.code(), Some(1));
 }
 
+#[cfg(unix)]
 #[test]
 fn special_files_as_session_or_log_are_refused_at_once() {
     let dir = workspace();
@@ -150,6 +152,7 @@ fn stdin_that_never_ends_is_cut_at_the_limit() {
     assert!(stderr.starts_with("hashline: cannot read arguments from standard input"), "{stderr}");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn reading_proc_kmsg_does_not_block() {
     // /proc/kmsg looks like an empty regular file and blocks a plain read until the
@@ -229,4 +232,21 @@ fn a_file_nested_100k_deep_gets_answers_not_a_crash() {
     }
     let after = std::fs::read_to_string(dir.path().join("deep.rs")).expect("read");
     assert_eq!(after, source.replace("fn x() {}", "fn x() { 1 }"));
+}
+
+/// Windows' devices (`NUL`, `CON`, `\\.\CON`) as the session file, the log or the file to
+/// read: refused at once, never read or written.
+#[cfg(windows)]
+#[test]
+fn windows_devices_as_session_log_or_file_are_refused_at_once() {
+    let dir = workspace();
+    for (flag, file) in [("--session", "NUL"), ("--log", "NUL"), ("--session", "\\\\.\\CON"), ("--log", "CON")] {
+        let (status, stdout, stderr) = run(dir.path(), &[flag, file, "read", "a.txt"], b"");
+        assert_eq!(status.code(), Some(2), "{flag} {file}: {stdout}{stderr}");
+        assert!(stderr.starts_with("hashline: cannot "), "{flag} {file}: {stderr}");
+    }
+    for file in ["NUL", "CON", "\\\\.\\CON", "aux.txt"] {
+        let (status, stdout, stderr) = run(dir.path(), &["--unconfined", "read", file], b"");
+        assert_eq!(status.code(), Some(1), "{file}: {stdout}{stderr}");
+    }
 }
