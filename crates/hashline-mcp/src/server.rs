@@ -370,6 +370,10 @@ mod tests {
     /// transport writes it, is byte for byte the answer the `Value` path writes, for both
     /// protocol generations' result shapes.
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "the committed fixtures name a file Windows cannot hold (agent-instructions: `</system-reminder>`)"
+    )]
     fn direct_structured_content_is_byte_equal_to_the_value_path_for_every_fixture_result() {
         use rmcp::model::{JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, RequestId, ServerResult};
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");

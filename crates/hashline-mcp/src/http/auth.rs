@@ -140,6 +140,7 @@ mod tests {
 
     /// A token file is read like any untrusted file: a FIFO there is refused at once (a
     /// plain read waited for a writer forever), and so is an endless device.
+    #[cfg(unix)]
     #[test]
     fn a_token_file_that_is_a_fifo_or_a_device_is_refused_at_once() {
         let dir = tempfile::tempdir().expect("tempdir");
