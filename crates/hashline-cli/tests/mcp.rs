@@ -42,8 +42,12 @@ impl Server {
         let stdout = child.stdout.take().expect("stdout");
         let (tx, replies) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
+            // Frames are read as bytes: each ends in a bare `\n` on every system (a stdout
+            // in text mode would end them `\r\n` on Windows, which `lines()` would hide).
+            for line in BufReader::new(stdout).split(b'\n') {
                 let Ok(line) = line else { break };
+                assert!(!line.ends_with(b"\r"), "a frame ends in CRLF: {}", String::from_utf8_lossy(&line));
+                let line = String::from_utf8(line).expect("UTF-8 on stdout");
                 let value: Value =
                     serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout: {e}: {line}"));
                 if tx.send(value).is_err() {
