@@ -89,7 +89,7 @@ const MAX_SYMLINK_HOPS: usize = 40;
 /// dangling symlink resolves to where its target would be created. Components after the
 /// first missing one are taken lexically (they cannot be symlinks). The path's start (`/`,
 /// or on Windows its drive or share and root) is kept, and `..` never climbs above it. On
-/// Windows, which takes `..` lexically, [`hashline_fs::lookup::real_path`] says it.
+/// Windows, which takes `..` lexically, `hashline_fs::lookup::real_path` says it.
 pub fn resolve_real(path: &Path) -> PathBuf {
     #[cfg(windows)]
     return hashline_fs::lookup::real_path(path);
