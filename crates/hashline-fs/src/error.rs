@@ -42,6 +42,12 @@ pub(crate) fn too_large(limit: u64) -> io::Error {
     io::Error::new(io::ErrorKind::FileTooLarge, TooLarge { limit })
 }
 
+/// Whether an error means "another program holds the file open and shares it with no one"
+/// (Windows' sharing and lock violations, met after the open waited about a second).
+pub fn is_in_use(err: &io::Error) -> bool {
+    crate::sys::errors::is_in_use(err)
+}
+
 /// Whether an error means "the path left its root while being opened" (`EXDEV`: a symlink
 /// or directory swapped in after the path was checked).
 pub fn is_escape(err: &io::Error) -> bool {

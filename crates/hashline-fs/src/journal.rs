@@ -189,7 +189,7 @@ pub(crate) fn commit_group(
         }
     };
     let dirs: Vec<HandleRef<'_>> = members.iter().map(|m| sys::borrow(&m.target.dir)).collect();
-    let group = Group { jdir: jdir.dir(), members, record: &record, id: &id, dirs: &dirs };
+    let group = Group { jdir: jdir.dir(), members, record: &record, record_file: &record_file, id: &id, dirs: &dirs };
     let result = group.run(&id, &prep, hook);
     if result.is_err() {
         let _ = sys::remove_at(jdir.dir(), prep.as_ref());
@@ -250,6 +250,8 @@ struct Group<'a> {
     jdir: HandleRef<'a>,
     members: &'a [Member<'a>],
     record: &'a Record,
+    /// The record's file, open and locked.
+    record_file: &'a File,
     id: &'a str,
     /// Each member's directory, held.
     dirs: &'a [HandleRef<'a>],
@@ -279,7 +281,7 @@ impl Group<'_> {
             }
         }
         let intent = format!("{id}.intent");
-        if let Err(err) = advance(self.jdir, prep, &intent) {
+        if let Err(err) = advance(self.jdir, self.record_file, prep, &intent) {
             self.rollback(Phase::Prep);
             return Err((0, journal_failed(err)));
         }
@@ -295,7 +297,7 @@ impl Group<'_> {
         for member in self.members {
             let _ = sys::sync_dir(sys::borrow(&member.target.dir));
         }
-        if let Err(err) = advance(self.jdir, &intent, &format!("{id}.commit")) {
+        if let Err(err) = advance(self.jdir, self.record_file, &intent, &format!("{id}.commit")) {
             self.rollback(Phase::Intent);
             return Err((0, journal_failed(err)));
         }
@@ -374,7 +376,13 @@ fn replace(temp: &str, member: &Member<'_>, entry: &Entry) -> io::Result<()> {
     }
 }
 
-fn advance(jdir: HandleRef<'_>, from: &str, to: &str) -> io::Result<()> {
+/// Renames the record `record` from `from` to `to`, if `from` still names it: one that
+/// another program removed (which Windows may only mark, leaving the name listed while
+/// this handle holds it) or replaced would leave a crash nothing to recover from.
+fn advance(jdir: HandleRef<'_>, record: &File, from: &str, to: &str) -> io::Result<()> {
+    if !sys::still_named(jdir, from.as_ref(), sys::borrow(record)) {
+        return Err(sys::errors::not_found());
+    }
     sys::rename_at(jdir, from.as_ref(), jdir, to.as_ref())?;
     sys::sync_dir(jdir)?;
     Ok(())

@@ -40,7 +40,7 @@ pub mod state;
 mod sys;
 mod target;
 
-pub use error::{NotRegularFile, TooLarge, is_escape};
+pub use error::{NotRegularFile, TooLarge, is_escape, is_in_use};
 pub use journal::{JOURNAL_DIR, Journal, Recovery, recover};
 pub use replace::{write_atomic, write_atomic_unsynced};
 pub use root::RootDir;

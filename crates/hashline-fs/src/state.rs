@@ -99,4 +99,18 @@ mod tests {
         assert_eq!(std::fs::metadata(&state).expect("meta").permissions().mode() & 0o777, 0o700);
         create_private_dir(&state).expect("made again");
     }
+
+    /// On Windows the state lives in the user's `%LOCALAPPDATA%\hashline` (under Wine,
+    /// `C:\users\<user>\AppData\Local\hashline`), unless `XDG_STATE_HOME` says otherwise.
+    #[cfg(windows)]
+    #[test]
+    fn windows_keeps_state_in_local_app_data() {
+        if std::env::var_os("XDG_STATE_HOME").is_some() {
+            eprintln!("SKIPPED: XDG_STATE_HOME is set here, and wins");
+            return;
+        }
+        let local = PathBuf::from(std::env::var_os("LOCALAPPDATA").expect("Windows sets LOCALAPPDATA"));
+        assert!(local.is_absolute() && local.ends_with("AppData\\Local"), "{}", local.display());
+        assert_eq!(state_dir(), Some(local.join("hashline")));
+    }
 }

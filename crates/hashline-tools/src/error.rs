@@ -37,6 +37,9 @@ pub enum ErrorCode {
     PermissionDenied,
     /// Any other file-system failure.
     FsError,
+    /// Another program holds the file open and shares it with no one (Windows): waited
+    /// for about a second, then refused, nothing written.
+    FileBusy,
     /// The file is larger than the tools will load.
     FileTooLarge,
     /// `offset` is past the last line.
@@ -100,6 +103,7 @@ impl ErrorCode {
             ErrorCode::PathReserved => "path-reserved",
             ErrorCode::PermissionDenied => "permission-denied",
             ErrorCode::FsError => "fs-error",
+            ErrorCode::FileBusy => "file-busy",
             ErrorCode::FileTooLarge => "file-too-large",
             ErrorCode::OffsetPastEnd => "offset-past-end",
             ErrorCode::FileNotRead => "file-not-read",

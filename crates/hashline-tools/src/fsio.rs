@@ -36,6 +36,9 @@ pub fn read_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
         _ if TooLarge::is(err) => return too_large(path),
         _ if NotRegularFile::is(err) => return not_regular(path),
         _ if hashline_fs::is_escape(err) => escaped(p),
+        _ if hashline_fs::is_in_use(err) => {
+            in_use(p, "read", "Try again once it lets go.").with_details(fs_details(err))
+        }
         io::ErrorKind::PermissionDenied => {
             ToolError::new(ErrorCode::PermissionDenied, format!("Permission denied — cannot access: {p}"))
                 .with_details(fs_details(err))
@@ -57,6 +60,7 @@ pub fn write_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
     let p = &path.display;
     let error = match err.kind() {
         _ if hashline_fs::is_escape(err) => escaped(p),
+        _ if hashline_fs::is_in_use(err) => in_use(p, "write", "Nothing was written.").with_details(fs_details(err)),
         io::ErrorKind::PermissionDenied => {
             ToolError::new(ErrorCode::PermissionDenied, format!("Permission denied — cannot write: {p}"))
                 .with_details(fs_details(err))
@@ -76,6 +80,16 @@ pub fn write_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
         _ => ToolError::new(ErrorCode::FsError, format!("Error writing {p}: {err}")).with_details(fs_details(err)),
     };
     error.with_path(path.absolute_str())
+}
+
+/// A file another program holds open sharing nothing (Windows), after the open waited.
+fn in_use(p: &str, doing: &str, then: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::FileBusy,
+        format!(
+            "File in use — cannot {doing}: {p} is held open by another program that shares it with no one (an editor, an indexer, a virus scanner); waited 1 s. {then}"
+        ),
+    )
 }
 
 fn is_directory(p: &str) -> ToolError {

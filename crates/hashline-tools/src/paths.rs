@@ -62,22 +62,7 @@ pub fn clean_input(raw: &str) -> String {
     }
 }
 
-/// Removes `.` and resolves `..` lexically (`..` at the root stays at the root).
-pub fn normalize_lexically(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() && !out.has_root() {
-                    out.push(component);
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
+pub use hashline_fs::lookup::normalize_lexically;
 
 /// How many symlinks path resolution follows before giving up (then the path is
 /// taken as it stands, which the root check still judges).

@@ -465,10 +465,6 @@ fn scopeguard(path: &Path) -> impl Drop + '_ {
 /// four; with a session's recovery that took a record made but not yet locked for a dead
 /// one, 90 in one CI run.)
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "Windows keeps a removed directory's name while a handle holds it (delete pending): this race is not the same there; see issue 25's notes"
-)]
 fn commits_survive_the_journal_directory_being_removed_under_them() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
@@ -561,26 +557,74 @@ fn commits_survive_the_journal_directory_being_removed_under_them() {
 #[test]
 #[cfg_attr(
     windows,
-    ignore = "the hook's removal of a record hashline holds open is only pending on Windows, so nothing vanishes; see issue 25's notes"
+    ignore = "Wine, like FAT, removes a file held open only when its last handle closes, keeps it openable and lets it be renamed until then, and tells no other handle: another program's removal takes nothing away there (real Windows removes with POSIX semantics on NTFS)"
 )]
 fn a_group_whose_record_vanished_fails_with_nothing_written() {
+    let (dir, edit) = group_edit_with_records(|_, entry, _| std::fs::remove_file(entry));
+    let root = dir.path();
+    // Not `file-not-found`: a.txt is there; what went missing is the journal's record.
+    assert_eq!(code(&edit), "fs-error", "{}", edit.text());
+    assert_eq!(
+        edit.text(),
+        "Edit rejected — writing a.txt failed: Error writing a.txt: the edit's journal entry in .hashline-journal went missing (No such file or directory (os error 2)) Nothing was written to any file."
+    );
+    assert_eq!(names_in(root), ["a.txt", "b.txt"], "nothing left behind");
+    for f in ["a.txt", "b.txt"] {
+        assert_eq!(std::fs::read_to_string(root.join(f)).expect("read"), "v0\n", "{f}");
+    }
+}
+
+/// A group whose record another program replaces before it is advanced (a file of its own
+/// put under `<id>.prep`) fails, with every file as it was: advanced, the stranger's
+/// file would have stood for the group, and a crash then would leave nothing to recover
+/// the files from (recovery refuses a record not signed with the root's key).
+#[test]
+fn a_group_whose_record_was_replaced_fails_with_nothing_written() {
+    let (dir, edit) = group_edit_with_records(|journal, entry, id| {
+        let away = journal.join(format!("{id}.away"));
+        if away.exists() {
+            return Ok(());
+        }
+        let stranger = journal.join(format!("{id}.stranger"));
+        std::fs::write(&stranger, "not a record")?;
+        // Moved away first: Windows renames nothing over a file held open.
+        std::fs::rename(entry, away)?;
+        std::fs::rename(&stranger, entry)
+    });
+    let root = dir.path();
+    assert_eq!(code(&edit), "fs-error", "{}", edit.text());
+    assert!(edit.text().contains("the edit's journal entry in .hashline-journal went missing"), "{}", edit.text());
+    for f in ["a.txt", "b.txt"] {
+        assert_eq!(std::fs::read_to_string(root.join(f)).expect("read"), "v0\n", "{f}");
+    }
+    let left: Vec<String> = names_in(root).into_iter().filter(|n| n != hashline_fs::JOURNAL_DIR).collect();
+    assert_eq!(left, ["a.txt", "b.txt"], "no temporary file left beside the targets");
+}
+
+/// A group edit of a.txt and b.txt (`v0` → `v1`) in a fresh root, `meddle(journal, record,
+/// id)` run on each `<id>.prep` record just before the group commits: the root (canonical)
+/// and the edit's result.
+fn group_edit_with_records(
+    meddle: impl Fn(&Path, &Path, &str) -> std::io::Result<()> + Send + Sync + 'static,
+) -> (Canonical, ToolResult) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = hashline_fs::lookup::canonicalize(dir.path()).expect("canonical");
     for f in ["a.txt", "b.txt"] {
         std::fs::write(root.join(f), "v0\n").expect("write");
     }
     let journal = root.join(hashline_fs::JOURNAL_DIR);
-    let remove_records = move |stage: Stage, _: &Path| {
+    let hook = move |stage: Stage, _: &Path| {
         if stage == Stage::BeforeCommit {
             for entry in std::fs::read_dir(&journal)?.filter_map(Result::ok) {
-                if entry.file_name().to_string_lossy().ends_with(".prep") {
-                    std::fs::remove_file(entry.path())?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if let Some(id) = name.strip_suffix(".prep") {
+                    meddle(&journal, &entry.path(), id)?;
                 }
             }
         }
         Ok(())
     };
-    let session = Session::new(SessionConfig::builder().root(&root).hook(remove_records).build()).expect("session");
+    let session = Session::new(SessionConfig::builder().root(&root).hook(hook).build()).expect("session");
     for f in ["a.txt", "b.txt"] {
         execute::<ReadTool>(&session, json!({"path": f}), &CallContext::top_level());
     }
@@ -592,15 +636,19 @@ fn a_group_whose_record_vanished_fails_with_nothing_written() {
         ]}),
         &CallContext::top_level(),
     );
-    // Not `file-not-found`: a.txt is there; what went missing is the journal's record.
-    assert_eq!(code(&edit), "fs-error", "{}", edit.text());
-    assert_eq!(
-        edit.text(),
-        "Edit rejected — writing a.txt failed: Error writing a.txt: the edit's journal entry in .hashline-journal went missing (No such file or directory (os error 2)) Nothing was written to any file."
-    );
-    assert_eq!(names_in(&root), ["a.txt", "b.txt"], "nothing left behind");
-    for f in ["a.txt", "b.txt"] {
-        assert_eq!(std::fs::read_to_string(root.join(f)).expect("read"), "v0\n", "{f}");
+    drop(session);
+    (Canonical { root, _dir: dir }, edit)
+}
+
+/// A temporary root by its canonical path, removed when dropped.
+struct Canonical {
+    root: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Canonical {
+    fn path(&self) -> &Path {
+        &self.root
     }
 }
 

@@ -139,6 +139,14 @@ fn take_over(root: &RootDir, jdir: HandleRef<'_>, name: &str, id: &str, phase: P
         Ok(false) => return Outcome::Live,
         Err(_) => return Outcome::Ignored,
     }
+    // The phase is the name's, and a live commit renames its record on, and removes it,
+    // before it lets the lock go: a record taken after that is one that finished, not a
+    // dead one (opened under a name it has left since; or removed while this handle held
+    // it, which Windows still lists until the handle closes). Its phase then is not the
+    // name's: rolling back "intent" would put back a finished commit's old files.
+    if !sys::still_named(jdir, name.as_ref(), sys::borrow(&fd)) {
+        return Outcome::Live;
+    }
     // The lock is held (through this description) until the record is gone, so that
     // another session's recovery leaves it.
     let held = match fd.try_clone() {

@@ -46,6 +46,26 @@ pub(crate) use os::{
     stat_path, try_lock, write_all_at,
 };
 
+#[cfg(windows)]
+pub(crate) use os::is_plain_name;
+
+/// Whether `name` in `dir` still names the open file `of`, which has not lost its last
+/// name meanwhile (removed while held open, Windows lists it until the last handle
+/// closes): what an open by name found may have been renamed or removed since.
+///
+/// `of` must have been opened from a name in `dir`: both are then on `dir`'s file system (a
+/// rename cannot leave it), and on Windows only the file numbers are compared — Wine
+/// reports volume serial 0 for a handle whose file was renamed after it was opened.
+pub(crate) fn still_named(dir: HandleRef<'_>, name: &std::ffi::OsStr, of: HandleRef<'_>) -> bool {
+    let same_file = |named: Meta, held: Meta| named.id.ino == held.id.ino && (cfg!(windows) || named.id == held.id);
+    let same = stat_at(dir, name).ok().zip(stat(of).ok()).is_some_and(|(named, held)| same_file(named, held));
+    // A file found under a name has a link on Unix; Windows lists one removed while a handle
+    // holds it (delete pending) until the last handle closes.
+    #[cfg(windows)]
+    let same = same && os::removal_pending(of).is_ok_and(|pending| !pending);
+    same
+}
+
 /// How a file is opened. Every open: no symlink followed as the last component, no
 /// waiting (a FIFO's peer, a device's data), no controlling terminal, not inherited by
 /// child processes.
@@ -236,5 +256,28 @@ mod tests {
             assert_eq!((expected(false), expected(true)), (Backend::Portable, Backend::Portable));
         }
         eprintln!("hashline-fs backend: {}", backend().name());
+    }
+
+    /// A file opened by name and then renamed, or removed while held (which Windows keeps
+    /// listing until the last handle closes), is no longer what its old name means.
+    #[test]
+    fn a_name_names_a_held_file_until_it_is_renamed_or_removed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = open_dir_path(dir.path()).expect("dir");
+        let d = borrow(&d);
+        let name = |n: &str| std::ffi::OsString::from(n);
+        let held = open_at(d, &name("r.intent"), Open::CreateNew(0o600)).expect("create");
+        assert!(still_named(d, &name("r.intent"), borrow(&held)));
+        rename_at(d, &name("r.intent"), d, &name("r.commit")).expect("rename");
+        assert!(!still_named(d, &name("r.intent"), borrow(&held)), "renamed away");
+        assert!(still_named(d, &name("r.commit"), borrow(&held)));
+        std::fs::write(dir.path().join("r.intent"), "another file").expect("write");
+        assert!(!still_named(d, &name("r.intent"), borrow(&held)), "another file under the old name");
+        remove_at(d, &name("r.commit")).expect("remove");
+        assert!(!still_named(d, &name("r.commit"), borrow(&held)), "removed while held");
+        drop(held);
+        // A fresh handle: Wine lists what a handle's first listing found, every time.
+        let fresh = open_dir_path(dir.path()).expect("dir");
+        assert_eq!(list(borrow(&fresh)).expect("list"), [name("r.intent")], "the removed one is gone once let go");
     }
 }

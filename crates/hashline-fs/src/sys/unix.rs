@@ -321,6 +321,13 @@ pub(crate) mod errors {
         Errno::ACCESS.into()
     }
 
+    /// Whether another program holds the file so that it cannot be opened: never on Unix,
+    /// whose opens share everything.
+    pub(crate) fn is_in_use(err: &io::Error) -> bool {
+        let _ = err;
+        false
+    }
+
     /// Whether `err` is [`access_denied`]'s.
     pub(crate) fn is_access_denied(err: &io::Error) -> bool {
         is(err, Errno::ACCESS)

@@ -37,10 +37,11 @@ use windows_sys::Win32::Foundation::{
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, DELETE, FILE_ATTRIBUTE_DIRECTORY, FILE_ATTRIBUTE_NORMAL, FILE_ATTRIBUTE_READONLY,
     FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_FULL_DIR_INFO,
-    FILE_GENERIC_READ, FILE_GENERIC_WRITE, FILE_ID_INFO, FILE_LIST_DIRECTORY, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE,
-    FILE_SHARE_READ, FILE_SHARE_WRITE, FILE_TRAVERSE, FILE_TYPE_DISK, FILE_WRITE_DATA, FileFullDirectoryInfo,
-    FileFullDirectoryRestartInfo, FileIdInfo, GetFileInformationByHandle, GetFileInformationByHandleEx, GetFileType,
-    LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY, LockFileEx, SYNCHRONIZE,
+    FILE_GENERIC_READ, FILE_GENERIC_WRITE, FILE_ID_INFO, FILE_INFO_BY_HANDLE_CLASS, FILE_LIST_DIRECTORY,
+    FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, FILE_STANDARD_INFO, FILE_TRAVERSE,
+    FILE_TYPE_DISK, FILE_WRITE_DATA, FileFullDirectoryInfo, FileFullDirectoryRestartInfo, FileIdInfo, FileStandardInfo,
+    GetFileInformationByHandle, GetFileInformationByHandleEx, GetFileType, LOCKFILE_EXCLUSIVE_LOCK,
+    LOCKFILE_FAIL_IMMEDIATELY, LockFileEx, SYNCHRONIZE,
 };
 use windows_sys::Win32::System::IO::{IO_STATUS_BLOCK, OVERLAPPED};
 
@@ -91,6 +92,12 @@ fn checked_name(name: &OsStr) -> io::Result<Vec<u16>> {
         return Err(os_error(ERROR_FILENAME_EXCED_RANGE));
     }
     Ok(wide)
+}
+
+/// Whether `name` means itself to Windows (see [`checked_name`]): a path of such names
+/// needs no verbatim `\\?\` form.
+pub(crate) fn is_plain_name(name: &OsStr) -> bool {
+    checked_name(name).is_ok()
 }
 
 /// The longest name a Windows file system keeps, in UTF-16 units.
@@ -205,7 +212,10 @@ pub(crate) fn open_at(dir: HandleRef<'_>, name: &OsStr, how: Open) -> io::Result
         }
     };
     let handle = open_name(dir, name, access, disposition, options)?;
-    if attributes(borrow(&handle))?.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+    // `.` is the directory the handle already holds, checked when it was opened (a root is
+    // opened through its links on purpose); Wine marks a directory that is a Unix mount
+    // point as a reparse point, and the root of a mounted file system would be refused.
+    if name != "." && attributes(borrow(&handle))?.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT != 0 {
         return Err(os_error(ERROR_STOPPED_ON_SYMLINK));
     }
     Ok(handle)
@@ -342,6 +352,12 @@ pub(crate) fn link_at(from_dir: HandleRef<'_>, from: &OsStr, to_dir: HandleRef<'
     set_information(borrow(&source), info.as_ptr(), length, FileLinkInformation)
 }
 
+/// Removes `name` from `dir` with POSIX semantics (the name goes at once, whoever holds the
+/// file open). Where the file system has none (FAT, network shares, Wine), Windows removes
+/// a file only when its last handle closes and lists it under its name until then
+/// ("delete pending"), where nothing can be made under that name: a file is first renamed
+/// to a fresh temporary name of hashline's own, so that the name is free at once as on
+/// Unix, and what stays for the holders' time is a temporary file that goes by itself.
 fn delete(dir: HandleRef<'_>, name: &OsStr, options: u32) -> io::Result<()> {
     let doomed = open_name(dir, name, DELETE, FILE_OPEN, options)?;
     let flags = FILE_DISPOSITION_DELETE | FILE_DISPOSITION_POSIX_SEMANTICS | FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE;
@@ -352,13 +368,25 @@ fn delete(dir: HandleRef<'_>, name: &OsStr, options: u32) -> io::Result<()> {
         size_of::<FILE_DISPOSITION_INFORMATION_EX>() as u32,
         FileDispositionInformationEx,
     ) {
-        Err(err) if unsupported(&err) => {
-            let plain = FILE_DISPOSITION_INFORMATION { DeleteFile: true };
-            let length = size_of::<FILE_DISPOSITION_INFORMATION>() as u32;
-            set_information(borrow(&doomed), &plain, length, FileDispositionInformation)
-        }
-        other => other,
+        Err(err) if unsupported(&err) => {}
+        other => return other,
     }
+    let plain = FILE_DISPOSITION_INFORMATION { DeleteFile: true };
+    let length = size_of::<FILE_DISPOSITION_INFORMATION>() as u32;
+    // A directory is removed where it is: it must be empty, which only the removal tells,
+    // and one renamed first and then found full would be left under the other name.
+    let moved = options & FILE_NON_DIRECTORY_FILE != 0 && {
+        let aside = checked_name(OsStr::new(&crate::staging::temp_name("")))?;
+        let (info, info_length) = name_information(0, dir, &aside);
+        set_information(borrow(&doomed), info.as_ptr(), info_length, FileRenameInformation).is_ok()
+    };
+    let removed = set_information(borrow(&doomed), &plain, length, FileDispositionInformation);
+    if removed.is_err() && moved {
+        // Back under its name, as it was (best effort: the error is the removal's).
+        let (info, info_length) = name_information(0, dir, &checked_name(name)?);
+        let _ = set_information(borrow(&doomed), info.as_ptr(), info_length, FileRenameInformation);
+    }
+    removed
 }
 
 /// Removes the name `name` (not a directory) from `dir`.
@@ -391,22 +419,12 @@ pub(crate) fn stat(of: HandleRef<'_>) -> io::Result<Meta> {
     } else {
         Kind::File
     };
-    // SAFETY: all-zero is a valid value of this plain struct.
-    let mut id: FILE_ID_INFO = unsafe { std::mem::zeroed() };
-    // SAFETY: `id` is a live, writable struct of the class's type and size.
-    let full = unsafe {
-        GetFileInformationByHandleEx(
-            of.as_raw_handle(),
-            FileIdInfo,
-            (&raw mut id).cast(),
-            size_of::<FILE_ID_INFO>() as u32,
-        )
-    } != 0;
-    let id = if full {
-        FileId { dev: id.VolumeSerialNumber, ino: u128::from_le_bytes(id.FileId.Identifier) }
-    } else {
-        let index = (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow);
-        FileId { dev: u64::from(info.dwVolumeSerialNumber), ino: u128::from(index) }
+    let id = match by_handle::<FILE_ID_INFO>(of) {
+        Ok(id) => FileId { dev: id.VolumeSerialNumber, ino: u128::from_le_bytes(id.FileId.Identifier) },
+        Err(_) => {
+            let index = (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow);
+            FileId { dev: u64::from(info.dwVolumeSerialNumber), ino: u128::from(index) }
+        }
     };
     let writable = attrs & FILE_ATTRIBUTE_READONLY == 0;
     let mode = match (kind, writable) {
@@ -423,6 +441,37 @@ pub(crate) fn stat(of: HandleRef<'_>) -> io::Result<Meta> {
         mode,
         owner: (0, 0),
     })
+}
+
+/// Whether the open file `of` has lost its last name while handles hold it: Windows
+/// removes a file held open only when the last handle closes (without POSIX semantics:
+/// FAT, Wine), and until then its name is still listed ("delete pending").
+pub(crate) fn removal_pending(of: HandleRef<'_>) -> io::Result<bool> {
+    by_handle::<FILE_STANDARD_INFO>(of).map(|info| info.DeletePending)
+}
+
+/// The plain structs `GetFileInformationByHandleEx` fills, each with its class.
+trait ByHandle: Sized {
+    const CLASS: FILE_INFO_BY_HANDLE_CLASS;
+}
+
+impl ByHandle for FILE_ID_INFO {
+    const CLASS: FILE_INFO_BY_HANDLE_CLASS = FileIdInfo;
+}
+
+impl ByHandle for FILE_STANDARD_INFO {
+    const CLASS: FILE_INFO_BY_HANDLE_CLASS = FileStandardInfo;
+}
+
+/// What the open file `of` says of itself in `T`'s class.
+fn by_handle<T: ByHandle>(of: HandleRef<'_>) -> io::Result<T> {
+    // SAFETY: all-zero is a valid value of the plain structs `ByHandle` is implemented for.
+    let mut info: T = unsafe { std::mem::zeroed() };
+    // SAFETY: `info` is a live, writable struct of the class's type and size.
+    let ok = unsafe {
+        GetFileInformationByHandleEx(of.as_raw_handle(), T::CLASS, (&raw mut info).cast(), size_of::<T>() as u32)
+    } != 0;
+    if ok { Ok(info) } else { Err(io::Error::last_os_error()) }
 }
 
 /// What the name `name` in `dir` is, a reparse point not followed.
@@ -637,8 +686,8 @@ pub(crate) mod errors {
     use std::io;
 
     use super::{
-        ERROR_ACCESS_DENIED, ERROR_FILE_EXISTS, ERROR_FILE_NOT_FOUND, ERROR_NOT_SAME_DEVICE, ERROR_STOPPED_ON_SYMLINK,
-        os_error,
+        ERROR_ACCESS_DENIED, ERROR_FILE_EXISTS, ERROR_FILE_NOT_FOUND, ERROR_LOCK_VIOLATION, ERROR_NOT_SAME_DEVICE,
+        ERROR_SHARING_VIOLATION, ERROR_STOPPED_ON_SYMLINK, os_error,
     };
 
     fn is(err: &io::Error, code: u32) -> bool {
@@ -653,6 +702,11 @@ pub(crate) mod errors {
     /// Whether `err` is [`escape`]'s.
     pub(crate) fn is_escape(err: &io::Error) -> bool {
         is(err, ERROR_NOT_SAME_DEVICE)
+    }
+
+    /// Whether another program's handle shares the file with no one, or locks the bytes.
+    pub(crate) fn is_in_use(err: &io::Error) -> bool {
+        is(err, ERROR_SHARING_VIOLATION) || is(err, ERROR_LOCK_VIOLATION)
     }
 
     /// Whether a rename or link failed because its two places are on different volumes.
