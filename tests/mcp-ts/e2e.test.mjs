@@ -7,7 +7,8 @@
 // for every schema keyword or format it does not know; any such line fails the last test.
 //
 // Run: `cargo build -p hashline-cli`, then in this folder `npm ci && node --test e2e.test.mjs`;
-// HASHLINE_BIN overrides the binary.
+// HASHLINE_BIN overrides the binary; HASHLINE_COMMAND, a JSON array, overrides the whole
+// command that runs `hashline` (e.g. `["npx", "hashline-mcp"]`, the npm package as installed).
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,6 +23,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BINARY = process.env.HASHLINE_BIN ?? resolve(HERE, "../../target/debug/hashline");
+// The program and the arguments before hashline's own.
+const [PROGRAM, ...PREFIX] = process.env.HASHLINE_COMMAND ? JSON.parse(process.env.HASHLINE_COMMAND) : [BINARY];
 const CONCURRENT_READS = 500;
 
 // Everything the SDK (or anything else in this process) prints to stderr: Ajv's schema
@@ -86,8 +89,8 @@ before(async () => {
     writeFileSync(join(workspace, `small-${i}.txt`), `file ${i}\nline two\n`);
   }
   transport = new StdioClientTransport({
-    command: BINARY,
-    args: ["mcp", "--root", workspace],
+    command: PROGRAM,
+    args: [...PREFIX, "mcp", "--root", workspace],
     stderr: "pipe",
   });
   transport.stderr?.on("data", (chunk) => {
@@ -104,7 +107,7 @@ after(async () => {
 
 test("listTools: every registry tool, with its schemas and hints", async () => {
   const { tools } = await client.listTools();
-  const registry = JSON.parse(execFileSync(BINARY, ["tools"], { encoding: "utf8" }));
+  const registry = JSON.parse(execFileSync(PROGRAM, [...PREFIX, "tools"], { encoding: "utf8" }));
   assert.deepEqual(
     tools.map((tool) => tool.name),
     registry.map((entry) => entry.name),

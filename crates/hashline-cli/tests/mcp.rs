@@ -29,10 +29,13 @@ impl Server {
     }
 
     fn start_with(root: &Path, extra: &[&std::ffi::OsStr]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hashline"))
-            .args(["mcp", "--root"])
-            .arg(root)
-            .args(extra)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hashline"));
+        command.args(["mcp", "--root"]).arg(root).args(extra);
+        Self::start_command(command)
+    }
+
+    fn start_command(mut command: Command) -> Self {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -63,13 +66,17 @@ impl Server {
     }
 
     fn initialized_with(root: &Path, extra: &[&std::ffi::OsStr]) -> Self {
-        let mut server = Self::start_with(root, extra);
+        Self::start_with(root, extra).initialize()
+    }
+
+    fn initialize(mut self) -> Self {
+        let server = &mut self;
         server.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "robustness", "version": "1"}}}));
         let init = server.reply("init");
         assert_eq!(init["result"]["serverInfo"]["name"], "hashline");
         server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
+        self
     }
 
     fn send_raw(&mut self, bytes: &[u8]) {
@@ -158,6 +165,26 @@ fn error_code(reply: &Value) -> &str {
 
 fn text(reply: &Value) -> &str {
     reply["result"]["content"][0]["text"].as_str().unwrap_or("")
+}
+
+/// `hashline-mcp` (the packages' command) with no arguments is `hashline mcp` in the
+/// working directory, through the `hashline` beside it; with arguments, `hashline` with them.
+#[test]
+fn hashline_mcp_alone_serves_mcp_in_the_working_directory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hashline-mcp"));
+    command.current_dir(dir.path());
+    let mut server = Server::start_command(command).initialize();
+    let reply = server.call("r", "read", json!({"path": "a.txt"}));
+    assert!(text(&reply).ends_with("|alpha"), "{reply}");
+    assert!(server.close().success());
+    let version = |program: &str| {
+        let out = Command::new(program).arg("--version").output().expect("run");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    assert_eq!(version(env!("CARGO_BIN_EXE_hashline-mcp")), version(env!("CARGO_BIN_EXE_hashline")));
 }
 
 #[test]
