@@ -24,10 +24,14 @@ pub fn commit(
     for (index, member) in members.iter().enumerate() {
         member.target.check_writable().map_err(|err| (index, err.into()))?;
     }
-    let states = members.iter().map(|m| if m.target.exists() { WriteState::Overwritten } else { WriteState::Created });
+    let states = members.iter().map(|m| match (m.remove, m.target.exists()) {
+        (true, _) => WriteState::Removed,
+        (false, true) => WriteState::Overwritten,
+        (false, false) => WriteState::Created,
+    });
     let states: Vec<WriteState> = states.collect();
     match members {
-        [one] if one.target.snapshot.is_none_or(|s| s.nlink <= 1) => {
+        [one] if !one.remove && one.target.snapshot.is_none_or(|s| s.nlink <= 1) => {
             by_rename(journal, one, hook).map_err(|err| (0, err))?;
         }
         _ => journal::commit_group(journal, members, hook)?,
@@ -242,7 +246,7 @@ mod tests {
         fn write(&self, rel: &str, bytes: &[u8], hook: &Hook) -> Result<WriteState, CommitError> {
             let target = Target::open(&self.root, Path::new(rel), &self.path(rel), true)?;
             let journal = Journal::new(&self.root);
-            let member = Member { target: &target, old: b"", new: bytes, check: false };
+            let member = Member { target: &target, old: b"", new: bytes, check: false, remove: false };
             commit(&journal, &[member], hook).map(|s| s[0]).map_err(|(_, err)| err)
         }
 
@@ -285,6 +289,67 @@ mod tests {
             fs::metadata(fx.path("two.txt")).expect("m").ino()
         );
         assert_eq!(fx.entries(), ["one.txt", "two.txt"]);
+    }
+
+    /// A group that replaces one file, removes another and makes a third (a revert of a
+    /// change that edited one file and created another, and of its own revert) is all or
+    /// none: a failure after its last file rolls all three back — the removed file back
+    /// under its name, the made one gone — and a success leaves no backup behind.
+    #[test]
+    fn a_group_with_a_removal_and_a_new_file_is_all_or_none() {
+        let fx = Fixture::new();
+        fs::write(fx.path("kept.txt"), "old kept").expect("write");
+        fs::write(fx.path("gone.txt"), "old gone").expect("write");
+        let run = |hook: &Hook| {
+            let open = |rel: &str| Target::open(&fx.root, Path::new(rel), &fx.path(rel), true).expect("target");
+            let (kept, gone, made) = (open("kept.txt"), open("gone.txt"), open("sub/made.txt"));
+            let members = [
+                Member { target: &kept, old: b"old kept", new: b"new kept", check: true, remove: false },
+                Member { target: &gone, old: b"old gone", new: b"", check: true, remove: true },
+                Member { target: &made, old: b"", new: b"made", check: true, remove: false },
+            ];
+            commit(&Journal::new(&fx.root), &members, hook)
+        };
+        let fail_last = |stage: Stage, path: &Path| match stage {
+            Stage::AfterCommit if path.ends_with("made.txt") => Err(io::Error::other("stopped")),
+            _ => Ok(()),
+        };
+        let Err((2, CommitError::Io(_))) = run(&fail_last) else { panic!("the last file fails") };
+        assert_eq!(fs::read(fx.path("kept.txt")).expect("kept"), b"old kept");
+        assert_eq!(fs::read(fx.path("gone.txt")).expect("gone"), b"old gone", "the removed file is back");
+        assert!(!fx.path("sub/made.txt").exists(), "the made file is gone again");
+        assert_eq!(fx.entries(), ["gone.txt", "kept.txt", "sub"]);
+        let states = run(&no_hook).expect("commits");
+        assert_eq!(states, [WriteState::Overwritten, WriteState::Removed, WriteState::Created]);
+        assert_eq!(fs::read(fx.path("kept.txt")).expect("kept"), b"new kept");
+        assert!(!fx.path("gone.txt").exists());
+        assert_eq!(fs::read(fx.path("sub/made.txt")).expect("made"), b"made");
+        assert_eq!(fx.entries(), ["kept.txt", "sub"], "no backup, temporary file or journal is left");
+    }
+
+    /// A rollback removes a file the group made only while it holds the group's bytes: one
+    /// another program wrote under the name in between stays.
+    #[test]
+    fn a_rollback_leaves_a_made_file_that_another_program_rewrote() {
+        let fx = Fixture::new();
+        fs::write(fx.path("kept.txt"), "old").expect("write");
+        let open = |rel: &str| Target::open(&fx.root, Path::new(rel), &fx.path(rel), true).expect("target");
+        let (made, kept) = (open("made.txt"), open("kept.txt"));
+        let members = [
+            Member { target: &made, old: b"", new: b"ours", check: true, remove: false },
+            Member { target: &kept, old: b"old", new: b"new", check: true, remove: false },
+        ];
+        let made_path = fx.path("made.txt");
+        let rewrite_then_fail = move |stage: Stage, path: &Path| match stage {
+            Stage::AfterCommit if path.ends_with("kept.txt") => {
+                fs::write(&made_path, "theirs")?;
+                Err(io::Error::other("stopped"))
+            }
+            _ => Ok(()),
+        };
+        assert!(commit(&Journal::new(&fx.root), &members, &rewrite_then_fail).is_err());
+        assert_eq!(fs::read(fx.path("made.txt")).expect("made"), b"theirs", "another program's bytes stay");
+        assert_eq!(fs::read(fx.path("kept.txt")).expect("kept"), b"old");
     }
 
     #[test]

@@ -172,8 +172,10 @@ pub(crate) fn commit_group(
                 Ok(rel) => (None, sys::name_bytes(rel.as_os_str()).into_owned()),
                 Err(_) => (Some(sys::name_bytes(parent.as_os_str()).into_owned()), Vec::new()),
             };
-            let in_place = m.target.snapshot.is_some_and(|s| s.nlink > 1);
-            Entry { root: other, dir, name: sys::name_bytes(&m.target.name).into_owned(), in_place }
+            let in_place = !m.remove && m.target.snapshot.is_some_and(|s| s.nlink > 1);
+            let created = (!m.remove && !m.target.exists()).then(|| record::digest_hex(m.new));
+            let name = sys::name_bytes(&m.target.name).into_owned();
+            Entry { root: other, dir, name, in_place, remove: m.remove, created }
         })
         .collect();
     let record = Record { pid: std::process::id(), entries };
@@ -315,6 +317,15 @@ impl Group<'_> {
     fn prepare(&self, i: usize, member: &Member<'_>, entry: &Entry) -> Result<(), CommitError> {
         let target = member.target;
         let (temp, backup, copy) = (temp_name(self.id, i), backup_name(self.id, i), copy_name(self.id, i));
+        if entry.remove {
+            // Nothing to write: the old file is kept as a backup link until the group is in.
+            if !target.exists() {
+                return Err(sys::errors::not_found().into());
+            }
+            let dir = sys::borrow(&target.dir);
+            sys::link_at(dir, &target.name, dir, backup.as_ref())?;
+            return Ok(());
+        }
         match entry.in_place {
             false => {
                 let mode = crate::target::Snapshot::mode_for(target.snapshot);
@@ -358,6 +369,9 @@ fn open_in_place(target: &crate::target::Target) -> io::Result<File> {
 
 fn replace(temp: &str, member: &Member<'_>, entry: &Entry) -> io::Result<()> {
     let target = member.target;
+    if entry.remove {
+        return sys::remove_at(sys::borrow(&target.dir), &target.name);
+    }
     match entry.in_place {
         false => {
             let dir = sys::borrow(&target.dir);
@@ -415,6 +429,13 @@ fn rollback<'d>(
                 let _ = sys::remove_at(dir, temp.as_ref());
                 if phase == Phase::Intent && sys::rename_at(dir, backup.as_ref(), dir, name).is_ok() {
                     restored.push(i);
+                } else if phase == Phase::Intent
+                    && let Some(digest) = &entry.created
+                    && holds(dir, name, digest)
+                    && sys::remove_at(dir, name).is_ok()
+                {
+                    // A file the group made: gone again, as before the group.
+                    restored.push(i);
                 }
                 let _ = sys::remove_at(dir, backup.as_ref());
             }
@@ -431,6 +452,13 @@ fn rollback<'d>(
         }
     }
     restored
+}
+
+/// Whether `name` in `dir` is a regular file holding the bytes whose SHA-256 is `digest`.
+fn holds(dir: HandleRef<'_>, name: &OsStr, digest: &str) -> bool {
+    let Ok(handle) = sys::open_at(dir, name, Open::Read) else { return false };
+    crate::open::read_opened_regular(File::from(handle), crate::target::MAX_FILE_BYTES)
+        .is_ok_and(|bytes| record::digest_hex(&bytes) == digest)
 }
 
 /// Writes the old bytes kept in the journal's `copy` back into `name` (a regular file

@@ -50,6 +50,10 @@ pub struct Member<'a> {
     pub new: &'a [u8],
     /// Compare before commit (edits); a whole-file `write` does not depend on the old bytes.
     pub check: bool,
+    /// Remove the file instead of writing `new` (which is then ignored): a revert of a
+    /// change that created it. Always through the journal, so that a group with a removal
+    /// is all or none too.
+    pub remove: bool,
 }
 
 /// A short temporary name, `.hl<8 hex><tag>.tmp`: 15 bytes plus the tag, far under the

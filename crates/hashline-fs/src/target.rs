@@ -30,6 +30,8 @@ pub enum WriteState {
     Created,
     /// The file existed and was replaced.
     Overwritten,
+    /// The file existed and was removed ([`crate::Member::remove`]).
+    Removed,
 }
 
 /// A file's identity: (device, inode) on Unix, (volume serial number, file id) on

@@ -40,6 +40,26 @@ pub(crate) struct Entry {
     /// link beside it).
     #[serde(default)]
     pub in_place: bool,
+    /// Removed rather than replaced: a backup link is made beside it, then the name is
+    /// removed (a rollback renames the backup back).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub remove: bool,
+    /// Made by the group (no file had the name): the SHA-256 (hex) of its new bytes. A
+    /// rollback removes the name only while it holds exactly those bytes, so that a file
+    /// another program made under the name meanwhile stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+}
+
+/// The SHA-256 of `bytes` in hex (a created file's mark in its entry).
+pub(crate) fn digest_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for byte in digest.iter() {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex
 }
 
 /// A group commit's record.
@@ -153,7 +173,7 @@ mod tests {
     use super::*;
 
     fn record(dir: &[u8], name: &[u8]) -> Record {
-        Record { pid: 7, entries: vec![Entry { root: None, dir: dir.to_vec(), name: name.to_vec(), in_place: false }] }
+        Record { pid: 7, entries: vec![Entry { root: None, dir: dir.to_vec(), name: name.to_vec(), in_place: false, remove: false, created: None }] }
     }
 
     #[test]
