@@ -83,6 +83,18 @@ pub enum ErrorCode {
     InternalError,
     /// The client cancelled the call before it committed anything.
     Cancelled,
+    /// `revert` names no change of this session.
+    ChangeUnknown,
+    /// `revert` names a change of this session that is no longer kept (past the bound,
+    /// over it on its own, or its kept bytes are gone).
+    ChangeExpired,
+    /// `revert` names a change that a revert already undid.
+    ChangeReverted,
+    /// `revert`: a later change of the session stands on a file of the change.
+    ChangeSuperseded,
+    /// `revert`: a file of the change is no longer exactly what the change left (another
+    /// program changed it).
+    ChangeConflict,
 }
 
 impl ErrorCode {
@@ -125,6 +137,11 @@ impl ErrorCode {
             ErrorCode::UnknownTool => "unknown-tool",
             ErrorCode::InternalError => "internal-error",
             ErrorCode::Cancelled => "cancelled",
+            ErrorCode::ChangeUnknown => "change-unknown",
+            ErrorCode::ChangeExpired => "change-expired",
+            ErrorCode::ChangeReverted => "change-reverted",
+            ErrorCode::ChangeSuperseded => "change-superseded",
+            ErrorCode::ChangeConflict => "change-conflict",
         }
     }
 }

@@ -16,6 +16,9 @@ pub enum WriteState {
     Created,
     /// The file existed and was replaced.
     Overwritten,
+    /// The file existed and was removed (a revert of the change that made it; a `write`
+    /// never reports it).
+    Removed,
 }
 
 impl From<hashline_fs::WriteState> for WriteState {
@@ -23,6 +26,7 @@ impl From<hashline_fs::WriteState> for WriteState {
         match state {
             hashline_fs::WriteState::Created => WriteState::Created,
             hashline_fs::WriteState::Overwritten => WriteState::Overwritten,
+            hashline_fs::WriteState::Removed => WriteState::Removed,
         }
     }
 }

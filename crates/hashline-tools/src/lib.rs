@@ -19,6 +19,7 @@
 
 pub mod args;
 pub mod budget;
+pub mod changes;
 pub mod diff;
 pub mod error;
 pub mod fsio;

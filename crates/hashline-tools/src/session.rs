@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use hashline_core::{LineHash, LineNo};
 use typed_builder::TypedBuilder;
 
+use crate::changes::ChangeLog;
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::WriteState;
 use crate::ledger::Ledger;
@@ -96,6 +97,8 @@ pub struct Session {
     next_call: AtomicU64,
     visibility: Mutex<Visibility>,
     ledger: Mutex<Ledger>,
+    /// What the session's edits and writes committed (for `revert`).
+    changes: Mutex<ChangeLog>,
     locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
     trees: TreeCache,
     map_store: Option<Arc<MapStore>>,
@@ -162,6 +165,7 @@ impl Session {
                 ..Visibility::default()
             }),
             ledger: Mutex::new(Ledger::default()),
+            changes: Mutex::new(ChangeLog::default()),
             locks: Mutex::new(HashMap::new()),
             trees: TreeCache::default(),
             map_store: config.map_store,
@@ -315,6 +319,17 @@ impl Session {
     /// The on-disk store of symbol maps, when the session has one.
     pub fn map_store(&self) -> Option<&MapStore> {
         self.map_store.as_deref()
+    }
+
+    /// The session's changes (see [`crate::changes`]).
+    pub fn changes(&self) -> MutexGuard<'_, ChangeLog> {
+        self.changes.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Replaces the change log: to resume a persisted session's, or to give its ids a
+    /// known tag (fixtures).
+    pub fn restore_changes(&self, changes: ChangeLog) {
+        *self.changes() = changes;
     }
 
     /// Replaces the ledger (used to resume a persisted session).

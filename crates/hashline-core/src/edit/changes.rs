@@ -15,6 +15,19 @@ impl ChangeMap {
         Self { old_to_new }
     }
 
+    /// The map of a document with `lines` lines whose lines `kept` (original, new; 0-based,
+    /// both increasing) survived unchanged; every other line was replaced or deleted. A
+    /// pair past `lines` is ignored.
+    pub fn from_kept(lines: usize, kept: impl IntoIterator<Item = (u32, u32)>) -> Self {
+        let mut old_to_new = vec![None; lines];
+        for (old, new) in kept {
+            if let Some(slot) = old_to_new.get_mut(old as usize) {
+                *slot = Some(new);
+            }
+        }
+        Self { old_to_new }
+    }
+
     /// The identity map of a document with `lines` lines.
     pub fn identity(lines: usize) -> Self {
         Self { old_to_new: (0..lines as u32).map(Some).collect() }

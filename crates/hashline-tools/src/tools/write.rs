@@ -10,7 +10,9 @@ use typed_builder::TypedBuilder;
 
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
 use crate::diff::{changes_between, file_diffs, unified};
+use crate::changes::{Before, NewFile};
 use crate::error::{ErrorCode, ToolError};
+use crate::paths::ResolvedPath;
 use crate::fsio::{WriteState, fs_details, write_error};
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, ToolOutput, ToolValue};
@@ -65,6 +67,9 @@ pub struct WriteValue {
     pub syntax: SyntaxOutcome,
     /// Warnings.
     pub warnings: Vec<Warning>,
+    /// The id of the change this write committed (`c<N>-<tag>`): `edit` with `revert`
+    /// set to it undoes it.
+    pub change_id: String,
 }
 
 impl ToolValue for WriteValue {
@@ -136,10 +141,12 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     }
     // The old content, for the diff: only when it is a readable regular file of at most
     // DIFF_BASIS_MAX bytes; a larger or unreadable file is replaced without a diff.
-    let before = match target.snapshot {
-        Some(snapshot) if snapshot.size <= DIFF_BASIS_MAX => target.read().ok().flatten(),
+    // Kept for a revert up to the change log's bound; diffed up to DIFF_BASIS_MAX.
+    let kept_before = match target.snapshot {
+        Some(snapshot) if snapshot.size <= crate::changes::MAX_CHANGE_BYTES => target.read().ok().flatten(),
         _ => None,
     };
+    let before = kept_before.as_deref().filter(|old| old.len() as u64 <= DIFF_BASIS_MAX).map(<[u8]>::to_vec);
     let new_doc = Document::parse(bytes);
     let old_doc = before.as_deref().filter(|old| !looks_binary(old)).map(|old| Document::parse(old.to_vec()));
     let trees = Some(Memo { trees: session.syntax_trees(), key: &path.key, store: session.map_store() });
@@ -153,13 +160,16 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     let bytes = new_doc.into_bytes();
     // The last moment a cancelled call can still leave the file alone.
     ctx.cancel.check("Write")?;
-    let member = Member { target: &target, old: before.as_deref().unwrap_or_default(), new: &bytes, check: false };
+    let member = Member { target: &target, old: before.as_deref().unwrap_or_default(), new: &bytes, check: false, remove: false };
     let write_state = match session.commit(&[member]) {
         Ok(states) => states.first().copied().unwrap_or(WriteState::Created),
         Err((_, CommitError::Io(err))) => return Err(write_error(&err, &path)),
         Err((_, CommitError::Changed)) => return Err(write_error(&std::io::Error::other("the file changed"), &path)),
     };
+    let existed = target.exists();
     drop(target);
+    let change_id = record_change(session, &path, existed, kept_before.as_deref(), &bytes);
+    drop(kept_before);
     session.note_mutation(&path.key, &path.display, ctx);
     // Rows shown before describe content that is gone; the rows of this result (if any)
     // are recorded below.
@@ -187,7 +197,9 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         diff: None,
         syntax,
         warnings,
+        change_id,
     };
+    let change_line = crate::edit::change_line(&value.change_id);
 
     let notes: String = value.warnings.iter().map(|w| format!("{}\n\n", w.message)).collect();
     if looks_binary(doc.as_bytes()) {
@@ -195,8 +207,10 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
             WarningCode::BinaryContent,
             "⚠️ File content appears to be binary — hashlines not generated.",
         ));
-        let text =
-            format!("{notes}Wrote {}\n⚠️ File content appears to be binary — hashlines not generated.", path.display);
+        let text = format!(
+            "{notes}Wrote {}\n⚠️ File content appears to be binary — hashlines not generated.\n\n{change_line}",
+            path.display
+        );
         return Ok(ToolOutput::text(value, text).with_meta(empty_diffs()));
     }
 
@@ -226,7 +240,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
             ),
         );
         let text = format!(
-            "{notes}Wrote {} ({total_lines} lines, {}).\n{}",
+            "{notes}Wrote {} ({total_lines} lines, {}).\n{}\n\n{change_line}",
             path.display,
             format_size(byte_count as usize),
             warning.message
@@ -254,7 +268,38 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         text.push_str("\n\n");
     }
     text.push_str(&into_text(rows));
+    text.push_str("\n\n");
+    text.push_str(&change_line);
     Ok(ToolOutput::text(value, text).with_meta(meta))
+}
+
+/// The write in the session's change log: the bytes before (when the file existed and
+/// they were loaded) and after, with the lines added and removed. Its id.
+fn record_change(session: &Session, path: &ResolvedPath, existed: bool, before: Option<&[u8]>, after: &[u8]) -> String {
+    let lines = |bytes: &[u8]| display_lines(&Document::parse(bytes.to_vec()));
+    let (added, removed) = match before {
+        Some(old) if !looks_binary(old) && !looks_binary(after) => {
+            let changes = changes_between(&lines(old), &lines(after));
+            let added = changes.iter().map(|(_, a)| a.len()).sum::<usize>();
+            let removed = changes.iter().map(|(r, _)| r.len()).sum::<usize>();
+            (added, removed)
+        }
+        _ => (lines(after).len(), before.map_or(0, |old| lines(old).len())),
+    };
+    let before = match (existed, before) {
+        (false, _) => Before::Absent,
+        (true, Some(bytes)) => Before::Bytes(bytes),
+        (true, None) => Before::Unknown,
+    };
+    let file = NewFile {
+        path: &path.key,
+        display: &path.display,
+        before,
+        after: Some(after),
+        added: added as u32,
+        removed: removed as u32,
+    };
+    session.changes().record("write", None, &[file])
 }
 
 /// Whether `bytes` hold a `\r` that does not start a `\r\n`.

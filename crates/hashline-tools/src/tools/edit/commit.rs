@@ -16,6 +16,7 @@ use crate::fsio::write_error;
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, ToolOutput};
 use crate::session::Session;
+use crate::changes::{Before, NewFile};
 use crate::warning::Warning;
 use hashline_fs::{CommitError, Member};
 
@@ -90,12 +91,15 @@ pub(crate) fn run(
     let mut values = Vec::with_capacity(prepared.len());
     let mut texts = Vec::with_capacity(prepared.len());
     let mut changes = Vec::with_capacity(prepared.len());
+    let mut counts = Vec::with_capacity(prepared.len());
     for file in &prepared {
-        let (value, text, found) = finish(session, file, ctx.text_only)?;
+        let (value, text, found, count) = finish(session, file, ctx.text_only)?;
         values.push(value);
         texts.push(text);
         changes.push(found);
+        counts.push(count);
     }
+    let change_id = record_change(session, &prepared, &counts);
     // Verified after every file's ledger is up to date, so a failure leaves no file behind.
     if options.verify {
         for file in prepared.iter().filter(|f| !f.outcome.is_noop(&f.before)) {
@@ -107,12 +111,21 @@ pub(crate) fn run(
         let lines: Vec<&str> = notes.iter().map(|n| n.message.as_str()).collect();
         text = format!("{}\n\n{text}", lines.join("\n"));
     }
+    if let Some(id) = &change_id {
+        text.push_str("\n\n");
+        text.push_str(&render::change_line(id));
+        for (value, file) in values.iter_mut().zip(&prepared) {
+            if !file.outcome.is_noop(&file.before) {
+                value.change_id = Some(id.clone());
+            }
+        }
+    }
     let value = if values.len() == 1 && !options.multi {
         let mut file = values.remove(0);
         file.warnings.splice(0..0, notes);
         EditValue::File(Box::new(file))
     } else {
-        EditValue::Files { files: values, warnings: notes }
+        EditValue::Files { files: values, warnings: notes, change_id, reverts: None }
     };
     let output = ToolOutput::text(value, text);
     // The diff cards are for front ends that draw results; a text-only caller never sees them.
@@ -146,6 +159,7 @@ fn write_all(session: &Session, prepared: &[Prepared], held: &Held) -> Result<()
             old: file.before.as_bytes(),
             new: file.outcome.document.as_bytes(),
             check: true,
+            remove: false,
         });
     }
     if members.is_empty() {
@@ -201,14 +215,34 @@ fn changed_on_disk(session: &Session, file: &Prepared) -> ToolError {
     .with_path(file.path.absolute_str())
 }
 
-/// After the write: ledger, verification, value and text of one file, and the edit's
-/// logical changes (for the diff cards). With `text_only`, the value leaves out what only
-/// the structured projection shows (`diffData`, `patch`, `anchors`).
+/// The call's change in the session's change log (its files that changed, bytes before
+/// and after), when it wrote anything: its id.
+fn record_change(session: &Session, prepared: &[Prepared], counts: &[(usize, usize)]) -> Option<String> {
+    let files: Vec<NewFile<'_>> = prepared
+        .iter()
+        .zip(counts)
+        .filter(|(file, _)| !file.outcome.is_noop(&file.before))
+        .map(|(file, &(added, removed))| NewFile {
+            path: &file.path.key,
+            display: &file.path.display,
+            before: Before::Bytes(file.before.as_bytes()),
+            after: Some(file.outcome.document.as_bytes()),
+            added: added as u32,
+            removed: removed as u32,
+        })
+        .collect();
+    (!files.is_empty()).then(|| session.changes().record("edit", None, &files))
+}
+
+/// After the write: ledger, verification, value and text of one file, the edit's
+/// logical changes (for the diff cards) and its lines added and removed. With
+/// `text_only`, the value leaves out what only the structured projection shows
+/// (`diffData`, `patch`, `anchors`).
 fn finish(
     session: &Session,
     file: &Prepared,
     text_only: bool,
-) -> Result<(FileEditValue, String, Vec<Change>), ToolError> {
+) -> Result<(FileEditValue, String, Vec<Change>, (usize, usize)), ToolError> {
     let outcome = &file.outcome;
     let (old, new) = (&file.before, &outcome.document);
     let noop = outcome.is_noop(old);
@@ -258,8 +292,10 @@ fn finish(
         anchors,
         syntax: file.syntax.clone(),
         warnings: file.warnings.clone(),
+        change_id: None,
+        reverts: None,
     };
-    Ok((value, text, found))
+    Ok((value, text, found, (added, removed)))
 }
 
 /// `postEditVerify`: the bytes on disk are the bytes meant.

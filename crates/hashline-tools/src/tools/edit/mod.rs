@@ -7,6 +7,7 @@ mod commit;
 mod items;
 mod prepare;
 mod render;
+mod revert;
 mod symbols;
 
 use schemars::JsonSchema;
@@ -23,7 +24,7 @@ use crate::warning::{Warning, WarningCode};
 
 pub use crate::validate::{SyntaxMode, SyntaxOutcome};
 pub use items::{EditItemSchema, OPS};
-pub use render::{DiffData, DiffEntry, DiffStats};
+pub use render::{DiffData, DiffEntry, DiffStats, change_line};
 
 /// Arguments of `edit`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema, TypedBuilder)]
@@ -58,6 +59,12 @@ pub struct EditArgs {
     /// if any edit fails, nothing is written anywhere.
     #[builder(default, setter(strip_option))]
     pub files: Option<Vec<FileEdits>>,
+    /// Undo an earlier change of this session: the change id (`c<N>-<tag>`) an edit or
+    /// write result gave. Every file of that change goes back to its bytes before it, all
+    /// or none, only while each is exactly as the change left it. Give it alone (no path,
+    /// edits or files).
+    #[builder(default, setter(strip_option, into))]
+    pub revert: Option<String>,
 }
 
 /// The `edits` parameter's accepted shapes (schema only).
@@ -107,6 +114,13 @@ pub struct FileEditValue {
     pub syntax: SyntaxOutcome,
     /// Warnings.
     pub warnings: Vec<Warning>,
+    /// The id of the change this call committed (`c<N>-<tag>`; absent when it wrote
+    /// nothing): `edit` with `revert` set to it undoes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<String>,
+    /// For a revert: the change it reverted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reverts: Option<String>,
 }
 
 /// The typed value of `edit`.
@@ -121,6 +135,12 @@ pub enum EditValue {
         files: Vec<FileEditValue>,
         /// Warnings about the call as a whole.
         warnings: Vec<Warning>,
+        /// The id of the change this call committed (absent when it wrote nothing).
+        #[serde(rename = "changeId", skip_serializing_if = "Option::is_none")]
+        change_id: Option<String>,
+        /// For a revert: the change it reverted.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reverts: Option<String>,
     },
 }
 
@@ -160,6 +180,20 @@ pub fn edit(session: &Session, args: EditArgs) -> Result<ToolOutput<EditValue>, 
 
 /// Runs `edit` in a call context.
 pub fn edit_in(session: &Session, args: EditArgs, ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
+    if let Some(id) = &args.revert {
+        let alone = args.path.is_none()
+            && args.edits.is_none()
+            && args.files.is_none()
+            && args.old_text.is_none()
+            && args.new_text.is_none();
+        if !alone {
+            return Err(ToolError::new(
+                ErrorCode::InvalidParamsCombo,
+                "Edit rejected — nothing was written. revert takes a change id alone: give no path, edits, files, oldText or newText with it.",
+            ));
+        }
+        return revert::run(session, id, ctx);
+    }
     let mut notes = Vec::new();
     let options = prepare::Options {
         verify: args.post_edit_verify == Some(true),

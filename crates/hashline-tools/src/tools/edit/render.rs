@@ -67,6 +67,11 @@ pub fn file_diffs(path: &str, old: &Document, new: &Document, hunks: &[Hunk]) ->
     crate::diff::file_diffs_with(path, hunks, |r| joined(old, r), |r| joined(new, r))
 }
 
+/// The last line of a result that committed a change: its id and how to undo it.
+pub fn change_line(id: &str) -> String {
+    format!("Change {id} (undo: edit {{\"revert\": \"{id}\"}})")
+}
+
 /// `Edited <path> (<n> change(s), +A -R line(s))`.
 pub fn summary(path: &str, edits: usize, added: usize, removed: usize) -> String {
     let changes = if edits == 1 { "change" } else { "changes" };

@@ -1,0 +1,414 @@
+//! What the session's edits and writes committed, kept so that a change can be reverted
+//! exactly (docs/protocol.md, "Changes and revert").
+//!
+//! Every successful `edit` and `write` that wrote something is a [`Change`] with an id
+//! `c<N>-<tag>`: `N` counts the session's changes from 1, `tag` is the first four hex
+//! digits of a SHA-256 over `N` and what the change did (each file's path as shown and
+//! the digests of its bytes before and after). An id from another session (an MCP server
+//! restarted under the same conversation) is then unknown here unless it names the very
+//! same change, rather than naming another one. A change names its files, each file's
+//! bytes before (or its absence) and after, as SHA-256 digests of blobs kept in a
+//! [`Blobs`] store: in memory for an MCP session, in the CLI's state directory for its
+//! per-root session.
+//!
+//! The log keeps the last [`MAX_CHANGES`] changes and at most [`MAX_CHANGE_BYTES`] of
+//! distinct blobs; older changes go first. A change whose own bytes are over the bound is
+//! listed but not kept, and reverting it says so.
+
+mod blobs;
+
+use std::collections::{BTreeSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use blobs::{Blob, Blobs};
+
+/// The most changes a session keeps.
+pub const MAX_CHANGES: usize = 100;
+/// The most bytes of file content (distinct before and after versions) a session keeps.
+pub const MAX_CHANGE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// One committed change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    /// `c<N>-<tag>`.
+    pub id: String,
+    /// `N`: the session's count of changes when this one was made.
+    pub seq: u64,
+    /// When it was committed, in milliseconds since the Unix epoch.
+    pub time: u64,
+    /// The tool that made it: `edit`, `write` or `revert`.
+    pub tool: String,
+    /// For a revert: the change it reverted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverts: Option<String>,
+    /// The revert that undid this change, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverted_by: Option<String>,
+    /// Whether its bytes are kept (false: over the bound on its own).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub kept: bool,
+    /// Its files, in the order the call named them.
+    pub files: Vec<ChangedFile>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
+}
+
+/// One file of a change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangedFile {
+    /// The file's real path (the session's key for it).
+    pub path: PathBuf,
+    /// The path as results showed it.
+    pub display: String,
+    /// Its bytes before (absent: the change made the file).
+    pub before: Option<Blob>,
+    /// Its bytes after (absent: the change removed the file).
+    pub after: Option<Blob>,
+    /// Lines added.
+    pub added: u32,
+    /// Lines removed.
+    pub removed: u32,
+}
+
+/// One file of a change about to be recorded.
+#[derive(Debug)]
+pub struct NewFile<'a> {
+    /// The file's real path (the session's key for it).
+    pub path: &'a Path,
+    /// The path as results show it.
+    pub display: &'a str,
+    /// Its bytes before: `None` when the change made the file.
+    pub before: Before<'a>,
+    /// Its bytes after: `None` when the change removed the file.
+    pub after: Option<&'a [u8]>,
+    /// Lines added.
+    pub added: u32,
+    /// Lines removed.
+    pub removed: u32,
+}
+
+/// A file's bytes before a change.
+#[derive(Clone, Copy, Debug)]
+pub enum Before<'a> {
+    /// No file had the name.
+    Absent,
+    /// These bytes.
+    Bytes(&'a [u8]),
+    /// The file existed but its bytes were not loaded (over the bound): the change cannot
+    /// be reverted.
+    Unknown,
+}
+
+/// Why an id names no change that can be reverted.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// Not an id of this session's changes.
+    Unknown,
+    /// A change of this session past the bound (or over it on its own).
+    Expired,
+}
+
+/// The part of a change log that outlives a process (the CLI keeps it in its session
+/// file; the blobs live in the directory beside it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeLogState {
+    /// The number the next change gets.
+    pub next: u64,
+    /// The kept changes, oldest first.
+    pub changes: VecDeque<Change>,
+    /// The ids of the last [`MAX_EXPIRED_IDS`] changes that left the bound, oldest first.
+    #[serde(default)]
+    pub expired: VecDeque<String>,
+}
+
+impl Default for ChangeLogState {
+    fn default() -> Self {
+        ChangeLogState { next: 1, changes: VecDeque::new(), expired: VecDeque::new() }
+    }
+}
+
+/// How many ids of changes past the bound a log remembers (to say "expired" rather than
+/// "unknown" for them).
+pub const MAX_EXPIRED_IDS: usize = 1000;
+
+/// A session's changes and their bytes.
+#[derive(Debug)]
+pub struct ChangeLog {
+    state: ChangeLogState,
+    blobs: Blobs,
+    /// Whether anything changed since it was made or loaded (the CLI saves it then).
+    touched: bool,
+}
+
+impl Default for ChangeLog {
+    fn default() -> Self {
+        Self::in_memory()
+    }
+}
+
+impl ChangeLog {
+    /// A new log kept in memory.
+    ///
+    /// ```
+    /// use hashline_tools::changes::{Before, ChangeLog, NewFile};
+    /// let mut log = ChangeLog::in_memory();
+    /// let file = NewFile {
+    ///     path: "/w/a.txt".as_ref(),
+    ///     display: "a.txt",
+    ///     before: Before::Bytes(b"old\n"),
+    ///     after: Some(b"new\n"),
+    ///     added: 1,
+    ///     removed: 1,
+    /// };
+    /// let id = log.record("edit", None, &[file]);
+    /// assert!(id.starts_with("c1-"));
+    /// let change = log.find(&id).unwrap();
+    /// assert_eq!(log.load(change.files[0].before.as_ref().unwrap()).unwrap(), b"old\n");
+    /// ```
+    pub fn in_memory() -> Self {
+        Self::with(ChangeLogState::default(), Blobs::memory())
+    }
+
+    /// A log resumed from `state` (or begun, when `None`), its blobs in `dir` (made when
+    /// the first is stored).
+    pub fn on_disk(state: Option<ChangeLogState>, dir: impl Into<PathBuf>) -> Self {
+        Self::with(state.unwrap_or_default(), Blobs::directory(dir))
+    }
+
+    fn with(mut state: ChangeLogState, blobs: Blobs) -> Self {
+        state.next = state.next.max(1);
+        Self { state, blobs, touched: false }
+    }
+
+    /// What outlives the process.
+    pub fn state(&self) -> &ChangeLogState {
+        &self.state
+    }
+
+    /// Whether the log changed since it was made or loaded.
+    pub fn touched(&self) -> bool {
+        self.touched
+    }
+
+    /// The kept changes, oldest first.
+    pub fn changes(&self) -> impl DoubleEndedIterator<Item = &Change> {
+        self.state.changes.iter()
+    }
+
+    /// Records a committed change and returns its id. Its bytes are stored; when they
+    /// cannot be (a full disk), reverting it later says they are gone.
+    pub fn record(&mut self, tool: &str, reverts: Option<&str>, files: &[NewFile<'_>]) -> String {
+        let seq = self.state.next;
+        self.state.next += 1;
+        let known = files.iter().all(|f| !matches!(f.before, Before::Unknown));
+        let size: u64 = files
+            .iter()
+            .map(|f| {
+                let before = match f.before {
+                    Before::Bytes(bytes) => bytes.len() as u64,
+                    _ => 0,
+                };
+                before + f.after.map_or(0, |a| a.len() as u64)
+            })
+            .sum();
+        let kept = known && size <= MAX_CHANGE_BYTES;
+        let mut changed = Vec::with_capacity(files.len());
+        for file in files {
+            let mut keep = |bytes: &[u8]| match kept {
+                true => self.blobs.store(bytes),
+                false => Blob::of(bytes),
+            };
+            let before = match file.before {
+                Before::Bytes(bytes) => Some(keep(bytes)),
+                Before::Absent | Before::Unknown => None,
+            };
+            let after = file.after.map(&mut keep);
+            changed.push(ChangedFile {
+                path: file.path.to_path_buf(),
+                display: file.display.to_owned(),
+                before,
+                after,
+                added: file.added,
+                removed: file.removed,
+            });
+        }
+        let id = id_of(seq, &changed, known);
+        if let Some(reverted) = reverts
+            && let Some(change) = self.state.changes.iter_mut().find(|c| c.id == reverted)
+        {
+            change.reverted_by = Some(id.clone());
+        }
+        self.state.changes.push_back(Change {
+            id: id.clone(),
+            seq,
+            time: now_millis(),
+            tool: tool.to_owned(),
+            reverts: reverts.map(str::to_owned),
+            reverted_by: None,
+            kept,
+            files: changed,
+        });
+        self.evict();
+        self.touched = true;
+        id
+    }
+
+    /// The change `id` names, if it is kept.
+    pub fn find(&self, id: &str) -> Result<&Change, Lookup> {
+        let id = id.trim();
+        match self.state.changes.iter().find(|c| c.id == id) {
+            Some(change) if change.kept => Ok(change),
+            Some(_) => Err(Lookup::Expired),
+            None if self.state.expired.iter().any(|e| e == id) => Err(Lookup::Expired),
+            None => Err(Lookup::Unknown),
+        }
+    }
+
+    /// The latest change that stands and is not itself a revert: what `hashline undo`
+    /// without an id reverts.
+    pub fn latest_undoable(&self) -> Option<&Change> {
+        self.state.changes.iter().rev().find(|c| c.reverted_by.is_none() && c.reverts.is_none())
+    }
+
+    /// The changes after `change` that touched `path` and stand (not reverted), newest
+    /// first.
+    pub fn standing_after(&self, change: &Change, path: &Path) -> Vec<&Change> {
+        let later = self.state.changes.iter().rev().filter(|c| c.seq > change.seq && c.reverted_by.is_none());
+        later.filter(|c| c.files.iter().any(|f| f.path == path)).collect()
+    }
+
+    /// The bytes of a blob of a kept change (checked against its digest).
+    pub fn load(&self, blob: &Blob) -> std::io::Result<Vec<u8>> {
+        self.blobs.load(blob)
+    }
+
+    /// Drops the oldest changes beyond the bounds, then every blob no change names.
+    fn evict(&mut self) {
+        loop {
+            let over_count = self.state.changes.len() > MAX_CHANGES;
+            if !over_count && self.kept_bytes() <= MAX_CHANGE_BYTES {
+                break;
+            }
+            let Some(oldest) = self.state.changes.pop_front() else { break };
+            self.state.expired.push_back(oldest.id);
+            if self.state.expired.len() > MAX_EXPIRED_IDS {
+                self.state.expired.pop_front();
+            }
+        }
+        let named: BTreeSet<&str> = self
+            .state
+            .changes
+            .iter()
+            .filter(|c| c.kept)
+            .flat_map(|c| c.files.iter())
+            .flat_map(|f| f.before.iter().chain(f.after.iter()))
+            .map(|b| b.sha256.as_str())
+            .collect();
+        self.blobs.retain(&named);
+    }
+
+    /// The bytes of the distinct blobs the kept changes name.
+    fn kept_bytes(&self) -> u64 {
+        let mut seen = BTreeSet::new();
+        let blobs = self.state.changes.iter().filter(|c| c.kept).flat_map(|c| c.files.iter());
+        blobs
+            .flat_map(|f| f.before.iter().chain(f.after.iter()))
+            .filter(|b| seen.insert(b.sha256.as_str()))
+            .map(|b| b.len)
+            .sum()
+    }
+}
+
+/// `c<N>-<tag>`: the tag is the first four hex digits of a SHA-256 over `N` and, per
+/// file, its path as shown and the digests of its bytes before and after (`-` for none).
+fn id_of(seq: u64, files: &[ChangedFile], known: bool) -> String {
+    let mut text = format!("{seq}{}", if known { "" } else { "?" });
+    for file in files {
+        let digest = |blob: &Option<Blob>| blob.as_ref().map_or("-", |b| b.sha256.as_str()).to_owned();
+        text.push_str(&format!("\0{}\0{}\0{}", file.display, digest(&file.before), digest(&file.after)));
+    }
+    let tag = Blob::of(text.as_bytes()).sha256;
+    format!("c{seq}-{}", &tag[..4])
+}
+
+fn now_millis() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file<'a>(path: &'a str, before: Before<'a>, after: Option<&'a [u8]>) -> NewFile<'a> {
+        NewFile { path: Path::new(path), display: path, before, after, added: 1, removed: 1 }
+    }
+
+    #[test]
+    fn ids_count_up_and_only_this_logs_tag_finds_them() {
+        let mut log = ChangeLog::in_memory();
+        let first = log.record("edit", None, &[file("/a", Before::Bytes(b"1"), Some(b"2"))]);
+        let second = log.record("write", None, &[file("/b", Before::Absent, Some(b"new"))]);
+        assert!(first.starts_with("c1-") && second.starts_with("c2-") && first.len() == 7, "{first} {second}");
+        assert_eq!(log.find(&second).map(|c| c.tool.as_str()), Ok("write"));
+        assert_eq!(log.find(&format!(" {second}\n")).map(|c| c.seq), Ok(2), "spaces around are ignored");
+        // The same change in another log has the same id; another change with the same
+        // number has another.
+        let mut other = ChangeLog::in_memory();
+        assert_eq!(other.record("edit", None, &[file("/a", Before::Bytes(b"1"), Some(b"2"))]), first);
+        assert_ne!(other.record("write", None, &[file("/b", Before::Absent, Some(b"other"))]), second);
+        let wrong_tag = format!("c1-{}", if first.ends_with("0000") { "0001" } else { "0000" });
+        for unknown in ["c3-0000", "c0-0000", wrong_tag.as_str(), "c1", "", "c1-00ff-x"] {
+            assert_eq!(log.find(unknown).err(), Some(Lookup::Unknown), "{unknown}");
+        }
+        assert_eq!(log.latest_undoable().map(|c| c.seq), Some(2));
+    }
+
+    #[test]
+    fn past_the_count_bound_the_oldest_expire_and_their_blobs_go() {
+        let mut log = ChangeLog::in_memory();
+        let contents: Vec<Vec<u8>> = (0..=MAX_CHANGES + 1).map(|i| format!("v{i}").into_bytes()).collect();
+        let ids: Vec<String> = contents
+            .windows(2)
+            .map(|pair| log.record("edit", None, &[file("/a", Before::Bytes(&pair[0]), Some(&pair[1]))]))
+            .collect();
+        let (first, last) = (&ids[0], &ids[ids.len() - 1]);
+        assert_eq!(log.changes().count(), MAX_CHANGES);
+        assert_eq!(log.find(&first).err(), Some(Lookup::Expired));
+        assert!(log.find(&last).is_ok());
+        assert_eq!(log.blobs.len(), MAX_CHANGES + 1, "a chain of edits shares each version");
+    }
+
+    #[test]
+    fn a_change_over_the_byte_bound_is_listed_but_not_kept() {
+        let mut log = ChangeLog::in_memory();
+        let small = log.record("edit", None, &[file("/small", Before::Bytes(b"a"), Some(b"b"))]);
+        let big = vec![b'x'; MAX_CHANGE_BYTES as usize / 2 + 1];
+        let id = log.record("write", None, &[file("/big", Before::Bytes(&big), Some(&big[1..]))]);
+        assert_eq!(log.find(&id).err(), Some(Lookup::Expired));
+        assert!(log.find(&small).is_ok(), "the earlier change stays");
+        let unknown = log.record("write", None, &[file("/huge", Before::Unknown, Some(b"x"))]);
+        assert_eq!(log.find(&unknown).err(), Some(Lookup::Expired));
+    }
+
+    #[test]
+    fn a_revert_marks_the_change_and_undo_skips_both() {
+        let mut log = ChangeLog::in_memory();
+        let edit = log.record("edit", None, &[file("/a", Before::Bytes(b"1"), Some(b"2"))]);
+        let revert = log.record("revert", Some(&edit), &[file("/a", Before::Bytes(b"2"), Some(b"1"))]);
+        assert_eq!(log.find(&edit).expect("kept").reverted_by.as_deref(), Some(revert.as_str()));
+        assert!(log.latest_undoable().is_none());
+        let change = log.find(&edit).expect("kept").clone();
+        assert_eq!(log.standing_after(&change, Path::new("/a")).len(), 1, "the revert stands on /a");
+    }
+}

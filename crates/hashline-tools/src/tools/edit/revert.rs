@@ -1,0 +1,401 @@
+//! `edit` with `revert` (docs/protocol.md, "Changes and revert"): every file of an earlier
+//! change back to its bytes before it — all or none, through the journal — only while each
+//! is still exactly what the change left. Otherwise refused with the rows that changed
+//! since, nothing written. A revert is a change too, with its own id.
+
+use std::sync::{Arc, Mutex};
+
+use hashline_core::edit::ChangeMap;
+use hashline_core::{Document, LineNo, looks_binary};
+use serde_json::json;
+
+use super::render::{self, FRESH_CONTEXT};
+use super::{EditValue, FileEditValue};
+use crate::changes::{Before, Change, ChangedFile, Lookup, NewFile};
+use crate::diff::{Change as LineChange, changes_between};
+use crate::error::{ErrorCode, ToolError};
+use crate::fsio::{read_error, write_error};
+use crate::paths::ResolvedPath;
+use crate::ptc::PtcLine;
+use crate::result::{CallContext, ToolOutput};
+use crate::session::Session;
+use crate::validate::{SyntaxMode, SyntaxOutcome};
+use hashline_fs::{CommitError, Member, Target};
+
+/// One file of the change being reverted, opened and locked.
+struct Held<'c> {
+    file: &'c ChangedFile,
+    path: ResolvedPath,
+    target: Target,
+    /// Its bytes now (`None`: no file has the name).
+    now: Option<Vec<u8>>,
+    /// The bytes it goes back to (`None`: the change made it, so it goes).
+    back: Option<Vec<u8>>,
+}
+
+/// Reverts the change `id`.
+pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
+    let change = find(session, id)?;
+    let mut paths = Vec::with_capacity(change.files.len());
+    for file in &change.files {
+        paths.push(session.resolve(&file.path.to_string_lossy())?);
+    }
+    let mut keys: Vec<_> = paths.iter().map(|p| p.key.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    let locks: Vec<Arc<Mutex<()>>> = keys.iter().map(|k| session.lock_path(k)).collect();
+    let _guards: Vec<_> = locks.iter().map(|l| l.lock().unwrap_or_else(|p| p.into_inner())).collect();
+
+    let mut held = Vec::with_capacity(paths.len());
+    for (file, path) in change.files.iter().zip(paths) {
+        let target = match session.open_target(&path, false) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound && file.before.is_some() => {
+                session.open_target(&path, true)
+            }
+            other => other,
+        }
+        .map_err(|err| write_error(&err, &path))?;
+        let now = match target.exists() {
+            true => Some(target.load().map_err(|err| read_error(&err, &path))?),
+            false => None,
+        };
+        held.push(Held { file, path, target, now, back: None });
+    }
+    // Every file exactly as the change left it, or nothing is written.
+    let moved: Vec<Moved<'_>> = held
+        .iter()
+        .filter(|h| !left_as(h.file, h.now.as_deref()))
+        .map(|h| Moved { file: h.file, path: &h.path, now: h.now.as_deref() })
+        .collect();
+    if !moved.is_empty() {
+        return Err(refusal(session, &change, &moved));
+    }
+    for file in &mut held {
+        if let Some(blob) = &file.file.before {
+            let bytes = session.changes().load(blob).map_err(|_| {
+                ToolError::new(
+                    ErrorCode::ChangeExpired,
+                    format!(
+                        "Revert refused — nothing was written. The bytes kept for {} before {} are gone or were altered, so the change cannot be reverted.",
+                        file.file.display, change.id
+                    ),
+                )
+            })?;
+            file.back = Some(bytes);
+        }
+    }
+
+    ctx.cancel.check("Edit")?;
+    let members: Vec<Member<'_>> = held
+        .iter()
+        .map(|h| Member {
+            target: &h.target,
+            old: h.now.as_deref().unwrap_or_default(),
+            new: h.back.as_deref().unwrap_or_default(),
+            check: true,
+            remove: h.back.is_none(),
+        })
+        .collect();
+    match session.commit(&members) {
+        Ok(_) => {}
+        Err((index, CommitError::Changed)) => {
+            // Changed between the check above and the commit: as if found changed there.
+            let file = &held[index];
+            let now = session.read_file(&file.path).ok();
+            let moved = Moved { file: file.file, path: &file.path, now: now.as_deref() };
+            return Err(refusal(session, &change, &[moved]));
+        }
+        Err((index, CommitError::Io(err))) => {
+            let failure = write_error(&err, &held[index].path);
+            return Err(ToolError::new(
+                failure.code,
+                format!(
+                    "Revert refused — writing {} failed: {} Nothing was written to any file.",
+                    held[index].file.display, failure.message
+                ),
+            )
+            .with_path(held[index].path.absolute_str()));
+        }
+    }
+    drop(members);
+    finish(session, &change, held, ctx)
+}
+
+/// The change `id` names, if it can be reverted.
+fn find(session: &Session, id: &str) -> Result<Change, ToolError> {
+    let log = session.changes();
+    let change = match log.find(id) {
+        Ok(change) => change.clone(),
+        Err(Lookup::Unknown) => {
+            let latest = log.changes().next_back().map(|c| c.id.clone());
+            let known = match latest {
+                Some(latest) => format!("its latest is {latest}"),
+                None => "it has made none yet".to_owned(),
+            };
+            return Err(ToolError::new(
+                ErrorCode::ChangeUnknown,
+                format!(
+                    "Revert refused — nothing was written. No change {id} in this session ({known}). A change id is the c<N>-<tag> an edit or write result of this session named."
+                ),
+            )
+            .with_details(json!({ "changeId": id })));
+        }
+        Err(Lookup::Expired) => {
+            return Err(ToolError::new(
+                ErrorCode::ChangeExpired,
+                format!(
+                    "Revert refused — nothing was written. Change {id} is no longer kept: a session keeps its last {} changes and {} MiB of their content, and this change is older or was larger on its own.",
+                    crate::changes::MAX_CHANGES,
+                    crate::changes::MAX_CHANGE_BYTES >> 20
+                ),
+            )
+            .with_details(json!({ "changeId": id })));
+        }
+    };
+    if let Some(by) = &change.reverted_by {
+        return Err(ToolError::new(
+            ErrorCode::ChangeReverted,
+            format!(
+                "Revert refused — nothing was written. Change {id} was already reverted by {by}; revert {by} to make {id} again."
+            ),
+        )
+        .with_details(json!({ "changeId": id, "revertedBy": by })));
+    }
+    Ok(change)
+}
+
+/// Whether `now` is exactly what the change left in `file`.
+fn left_as(file: &ChangedFile, now: Option<&[u8]>) -> bool {
+    match (&file.after, now) {
+        (None, None) => true,
+        (Some(blob), Some(bytes)) => blob.names(bytes),
+        _ => false,
+    }
+}
+
+/// A file of the change that is not as the change left it.
+struct Moved<'a> {
+    file: &'a ChangedFile,
+    path: &'a ResolvedPath,
+    /// Its bytes now (`None`: no file has the name).
+    now: Option<&'a [u8]>,
+}
+
+/// `change-superseded` when a later change of the session stands on a file that moved,
+/// else `change-conflict`: the rows of each such file that changed since the change (the
+/// file's rows now, anchored and counted as shown).
+fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError {
+    let log = session.changes();
+    let mut later: Vec<String> = Vec::new();
+    let mut sections = Vec::new();
+    let mut files = Vec::new();
+    let mut updated = Vec::new();
+    for held in moved {
+        let standing: Vec<String> =
+            log.standing_after(change, &held.file.path).into_iter().map(|c| c.id.clone()).collect();
+        let left = held.file.after.as_ref().and_then(|blob| log.load(blob).ok());
+        let (rows, fresh) = changed_rows(left.as_deref(), held.now);
+        if let Some(now) = held.now {
+            let doc = Document::parse(now.to_vec());
+            let shown = fresh.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
+            session.record_served(&held.path.key, shown, false);
+            updated.extend(fresh.iter().filter_map(|&n| doc.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)));
+        }
+        let state = match (&held.file.after, held.now) {
+            (Some(_), None) => "removed",
+            (None, Some(_)) => "present",
+            _ => "changed",
+        };
+        files.push(json!({ "path": held.path.absolute_str(), "state": state, "standing": standing }));
+        let what = match state {
+            "removed" => format!("{} is gone since {} (it was removed)", held.file.display, change.id),
+            "present" => format!("{} exists again since {} removed it", held.file.display, change.id),
+            _ => format!("{} changed since {}", held.file.display, change.id),
+        };
+        let section = match rows {
+            Some(rows) => format!("{what}; its lines now (+ rows, anchored) against what {} left (- rows):\n\n{rows}", change.id),
+            None => format!("{what}."),
+        };
+        sections.push(section);
+        for id in standing {
+            if !later.contains(&id) {
+                later.push(id);
+            }
+        }
+    }
+    let details = json!({ "changeId": change.id, "files": files, "updatedAnchors": updated });
+    let body = sections.join("\n\n");
+    if later.is_empty() {
+        return ToolError::new(
+            ErrorCode::ChangeConflict,
+            format!(
+                "Revert refused — nothing was written. Change {} can only be reverted while its files are exactly as it left them, and another program (or a call outside this session) changed them. {body}\n\nDecide against the current content: edit it with these LINE:HASH anchors, or leave it.",
+                change.id
+            ),
+        )
+        .with_details(details);
+    }
+    let first = &later[0];
+    ToolError::new(
+        ErrorCode::ChangeSuperseded,
+        format!(
+            "Revert refused — nothing was written. Change {} was followed by {} of the same file{}, which still stand{}; revert {first} first (newest first), then {}. {body}",
+            change.id,
+            later.join(", "),
+            if moved.len() > 1 { "s" } else { "" },
+            if later.len() == 1 { "s" } else { "" },
+            change.id
+        ),
+    )
+    .with_details(details)
+}
+
+/// The anchored rows that differ between what a change left (`left`) and the file now:
+/// the diff text and the current lines it shows; `None` when either side is missing or
+/// binary.
+fn changed_rows(left: Option<&[u8]>, now: Option<&[u8]>) -> (Option<String>, Vec<LineNo>) {
+    let (Some(left), Some(now)) = (left, now) else { return (None, Vec::new()) };
+    if looks_binary(left) || looks_binary(now) {
+        return (None, Vec::new());
+    }
+    let (old, new) = (Document::parse(left.to_vec()), Document::parse(now.to_vec()));
+    let (_, found) = line_changes(&old, &new);
+    let hunks = render::hunks_of(&old, &new, found, FRESH_CONTEXT);
+    let (diff, cut) = render::anchored_diff(&old, &new, &hunks);
+    let fresh = render::fresh_lines(&hunks);
+    let diff = match cut {
+        true => format!("{diff}\n[Diff cut at {} rows; read the file for the rest.]", render::MAX_DIFF_ROWS),
+        false => diff,
+    };
+    (Some(diff), fresh)
+}
+
+/// The line changes from `old` to `new` (histogram diff of their lines) and the change map
+/// they imply.
+fn line_changes(old: &Document, new: &Document) -> (ChangeMap, Vec<LineChange>) {
+    let lines = |doc: &Document| -> Vec<String> {
+        doc.lines().map(|l| String::from_utf8_lossy(l.content).into_owned()).collect()
+    };
+    let found = changes_between(&lines(old), &lines(new));
+    let mut kept = Vec::new();
+    let (mut o, mut n) = (0u32, 0u32);
+    for (removed, added) in found.iter().cloned().chain(std::iter::once((
+        old.line_count() as u32..old.line_count() as u32,
+        new.line_count() as u32..new.line_count() as u32,
+    ))) {
+        while o < removed.start && n < added.start {
+            kept.push((o, n));
+            o += 1;
+            n += 1;
+        }
+        o = removed.end;
+        n = added.end;
+    }
+    (ChangeMap::from_kept(old.line_count(), kept), found)
+}
+
+/// After the commit: the ledger, the revert's own change, the value and the text.
+fn finish(
+    session: &Session,
+    change: &Change,
+    held: Vec<Held<'_>>,
+    ctx: &CallContext,
+) -> Result<ToolOutput<EditValue>, ToolError> {
+    let mut values = Vec::with_capacity(held.len());
+    let mut texts = Vec::with_capacity(held.len());
+    let mut counts = Vec::with_capacity(held.len());
+    let mut diffs = Vec::new();
+    for file in &held {
+        let old = Document::parse(file.now.clone().unwrap_or_default());
+        let new = Document::parse(file.back.clone().unwrap_or_default());
+        let (map, found) = line_changes(&old, &new);
+        let hunks = render::hunks_of(&old, &new, found.iter().cloned(), FRESH_CONTEXT);
+        let fresh = render::fresh_lines(&hunks);
+        session.note_mutation(&file.path.key, &file.file.display, ctx);
+        {
+            // Rows shown before describe content that is gone (a line diff cannot say which
+            // line is which, so no row is carried); the fresh rows below are shown.
+            let mut ledger = session.ledger();
+            ledger.forget(&file.path.key);
+            if file.back.is_some() {
+                let rows = fresh.iter().filter_map(|&n| new.line(n)).map(|l| (l.number, l.hash()));
+                ledger.record(&file.path.key, rows, false);
+            }
+        }
+        session.note_visible(&file.path.key, ctx);
+        let (added, removed) = render::counts(&hunks);
+        counts.push((added as u32, removed as u32));
+        let display = &file.file.display;
+        let lines = if added.max(removed) == 1 { "line" } else { "lines" };
+        let summary = match (&file.now, &file.back) {
+            (Some(_), None) => format!("Removed {display}: {} made it.", change.id),
+            (None, Some(_)) => format!("Made {display} again: {} removed it (+{added} {lines}).", change.id),
+            _ => format!("Reverted {display} to its content before {} (+{added} -{removed} {lines}).", change.id),
+        };
+        let binary = looks_binary(old.as_bytes()) || looks_binary(new.as_bytes());
+        let (diff, cut) = if binary { (String::new(), false) } else { render::anchored_diff(&old, &new, &hunks) };
+        let mut text = summary.clone();
+        if !diff.is_empty() {
+            text.push_str("\n\n");
+            text.push_str(&diff);
+            if cut {
+                text.push_str(&format!("\n[Diff cut at {} rows; read the file for the rest.]", render::MAX_DIFF_ROWS));
+            }
+        }
+        texts.push(text);
+        if !ctx.text_only && ctx.is_top_level() && !binary {
+            diffs.extend(render::file_diffs(display, &old, &new, &hunks));
+        }
+        let anchors = match ctx.text_only || binary {
+            true => Vec::new(),
+            false => fresh.iter().filter_map(|&n| new.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect(),
+        };
+        values.push(FileEditValue {
+            path: file.path.absolute_str(),
+            summary,
+            diff,
+            diff_data: if ctx.text_only || binary { render::DiffData::default() } else { render::diff_data(&old, &new, &hunks) },
+            first_changed_line: found.first().map(|(_, added)| (added.start + 1).min(new.line_count().max(1) as u32)),
+            noop_edits: Vec::new(),
+            noop: false,
+            patch: if ctx.text_only { String::new() } else { render::patch(display, &old, &new, &map) },
+            anchors,
+            syntax: SyntaxOutcome::unchecked(
+                SyntaxMode::Off,
+                hashline_syntax::LanguageId::from_path(display),
+                "a revert restores earlier bytes exactly",
+            ),
+            warnings: Vec::new(),
+            change_id: None,
+            reverts: Some(change.id.clone()),
+        });
+    }
+    let files: Vec<NewFile<'_>> = held
+        .iter()
+        .zip(&counts)
+        .map(|(file, &(added, removed))| NewFile {
+            path: &file.path.key,
+            display: &file.file.display,
+            before: file.now.as_deref().map_or(Before::Absent, Before::Bytes),
+            after: file.back.as_deref(),
+            added,
+            removed,
+        })
+        .collect();
+    let id = session.changes().record("revert", Some(&change.id), &files);
+    for value in &mut values {
+        value.change_id = Some(id.clone());
+    }
+    let mut text = texts.join("\n\n");
+    text.push_str("\n\n");
+    text.push_str(&render::change_line(&id));
+    let value = match values.len() {
+        1 => EditValue::File(Box::new(values.remove(0))),
+        _ => EditValue::Files { files: values, warnings: Vec::new(), change_id: Some(id), reverts: Some(change.id.clone()) },
+    };
+    let output = ToolOutput::text(value, text);
+    if ctx.text_only || !ctx.is_top_level() {
+        return Ok(output);
+    }
+    Ok(output.with_meta(hashline_view::DiffsMeta { diffs }))
+}
