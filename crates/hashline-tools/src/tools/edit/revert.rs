@@ -308,8 +308,15 @@ fn finish(
     for file in &held {
         let old = Document::parse(file.now.clone().unwrap_or_default());
         let new = Document::parse(file.back.clone().unwrap_or_default());
-        let (map, found) = line_changes(&old, &new);
-        let hunks = render::hunks_of(&old, &new, found.iter().cloned(), FRESH_CONTEXT);
+        let (map, found) = match (&file.now, &file.back) {
+            // A document always has a line; a missing file has none: the lines of the
+            // file made again are all added, and a removed file shows no diff.
+            (None, _) => (ChangeMap::default(), vec![(0..0, 0..new.line_count() as u32)]),
+            (_, None) => (ChangeMap::default(), Vec::new()),
+            _ => line_changes(&old, &new),
+        };
+        let old_len = if file.now.is_some() { old.line_count() as u32 } else { 0 };
+        let hunks = crate::diff::group(found.iter().cloned(), old_len, new.line_count() as u32, FRESH_CONTEXT);
         let fresh = render::fresh_lines(&hunks);
         session.note_mutation(&file.path.key, &file.file.display, ctx);
         {
@@ -323,7 +330,10 @@ fn finish(
             }
         }
         session.note_visible(&file.path.key, ctx);
-        let (added, removed) = render::counts(&hunks);
+        let (added, removed) = match file.back {
+            None => (0, old.line_count()),
+            Some(_) => render::counts(&hunks),
+        };
         counts.push((added as u32, removed as u32));
         let display = &file.file.display;
         let lines = if added.max(removed) == 1 { "line" } else { "lines" };

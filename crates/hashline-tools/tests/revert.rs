@@ -1,0 +1,274 @@
+//! Change ids and `revert` (issue 27): every file of a change back to its bytes before it,
+//! all or none, only while each is exactly what the change left; every refusal writes
+//! nothing and says why with its own code. Texts are pinned.
+
+mod common;
+
+use common::{Workspace, code};
+use hashline_core::LineHash;
+use hashline_fs::Stage;
+use hashline_tools::changes::{MAX_CHANGES, MAX_CHANGE_BYTES};
+use hashline_tools::edit::EditTool;
+use hashline_tools::read::ReadTool;
+use hashline_tools::write::WriteTool;
+use hashline_tools::{Session, SessionConfig, ToolResult};
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+fn anchor(line: u32, text: &str) -> String {
+    format!("{line}:{}", LineHash::of(text.as_bytes()))
+}
+
+fn set_line(line: u32, old: &str, new: &str) -> Value {
+    json!([{"set_line": {"anchor": anchor(line, old), "new_text": new}}])
+}
+
+impl Workspace {
+    fn read(&self, path: &str) -> ToolResult {
+        self.call::<ReadTool>(json!({"path": path}))
+    }
+
+    fn edit(&self, path: &str, edits: Value) -> ToolResult {
+        let result = self.call::<EditTool>(json!({"path": path, "edits": edits}));
+        assert!(!result.is_error, "{}", result.text());
+        result
+    }
+
+    fn revert(&self, id: &str) -> ToolResult {
+        self.call::<EditTool>(json!({"revert": id}))
+    }
+
+    fn bytes(&self, path: &str) -> Vec<u8> {
+        std::fs::read(self.path(path)).expect("read")
+    }
+}
+
+/// The change id a result names (in its value and on its last text line).
+fn change_id(result: &ToolResult) -> String {
+    let value = result.ptc_value();
+    let id = value["changeId"].as_str().expect("a changeId").to_owned();
+    let last = result.text().lines().last().unwrap_or_default().to_owned();
+    assert_eq!(last, format!("Change {id} (undo: edit {{\"revert\": \"{id}\"}})"));
+    id
+}
+
+/// Refused with `expected`, nothing written: each file's bytes as given.
+fn refused(ws: &Workspace, result: &ToolResult, expected: &str, files: &[(&str, Option<&[u8]>)]) {
+    assert!(result.is_error, "{}", result.text());
+    assert_eq!(code(result), expected, "{}", result.text());
+    assert!(result.text().starts_with("Revert refused — nothing was written."), "{}", result.text());
+    for (path, bytes) in files {
+        assert_eq!(std::fs::read(ws.path(path)).ok().as_deref(), *bytes, "{path} must be unchanged");
+    }
+}
+
+#[test]
+fn an_edit_is_reverted_byte_for_byte_with_its_bom_and_crlf() {
+    let ws = Workspace::new();
+    let original = b"\xef\xbb\xbfalpha\r\nbeta\r\ngamma\r\nno newline at end";
+    ws.file("a.txt", original);
+    ws.read("a.txt");
+    let edit = ws.edit("a.txt", set_line(2, "beta", "BETA\nand more"));
+    let id = change_id(&edit);
+    assert_eq!(ws.bytes("a.txt"), b"\xef\xbb\xbfalpha\r\nBETA\r\nand more\r\ngamma\r\nno newline at end");
+    let revert = ws.revert(&id);
+    assert!(!revert.is_error, "{}", revert.text());
+    assert_eq!(ws.bytes("a.txt"), original);
+    let reverted = change_id(&revert);
+    assert_ne!(reverted, id);
+    assert_eq!(revert.ptc_value()["reverts"], id.as_str());
+    let text = revert.text().replace(&id, "<edit>").replace(&reverted, "<revert>");
+    assert_snapshot!(text, @r#"
+    Reverted a.txt to its content before <edit> (+1 -2 lines).
+
+    @@ -1,5 +1,4 @@
+     1:3c8|alpha
+    -2:a21|BETA
+    -3:0d8|and more
+    +2:589|beta
+     3:56d|gamma
+     4:6c9|no newline at end
+
+    Change <revert> (undo: edit {"revert": "<revert>"})
+    "#);
+    // The rows the revert showed are anchors the session knows: an edit with one works.
+    ws.edit("a.txt", set_line(2, "beta", "b"));
+    assert_eq!(ws.bytes("a.txt"), b"\xef\xbb\xbfalpha\r\nb\r\ngamma\r\nno newline at end");
+}
+
+#[test]
+fn a_reverted_revert_makes_the_change_again_and_a_reverted_change_says_by_what() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\n");
+    ws.read("a.txt");
+    let edit = change_id(&ws.edit("a.txt", set_line(1, "one", "ONE")));
+    let undo = change_id(&ws.revert(&edit));
+    assert_eq!(ws.bytes("a.txt"), b"one\ntwo\n");
+    let again = ws.revert(&edit);
+    refused(&ws, &again, "change-reverted", &[("a.txt", Some(b"one\ntwo\n"))]);
+    assert_eq!(
+        again.text().replace(&edit, "<edit>").replace(&undo, "<undo>"),
+        "Revert refused — nothing was written. Change <edit> was already reverted by <undo>; revert <undo> to make <edit> again."
+    );
+    let redo = ws.revert(&undo);
+    assert!(!redo.is_error, "{}", redo.text());
+    assert_eq!(ws.bytes("a.txt"), b"ONE\ntwo\n");
+}
+
+#[test]
+fn an_older_change_waits_for_the_later_ones_of_its_file() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\nthree\n");
+    ws.read("a.txt");
+    let first = change_id(&ws.edit("a.txt", set_line(1, "one", "ONE")));
+    let second = change_id(&ws.edit("a.txt", set_line(3, "three", "THREE")));
+    let refusal = ws.revert(&first);
+    refused(&ws, &refusal, "change-superseded", &[("a.txt", Some(b"ONE\ntwo\nTHREE\n"))]);
+    assert_eq!(refusal.ptc_value()["error"]["details"]["files"][0]["standing"], json!([second]));
+    assert_snapshot!(refusal.text().replace(&first, "<first>").replace(&second, "<second>"), @r"
+    Revert refused — nothing was written. Change <first> was followed by <second> of the same file, which still stands; revert <second> first (newest first), then <first>. a.txt changed since <first>; its lines now (+ rows, anchored) against what <first> left (- rows):
+
+    @@ -1,3 +1,3 @@
+     1:322|ONE
+     2:2f4|two
+    -3:7f8|three
+    +3:3c7|THREE
+    ");
+    assert!(!ws.revert(&second).is_error);
+    let now = ws.revert(&first);
+    assert!(!now.is_error, "{}", now.text());
+    assert_eq!(ws.bytes("a.txt"), b"one\ntwo\nthree\n");
+}
+
+#[test]
+fn a_multi_file_change_is_reverted_whole_and_a_failure_leaves_every_file() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "a\n");
+    ws.file("b.txt", "b\n");
+    ws.read("a.txt");
+    ws.read("b.txt");
+    let result = ws.call::<EditTool>(json!({"files": [
+        {"path": "a.txt", "edits": set_line(1, "a", "A")},
+        {"path": "b.txt", "edits": set_line(1, "b", "B")},
+    ]}));
+    let id = change_id(&result);
+    assert_eq!(result.ptc_value()["files"][1]["changeId"], id.as_str(), "each file names the change too");
+    // A commit that fails after its first file: both files stay as the change left them.
+    let failing = Session::new(
+        SessionConfig::builder()
+            .root(ws.root())
+            .hook(|stage, path: &std::path::Path| match stage {
+                Stage::AfterCommit if path.ends_with("b.txt") => Err(std::io::Error::other("stopped")),
+                _ => Ok(()),
+            })
+            .build(),
+    )
+    .expect("session");
+    failing.restore_changes(std::mem::take(&mut *ws.session.changes()));
+    let stopped =
+        hashline_tools::execute::<EditTool>(&failing, json!({"revert": id}), &hashline_tools::CallContext::top_level());
+    assert!(stopped.is_error, "{}", stopped.text());
+    assert_eq!((ws.bytes("a.txt"), ws.bytes("b.txt")), (b"A\n".to_vec(), b"B\n".to_vec()));
+    ws.session.restore_changes(std::mem::take(&mut *failing.changes()));
+    let reverted = ws.revert(&id);
+    assert!(!reverted.is_error, "{}", reverted.text());
+    assert_eq!((ws.bytes("a.txt"), ws.bytes("b.txt")), (b"a\n".to_vec(), b"b\n".to_vec()));
+    assert_eq!(reverted.ptc_value()["files"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_created_file_goes_and_comes_back() {
+    let ws = Workspace::new();
+    let write = ws.call::<WriteTool>(json!({"path": "new/made.txt", "content": "made\r\n"}));
+    let id = change_id(&write);
+    let revert = ws.revert(&id);
+    assert!(!revert.is_error, "{}", revert.text());
+    assert!(!ws.path("new/made.txt").exists(), "the file the write made is gone");
+    let undo = change_id(&revert);
+    assert_snapshot!(revert.text().replace(&id, "<write>").replace(&undo, "<undo>"), @r#"
+    Removed new/made.txt: <write> made it.
+
+    Change <undo> (undo: edit {"revert": "<undo>"})
+    "#);
+    let redo = ws.revert(&undo);
+    assert!(!redo.is_error, "{}", redo.text());
+    assert_eq!(ws.bytes("new/made.txt"), b"made\r\n");
+    assert!(redo.text().starts_with(&format!("Made new/made.txt again: {undo} removed it (+1 line).")), "{}", redo.text());
+}
+
+#[test]
+fn a_write_over_a_file_is_reverted_to_its_old_bytes() {
+    let ws = Workspace::new();
+    ws.file("w.bin", b"\x00\x01old binary");
+    let write = ws.call::<WriteTool>(json!({"path": "w.bin", "content": "text now\n"}));
+    let id = change_id(&write);
+    assert!(!ws.revert(&id).is_error);
+    assert_eq!(ws.bytes("w.bin"), b"\x00\x01old binary");
+}
+
+#[test]
+fn a_file_another_program_changed_is_refused_with_its_rows_now() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\nthree\n");
+    ws.read("a.txt");
+    let id = change_id(&ws.edit("a.txt", set_line(1, "one", "ONE")));
+    std::fs::write(ws.path("a.txt"), "ONE\ntwo\nthree\nfour\n").expect("another program");
+    let refusal = ws.revert(&id);
+    refused(&ws, &refusal, "change-conflict", &[("a.txt", Some(b"ONE\ntwo\nthree\nfour\n"))]);
+    assert_snapshot!(refusal.text().replace(&id, "<id>"), @r"
+    Revert refused — nothing was written. Change <id> can only be reverted while its files are exactly as it left them, and another program (or a call outside this session) changed them. a.txt changed since <id>; its lines now (+ rows, anchored) against what <id> left (- rows):
+
+    @@ -2,2 +2,3 @@
+     2:2f4|two
+     3:7f8|three
+    +4:add|four
+
+    Decide against the current content: edit it with these LINE:HASH anchors, or leave it.
+    ");
+    // The rows shown are anchors: an edit with the new row works at once.
+    ws.edit("a.txt", set_line(4, "four", "FOUR"));
+    // A removed file and a file made where the change removed one are refused too.
+    let made = change_id(&ws.call::<WriteTool>(json!({"path": "m.txt", "content": "m\n"})));
+    std::fs::remove_file(ws.path("m.txt")).expect("remove");
+    let gone = ws.revert(&made);
+    refused(&ws, &gone, "change-conflict", &[("m.txt", None)]);
+    assert!(gone.text().contains("m.txt is gone since"), "{}", gone.text());
+}
+
+#[test]
+fn unknown_and_expired_ids_and_a_revert_with_other_arguments_are_refused() {
+    let ws = Workspace::new();
+    let unknown = ws.revert("c9-abcd");
+    refused(&ws, &unknown, "change-unknown", &[]);
+    assert_eq!(
+        unknown.text(),
+        "Revert refused — nothing was written. No change c9-abcd in this session (it has made none yet). A change id is the c<N>-<tag> an edit or write result of this session named."
+    );
+    let first = change_id(&ws.call::<WriteTool>(json!({"path": "f.txt", "content": "0\n"})));
+    for i in 1..=MAX_CHANGES {
+        ws.call::<WriteTool>(json!({"path": "f.txt", "content": format!("{i}\n")}));
+    }
+    let expired = ws.revert(&first);
+    refused(&ws, &expired, "change-expired", &[("f.txt", Some(format!("{MAX_CHANGES}\n").as_bytes()))]);
+    assert_eq!(
+        expired.text().replace(&first, "<first>"),
+        "Revert refused — nothing was written. Change <first> is no longer kept: a session keeps its last 100 changes and 64 MiB of their content, and this change is older or was larger on its own."
+    );
+    let combined = ws.call::<EditTool>(json!({"revert": first, "path": "f.txt"}));
+    assert_eq!(code(&combined), "invalid-params-combo");
+    assert_eq!(
+        combined.text(),
+        "Edit rejected — nothing was written. revert takes a change id alone: give no path, edits, files, oldText or newText with it."
+    );
+    assert_eq!(MAX_CHANGE_BYTES, 64 << 20, "the text above names the bound");
+}
+
+#[test]
+fn an_edit_that_changes_nothing_has_no_change_id() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    ws.read("a.txt");
+    let result = ws.edit("a.txt", set_line(1, "one", "one"));
+    assert!(result.ptc_value().get("changeId").is_none(), "{}", result.ptc_value());
+    assert!(!result.text().contains("Change c"), "{}", result.text());
+}
