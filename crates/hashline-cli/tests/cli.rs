@@ -109,7 +109,13 @@ fn write_from_stdin_then_json_output() {
     let dir = Dir::new();
     let out = dir.run(&["write", "new.txt"], Some("one\ntwo\n"));
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout(&out), "1:260|one\n2:2f4|two\n");
+    let text = stdout(&out);
+    let (rows, change) = text.split_once("\n\nChange c1-").expect("the change line");
+    assert_eq!(rows, "1:260|one\n2:2f4|two");
+    assert!(
+        change.ends_with("\"})\n") && change.len() == "0000 (undo: edit {\"revert\": \"c1-0000\"})\n".len(),
+        "{change}"
+    );
     let json = dir.run(&["--json", "read", "new.txt"], None);
     let result: Value = serde_json::from_str(&stdout(&json)).expect("json");
     assert_eq!(result["details"]["ptcValue"]["lines"][1]["anchor"], "2:2f4");

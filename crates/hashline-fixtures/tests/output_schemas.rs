@@ -211,7 +211,37 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
     read_only.set_readonly(true);
     std::fs::set_permissions(setup.path("denied.txt"), read_only).expect("read-only");
 
+    // Changes to revert: one that a revert undid, one that a later one followed, one that
+    // another program changed after, and one past the session's bound of kept changes.
+    let write_in = |session: &Session, path: &str, content: &str| -> String {
+        let result = Toolbox::new().execute(
+            session,
+            "write",
+            json!({"path": path, "content": content}),
+            &CallContext::top_level(),
+        );
+        result.ptc_value()["changeId"].as_str().expect("a change id").to_owned()
+    };
+    let write = |path: &str, content: &str| write_in(main, path, content);
+    let reverted = write("undone.txt", "x\n");
+    let undo = Toolbox::new().execute(main, "edit", json!({"revert": reverted}), &CallContext::top_level());
+    assert!(!undo.is_error, "{}", undo.text());
+    let followed = write("twice.txt", "1\n");
+    write("twice.txt", "2\n");
+    let conflicting = write("theirs.txt", "ours\n");
+    std::fs::write(setup.path("theirs.txt"), "theirs\n").expect("another program");
+    let busy = setup.with_hook(|_, _| Ok(()));
+    let expired = write_in(&busy, "many.txt", "0\n");
+    for i in 1..=hashline::tools::changes::MAX_CHANGES {
+        write_in(&busy, "many.txt", &format!("{i}\n"));
+    }
+
     let table: Vec<(&str, &Session, &str, Value)> = vec![
+        ("change-unknown", main, "edit", json!({"revert": "c999-0000"})),
+        ("change-expired", &busy, "edit", json!({"revert": expired})),
+        ("change-reverted", main, "edit", json!({"revert": reverted})),
+        ("change-superseded", main, "edit", json!({"revert": followed})),
+        ("change-conflict", main, "edit", json!({"revert": conflicting})),
         ("invalid-null", main, "read", json!({"path": null})),
         ("invalid-type", main, "write", json!({"path": "new.txt", "content": 7})),
         ("invalid-params-combo", main, "read", json!({"path": "a.txt", "bundle": "local"})),

@@ -15,8 +15,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|name| Target::open(&root, Path::new(name), &root.path().join(name), true))
         .collect::<Result<Vec<_>, _>>()?;
-    let members: Vec<Member<'_>> =
-        targets.iter().map(|target| Member { target, old: b"", new: b"one\ntwo\n", check: false, remove: false }).collect();
+    let members: Vec<Member<'_>> = targets
+        .iter()
+        .map(|target| Member { target, old: b"", new: b"one\ntwo\n", check: false, remove: false })
+        .collect();
     let states = atomic::commit(&Journal::new(&root), &members, &|_, _| Ok(())).map_err(|(_, err)| err)?;
     for (name, state) in names.iter().zip(states) {
         let bytes = hashline_fs::read_beneath(&root, Path::new(name))?;

@@ -20,7 +20,7 @@
 //! let dir = tempfile::tempdir()?;
 //! let root = RootDir::open(&dir.path().canonicalize()?)?;
 //! let target = Target::open(&root, Path::new("notes/a.txt"), &root.path().join("notes/a.txt"), true)?;
-//! let member = Member { target: &target, old: b"", new: b"alpha\n", check: false };
+//! let member = Member { target: &target, old: b"", new: b"alpha\n", check: false, remove: false };
 //! atomic::commit(&Journal::new(&root), &[member], &|_, _| Ok(())).map_err(|(_, err)| err)?;
 //! assert_eq!(hashline_fs::read_beneath(&root, Path::new("notes/a.txt"))?, b"alpha\n");
 //! # Ok::<(), Box<dyn std::error::Error>>(())

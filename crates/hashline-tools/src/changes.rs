@@ -384,8 +384,8 @@ mod tests {
             .collect();
         let (first, last) = (&ids[0], &ids[ids.len() - 1]);
         assert_eq!(log.changes().count(), MAX_CHANGES);
-        assert_eq!(log.find(&first).err(), Some(Lookup::Expired));
-        assert!(log.find(&last).is_ok());
+        assert_eq!(log.find(first).err(), Some(Lookup::Expired));
+        assert!(log.find(last).is_ok());
         assert_eq!(log.blobs.len(), MAX_CHANGES + 1, "a chain of edits shares each version");
     }
 

@@ -56,7 +56,7 @@ fn read_then_edit_shows_the_change_with_fresh_anchors() {
     let result = ws.edit("a.txt", json!([set_line(2, "beta", "BETA")]));
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(ws.bytes("a.txt"), b"alpha\nBETA\ngamma\n");
-    assert_snapshot!(result.text(), @"
+    assert_snapshot!(result.text(), @r#"
     Edited a.txt (1 change, +1 -1 line)
 
     @@ -1,3 +1,3 @@
@@ -64,7 +64,9 @@ fn read_then_edit_shows_the_change_with_fresh_anchors() {
     -2:589|beta
     +2:a21|BETA
      3:56d|gamma
-    ");
+
+    Change c1-da19 (undo: edit {"revert": "c1-da19"})
+    "#);
     let anchors: Vec<&str> = result.ptc_value()["anchors"]
         .as_array()
         .expect("anchors")
@@ -102,14 +104,16 @@ fn a_unique_replace_needs_no_read() {
     assert_eq!(ws.bytes("r.txt"), b"one 2 three\n");
     // Issue 21 item 6: the result says the replace verified no view (9b00c33 said nothing).
     assert_eq!(result.ptc_value()["warnings"][0]["code"], "replace-unverified");
-    assert_snapshot!(ws.redact(&result.text()), @r"
+    assert_snapshot!(ws.redact(&result.text()), @r#"
     Edited r.txt (1 change, +1 -1 line)
     [info: edits[0] used replace: matched by text, not by an anchor, so it did not check that the file still reads as you last saw it. For safer edits, prefer set_line/replace_lines with anchors from read/grep/ast_search.]
 
     @@ -1,1 +1,1 @@
     -1:80d|one two three
     +1:909|one 2 three
-    ");
+
+    Change c1-bf10 (undo: edit {"revert": "c1-bf10"})
+    "#);
 }
 
 #[test]

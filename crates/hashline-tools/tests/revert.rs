@@ -7,7 +7,7 @@ mod common;
 use common::{Workspace, code};
 use hashline_core::LineHash;
 use hashline_fs::Stage;
-use hashline_tools::changes::{MAX_CHANGES, MAX_CHANGE_BYTES};
+use hashline_tools::changes::{MAX_CHANGE_BYTES, MAX_CHANGES};
 use hashline_tools::edit::EditTool;
 use hashline_tools::read::ReadTool;
 use hashline_tools::write::WriteTool;
@@ -193,7 +193,11 @@ fn a_created_file_goes_and_comes_back() {
     let redo = ws.revert(&undo);
     assert!(!redo.is_error, "{}", redo.text());
     assert_eq!(ws.bytes("new/made.txt"), b"made\r\n");
-    assert!(redo.text().starts_with(&format!("Made new/made.txt again: {undo} removed it (+1 line).")), "{}", redo.text());
+    assert!(
+        redo.text().starts_with(&format!("Made new/made.txt again: {undo} removed it (+1 line).")),
+        "{}",
+        redo.text()
+    );
 }
 
 #[test]

@@ -40,7 +40,7 @@ fn warn_mode_writes_and_names_the_new_errors_lines() {
     assert_eq!(syntax["newProblems"][0]["startLine"], 5);
     let warnings = result.ptc_value()["warnings"].as_array().unwrap();
     assert!(warnings.iter().any(|w| w["code"] == "syntax-regression"), "{warnings:?}");
-    assert_snapshot!(result.text(), @"
+    assert_snapshot!(result.text(), @r#"
     Edited lib.rs (1 change, +1 -1 line)
     syntax-regression: lines 5 — the change added Rust syntax errors (it was written; errors the file already had are not counted)
 
@@ -51,7 +51,9 @@ fn warn_mode_writes_and_names_the_new_errors_lines() {
     +5:7ce|fn beta( -> u32 {
      6:9f7|    2
      7:b18|}
-    ");
+
+    Change c1-b5d8 (undo: edit {"revert": "c1-b5d8"})
+    "#);
 }
 
 #[test]
@@ -146,7 +148,7 @@ fn write_checks_an_overwrite_against_the_old_content() {
     let result = ws.call::<WriteTool>(json!({"path": "main.go", "content": broken}));
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.ptc_value()["syntax"]["newProblems"][0]["startLine"], 4);
-    assert_snapshot!(result.text(), @"
+    assert_snapshot!(result.text(), @r#"
     syntax-regression: lines 4 — the change added Go syntax errors (it was written; errors the file already had are not counted)
 
     1:aff|package main
@@ -154,7 +156,9 @@ fn write_checks_an_overwrite_against_the_old_content() {
     3:29f|func main() {
     4:6da|	x := 
     5:b18|}
-    ");
+
+    Change c1-43d0 (undo: edit {"revert": "c1-43d0"})
+    "#);
 }
 
 #[test]

@@ -13,7 +13,8 @@ fn create_returns_rows_served_and_empty_meta_diffs() {
     let ws = Workspace::new();
     let result = ws.call::<WriteTool>(json!({"path": "new/dir/a.txt", "content": "alpha\nbeta\n"}));
     assert!(!result.is_error, "{}", result.text());
-    assert_eq!(result.text(), "1:3c8|alpha\n2:589|beta");
+    let id = result.ptc_value()["changeId"].as_str().expect("a change id").to_owned();
+    assert_eq!(result.text(), format!("1:3c8|alpha\n2:589|beta\n\nChange {id} (undo: edit {{\"revert\": \"{id}\"}})"));
     assert_rows_match_value(&result);
     assert_eq!(std::fs::read(ws.path("new/dir/a.txt")).expect("read"), b"alpha\nbeta\n");
     assert_eq!(result.ptc_value()["writeState"], "created");
@@ -88,10 +89,12 @@ fn binary_content_is_written_with_a_warning_and_no_anchors() {
     assert_eq!(std::fs::read(ws.path("b.bin")).expect("read"), b"a\0b");
     assert_eq!(result.ptc_value()["lines"], json!([]));
     assert_eq!(result.ptc_value()["warnings"][0]["code"], "binary-content");
-    assert_snapshot!(result.text(), @r"
+    assert_snapshot!(result.text(), @r#"
     Wrote b.bin
     ⚠️ File content appears to be binary — hashlines not generated.
-    ");
+
+    Change c1-95ac (undo: edit {"revert": "c1-95ac"})
+    "#);
     assert!(ws.session.ledger().served(&ws.path("b.bin")).is_none());
 }
 
@@ -106,10 +109,12 @@ fn large_content_omits_anchors() {
     assert_eq!(value["lines"], json!([]));
     assert!(value.get("diff").is_none());
     assert_eq!(value["warnings"][0]["code"], "anchors-omitted");
-    assert_snapshot!(result.text(), @r"
+    assert_snapshot!(result.text(), @r#"
     Wrote big.txt (2001 lines, 8.7KB).
     [Anchors omitted: big.txt is 2001 lines (8.7KB), over the 2000-line / 50 KB result budget. Use read with offset/limit to get anchors.]
-    ");
+
+    Change c1-8b31 (undo: edit {"revert": "c1-8b31"})
+    "#);
     let wide = "w".repeat(60 * 1024);
     let result = ws.call::<WriteTool>(json!({"path": "wide.txt", "content": wide}));
     assert_eq!(result.ptc_value()["truncated"], true);

@@ -173,7 +173,17 @@ mod tests {
     use super::*;
 
     fn record(dir: &[u8], name: &[u8]) -> Record {
-        Record { pid: 7, entries: vec![Entry { root: None, dir: dir.to_vec(), name: name.to_vec(), in_place: false, remove: false, created: None }] }
+        Record {
+            pid: 7,
+            entries: vec![Entry {
+                root: None,
+                dir: dir.to_vec(),
+                name: name.to_vec(),
+                in_place: false,
+                remove: false,
+                created: None,
+            }],
+        }
     }
 
     #[test]

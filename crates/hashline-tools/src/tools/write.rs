@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
 use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
-use crate::diff::{changes_between, file_diffs, unified};
 use crate::changes::{Before, NewFile};
+use crate::diff::{changes_between, file_diffs, unified};
 use crate::error::{ErrorCode, ToolError};
-use crate::paths::ResolvedPath;
 use crate::fsio::{WriteState, fs_details, write_error};
+use crate::paths::ResolvedPath;
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, ToolOutput, ToolValue};
 use crate::session::Session;
@@ -160,7 +160,13 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     let bytes = new_doc.into_bytes();
     // The last moment a cancelled call can still leave the file alone.
     ctx.cancel.check("Write")?;
-    let member = Member { target: &target, old: before.as_deref().unwrap_or_default(), new: &bytes, check: false, remove: false };
+    let member = Member {
+        target: &target,
+        old: before.as_deref().unwrap_or_default(),
+        new: &bytes,
+        check: false,
+        remove: false,
+    };
     let write_state = match session.commit(&[member]) {
         Ok(states) => states.first().copied().unwrap_or(WriteState::Created),
         Err((_, CommitError::Io(err))) => return Err(write_error(&err, &path)),

@@ -10,13 +10,13 @@ use serde_json::{Value, json};
 use super::prepare::{Held, Options, Prepared, carry_served, prepare, record_rows};
 use super::render::{self, FRESH_CONTEXT};
 use super::{EditValue, FileEditValue, Request};
+use crate::changes::{Before, NewFile};
 use crate::diff::{Change, DIFF_CONTEXT};
 use crate::error::{ErrorCode, ToolError};
 use crate::fsio::write_error;
 use crate::ptc::PtcLine;
 use crate::result::{CallContext, ToolOutput};
 use crate::session::Session;
-use crate::changes::{Before, NewFile};
 use crate::warning::Warning;
 use hashline_fs::{CommitError, Member};
 
@@ -93,11 +93,11 @@ pub(crate) fn run(
     let mut changes = Vec::with_capacity(prepared.len());
     let mut counts = Vec::with_capacity(prepared.len());
     for file in &prepared {
-        let (value, text, found, count) = finish(session, file, ctx.text_only)?;
-        values.push(value);
-        texts.push(text);
-        changes.push(found);
-        counts.push(count);
+        let done = finish(session, file, ctx.text_only)?;
+        values.push(done.value);
+        texts.push(done.text);
+        changes.push(done.found);
+        counts.push(done.counts);
     }
     let change_id = record_change(session, &prepared, &counts);
     // Verified after every file's ledger is up to date, so a failure leaves no file behind.
@@ -238,11 +238,7 @@ fn record_change(session: &Session, prepared: &[Prepared], counts: &[(usize, usi
 /// logical changes (for the diff cards) and its lines added and removed. With
 /// `text_only`, the value leaves out what only the structured projection shows
 /// (`diffData`, `patch`, `anchors`).
-fn finish(
-    session: &Session,
-    file: &Prepared,
-    text_only: bool,
-) -> Result<(FileEditValue, String, Vec<Change>, (usize, usize)), ToolError> {
+fn finish(session: &Session, file: &Prepared, text_only: bool) -> Result<Finished, ToolError> {
     let outcome = &file.outcome;
     let (old, new) = (&file.before, &outcome.document);
     let noop = outcome.is_noop(old);
@@ -295,7 +291,17 @@ fn finish(
         change_id: None,
         reverts: None,
     };
-    Ok((value, text, found, (added, removed)))
+    Ok(Finished { value, text, found, counts: (added, removed) })
+}
+
+/// One file's part of an edit's result (see [`finish`]).
+struct Finished {
+    value: FileEditValue,
+    text: String,
+    /// The edit's logical changes.
+    found: Vec<Change>,
+    /// Lines added and removed.
+    counts: (usize, usize),
 }
 
 /// `postEditVerify`: the bytes on disk are the bytes meant.

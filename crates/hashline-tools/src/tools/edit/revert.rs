@@ -199,7 +199,8 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError
             let doc = Document::parse(now.to_vec());
             let shown = fresh.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
             session.record_served(&held.path.key, shown, false);
-            updated.extend(fresh.iter().filter_map(|&n| doc.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)));
+            updated
+                .extend(fresh.iter().filter_map(|&n| doc.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)));
         }
         let state = match (&held.file.after, held.now) {
             (Some(_), None) => "removed",
@@ -213,7 +214,9 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError
             _ => format!("{} changed since {}", held.file.display, change.id),
         };
         let section = match rows {
-            Some(rows) => format!("{what}; its lines now (+ rows, anchored) against what {} left (- rows):\n\n{rows}", change.id),
+            Some(rows) => {
+                format!("{what}; its lines now (+ rows, anchored) against what {} left (- rows):\n\n{rows}", change.id)
+            }
             None => format!("{what}."),
         };
         sections.push(section);
@@ -358,13 +361,19 @@ fn finish(
         }
         let anchors = match ctx.text_only || binary {
             true => Vec::new(),
-            false => fresh.iter().filter_map(|&n| new.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect(),
+            false => {
+                fresh.iter().filter_map(|&n| new.line(n)).map(|l| PtcLine::new(l.number, l.hash(), l.content)).collect()
+            }
         };
         values.push(FileEditValue {
             path: file.path.absolute_str(),
             summary,
             diff,
-            diff_data: if ctx.text_only || binary { render::DiffData::default() } else { render::diff_data(&old, &new, &hunks) },
+            diff_data: if ctx.text_only || binary {
+                render::DiffData::default()
+            } else {
+                render::diff_data(&old, &new, &hunks)
+            },
             first_changed_line: found.first().map(|(_, added)| (added.start + 1).min(new.line_count().max(1) as u32)),
             noop_edits: Vec::new(),
             noop: false,
@@ -401,7 +410,12 @@ fn finish(
     text.push_str(&render::change_line(&id));
     let value = match values.len() {
         1 => EditValue::File(Box::new(values.remove(0))),
-        _ => EditValue::Files { files: values, warnings: Vec::new(), change_id: Some(id), reverts: Some(change.id.clone()) },
+        _ => EditValue::Files {
+            files: values,
+            warnings: Vec::new(),
+            change_id: Some(id),
+            reverts: Some(change.id.clone()),
+        },
     };
     let output = ToolOutput::text(value, text);
     if ctx.text_only || !ctx.is_top_level() {
