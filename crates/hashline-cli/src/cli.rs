@@ -193,6 +193,17 @@ pub enum Command {
         /// The file.
         path: String,
     },
+    /// List the session's changes (edits, writes and reverts), oldest first: id, time,
+    /// tool, files with lines added and removed, and what reverted what. With --json: the
+    /// changes as a JSON array.
+    Changes,
+    /// Revert a change of the session (edit with `revert`): the latest change that stands
+    /// and is not itself a revert, or the one named. Every file goes back to its bytes
+    /// before the change, all or none, only while each is exactly as the change left it.
+    Undo {
+        /// The change id (`c<N>-<tag>`, as `changes` and edit or write results name it).
+        id: Option<String>,
+    },
     /// Print every tool's name, description, annotations and JSON schemas.
     Tools,
     /// Run one tool with JSON arguments (`-` reads them from standard input) and print
@@ -345,6 +356,8 @@ impl Command {
                 "ast_search"
             }
             Command::Tools
+            | Command::Changes
+            | Command::Undo { .. }
             | Command::Map { .. }
             | Command::Call { .. }
             | Command::Batch

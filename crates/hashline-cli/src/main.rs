@@ -4,6 +4,7 @@
 //! registry as `call`, `batch` and the MCP server, so all front ends share one path.
 
 mod batch;
+mod changes;
 mod cli;
 mod mcp;
 mod private_file;
@@ -84,6 +85,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let code = match &cli.command {
         Command::Batch => run_batch(&toolbox, &session)?,
         Command::Map { path } => run_map(&session, path, cli.json)?,
+        Command::Changes => changes::list(&session, cli.json)?,
+        Command::Undo { id } => match changes::undo_target(&session, id.as_deref()) {
+            Some(id) => run_tool(&toolbox, &session, "edit", json!({ "revert": id }), cli.json)?,
+            None => {
+                eprintln!("hashline: no change to undo in this session (hashline changes lists them)");
+                ExitCode::from(EXIT_TOOL_ERROR)
+            }
+        },
         Command::Call { tool, args } => {
             let args = parse_json_arg(args)?;
             let result = toolbox.execute(&session, tool, args, &CallContext::top_level());
@@ -92,22 +101,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         command => {
             let (tool, args) = command.to_tool_call()?;
-            let ctx = CallContext::top_level();
-            if cli.json {
-                let result = toolbox.execute(&session, tool, args, &ctx);
-                print_line(&result.to_json())?;
-                exit_for(&result)
-            } else {
-                let (content, is_error) = toolbox.execute_content(&session, tool, args, &ctx);
-                print_content(&content, is_error)?;
-                if is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS }
-            }
+            run_tool(&toolbox, &session, tool, args, cli.json)?
         }
     };
     if let Some(persisted) = &persisted {
         persisted.save(&session)?;
     }
     Ok(code)
+}
+
+/// Runs one tool and prints its result: the text (errors to standard error), or with
+/// `json` the JSON result.
+fn run_tool(toolbox: &Toolbox, session: &Session, tool: &str, args: Value, json: bool) -> Result<ExitCode> {
+    let ctx = CallContext::top_level();
+    if json {
+        let result = toolbox.execute(session, tool, args, &ctx);
+        print_line(&result.to_json())?;
+        return Ok(exit_for(&result));
+    }
+    let (content, is_error) = toolbox.execute_content(session, tool, args, &ctx);
+    print_content(&content, is_error)?;
+    Ok(if is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
 }
 
 /// The roots: `--root`s, else the working directory.

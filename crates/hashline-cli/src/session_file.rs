@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hashline::Session;
+use hashline::tools::changes::{ChangeLog, ChangeLogState};
 use hashline::tools::ledger::Ledger;
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +28,10 @@ use crate::private_file;
 struct SessionFile {
     version: u32,
     ledger: Ledger,
+    /// The session's changes (their bytes are in the directory beside the file); absent
+    /// in files written before change ids.
+    #[serde(default)]
+    changes: Option<ChangeLogState>,
 }
 
 /// The file's format as written. The ledger writes its files in path order, so that equal
@@ -35,16 +40,26 @@ struct SessionFile {
 struct SessionFileOut<'a> {
     version: u32,
     ledger: &'a Ledger,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<&'a ChangeLogState>,
 }
 
-/// The text a session file holds for `ledger`.
-fn file_text(ledger: &Ledger) -> serde_json::Result<String> {
-    serde_json::to_string(&SessionFileOut { version: VERSION, ledger })
+/// The text a session file holds for `ledger` and `changes`.
+fn file_text(ledger: &Ledger, changes: Option<&ChangeLogState>) -> serde_json::Result<String> {
+    serde_json::to_string(&SessionFileOut { version: VERSION, ledger, changes })
+}
+
+/// The directory beside a session file that keeps its changes' bytes: `<file>.changes`.
+pub fn changes_dir(file: &Path) -> PathBuf {
+    let mut dir = file.as_os_str().to_owned();
+    dir.push(".changes");
+    PathBuf::from(dir)
 }
 
 /// 2: served rows carry the line numbers they were shown under. 3: a file's rows are one
 /// string (`<line>:<hashes>` segments) instead of an object per row; version 2 is still
-/// read, and written again as 3.
+/// read, and written again as 3. A version 3 file may also hold the session's changes
+/// (`changes`; a build from before change ids ignores them).
 const VERSION: u32 = 3;
 
 /// The versions this build reads.
@@ -147,15 +162,20 @@ impl Persisted {
                 None
             }
         };
-        if let Some((ledger, text)) = loaded {
-            session.restore_ledger(ledger);
-            self.loaded = Some(text);
-        }
+        let changes = match loaded {
+            Some((ledger, changes, text)) => {
+                session.restore_ledger(ledger);
+                self.loaded = Some(text);
+                changes
+            }
+            None => None,
+        };
+        session.restore_changes(ChangeLog::on_disk(changes, changes_dir(&self.file)));
         Ok(())
     }
 
-    /// The ledger in the file and the file's text; `None` when there is no file.
-    fn read(&self) -> Result<Option<(Ledger, String)>> {
+    /// The ledger and changes in the file and the file's text; `None` when there is no file.
+    fn read(&self) -> Result<Option<(Ledger, Option<ChangeLogState>, String)>> {
         let file = &self.file;
         // Opened without blocking or following a symlink, and checked through the handle:
         // a FIFO or a device is refused at once rather than waited on or read forever, and
@@ -173,7 +193,7 @@ impl Persisted {
             file.display(),
             state.version
         );
-        Ok(Some((state.ledger, text)))
+        Ok(Some((state.ledger, state.changes, text)))
     }
 
     /// Saves the session's ledger (atomically; nothing when it did not change), then
@@ -186,13 +206,18 @@ impl Persisted {
     /// user named with `--session` is synced before the rename, as before.
     pub fn save(&self, session: &Session) -> Result<()> {
         let ledger = std::mem::take(&mut *session.ledger());
+        let changes = session.changes();
         // A ledger nothing touched is what was loaded (or empty): not even serialized (for
         // a session that served rows of thousands of files, that was most of a `find`).
-        let unchanged = match &self.loaded {
-            None => ledger.paths().next().is_none(),
-            Some(_) => !ledger.touched(),
-        };
-        let text = if unchanged { None } else { Some(file_text(&ledger)?) };
+        let unchanged = !changes.touched()
+            && match &self.loaded {
+                None => ledger.paths().next().is_none(),
+                Some(_) => !ledger.touched(),
+            };
+        let kept = changes.state();
+        let kept = (kept.next > 1).then_some(kept);
+        let text = if unchanged { None } else { Some(file_text(&ledger, kept)?) };
+        drop(changes);
         std::mem::forget(ledger);
         let Some(text) = text else { return Ok(()) };
         if self.loaded.as_deref() == Some(text.as_str()) {

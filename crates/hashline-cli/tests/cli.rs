@@ -269,3 +269,70 @@ fn map_prints_a_files_symbols_as_text_and_json() {
     let value: Value = serde_json::from_str(&stdout(&out)).expect("json");
     assert_eq!(value["error"]["code"], "file-not-found");
 }
+
+/// Issue 27: changes and undo across processes of the root's session. Each call is its own
+/// process; the change log and the bytes it keeps live in the state directory.
+#[test]
+fn changes_and_undo_work_across_processes() {
+    let dir = Dir::new();
+    std::fs::write(dir.0.path().join("crlf.txt"), b"\xef\xbb\xbfone\r\ntwo\r\n").expect("write");
+    let changes = |dir: &Dir| stdout(&dir.run(&["changes"], None));
+    assert_eq!(changes(&dir), "No changes in this session.\n");
+    assert_eq!(dir.run(&["read", "crlf.txt"], None).status.code(), Some(0));
+    let edit = dir.run(&["edit", "crlf.txt", "--edits", r#"[{"set_line":{"anchor":"2:2f4","new_text":"TWO"}}]"#], None);
+    assert_eq!(edit.status.code(), Some(0), "{}", String::from_utf8_lossy(&edit.stderr));
+    let write = dir.run(&["--json", "write", "made/new.txt", "--content", "new\n"], None);
+    let written: Value = serde_json::from_str(&stdout(&write)).expect("json");
+    let made = written["details"]["ptcValue"]["changeId"].as_str().expect("id").to_owned();
+    let listed = changes(&dir);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    assert!(lines[0].starts_with("c1-") && lines[0].ends_with("edit    crlf.txt +1 -1"), "{listed}");
+    assert!(lines[1].starts_with(&made) && lines[1].ends_with("write   made/new.txt (made) +1 -0"), "{listed}");
+    // `undo` takes the latest change that stands: the write, then the edit.
+    let undo = dir.run(&["undo"], None);
+    assert_eq!(undo.status.code(), Some(0));
+    assert!(stdout(&undo).starts_with(&format!("Removed made/new.txt: {made} made it.")), "{}", stdout(&undo));
+    assert!(!dir.0.path().join("made/new.txt").exists());
+    assert_eq!(dir.run(&["undo"], None).status.code(), Some(0));
+    assert_eq!(std::fs::read(dir.0.path().join("crlf.txt")).expect("read"), b"\xef\xbb\xbfone\r\ntwo\r\n");
+    let none = dir.run(&["undo"], None);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&none.stderr),
+        "hashline: no change to undo in this session (hashline changes lists them)\n"
+    );
+    // A revert is a change too: undoing it by id makes the write again.
+    let json: Value = serde_json::from_str(&stdout(&dir.run(&["changes", "--json"], None))).expect("json");
+    let all = json.as_array().expect("changes");
+    assert_eq!(all.len(), 4);
+    assert_eq!(all[1]["revertedBy"], all[2]["id"]);
+    assert_eq!(all[2]["reverts"], made.as_str());
+    assert_eq!(all[2]["files"][0]["state"], "removed");
+    let redo = dir.run(&["undo", all[2]["id"].as_str().expect("id")], None);
+    assert_eq!(redo.status.code(), Some(0), "{}", String::from_utf8_lossy(&redo.stderr));
+    assert_eq!(std::fs::read(dir.0.path().join("made/new.txt")).expect("made again"), b"new\n");
+    // An unknown id is a tool error (exit 1) with its code.
+    let unknown = dir.run(&["--json", "undo", "c99-0000"], None);
+    assert_eq!(unknown.status.code(), Some(1));
+    let result: Value = serde_json::from_str(&stdout(&unknown)).expect("json");
+    assert_eq!(result["details"]["ptcValue"]["error"]["code"], "change-unknown");
+    // The bytes live beside the session file, never in the project.
+    let project: Vec<String> = std::fs::read_dir(dir.0.path())
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(project.iter().all(|name| !name.contains("change")), "{project:?}");
+    let sessions = dir.1.path().join("hashline/sessions");
+    let kept = std::fs::read_dir(&sessions).expect("sessions").filter_map(Result::ok);
+    assert!(kept.into_iter().any(|e| e.file_name().to_string_lossy().ends_with(".json.changes")));
+}
+
+/// `--stateless` keeps no session: nothing to undo, and no change log is written.
+#[test]
+fn a_stateless_call_has_nothing_to_undo() {
+    let dir = Dir::new();
+    assert_eq!(dir.run(&["--stateless", "write", "s.txt", "--content", "s\n"], None).status.code(), Some(0));
+    assert_eq!(dir.run(&["--stateless", "undo"], None).status.code(), Some(1));
+    assert_eq!(stdout(&dir.run(&["changes"], None)), "No changes in this session.\n");
+}

@@ -1,0 +1,99 @@
+//! `hashline changes` and `hashline undo`: the session's change log from a shell.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use hashline::Session;
+use hashline::tools::changes::Change;
+use serde_json::{Value, json};
+
+use crate::print_line;
+
+/// Prints the session's changes, oldest first (one line each, or a JSON array).
+pub fn list(session: &Session, json: bool) -> Result<ExitCode> {
+    let log = session.changes();
+    if json {
+        let changes: Vec<Value> = log.changes().map(to_json).collect();
+        print_line(&serde_json::to_string_pretty(&changes)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut lines = Vec::new();
+    for change in log.changes() {
+        lines.push(line(change));
+    }
+    if lines.is_empty() {
+        print_line("No changes in this session.")?;
+    } else {
+        print_line(&lines.join("\n"))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The change `hashline undo` reverts: the one named, else the latest that stands and is
+/// not itself a revert.
+pub fn undo_target(session: &Session, id: Option<&str>) -> Option<String> {
+    match id {
+        Some(id) => Some(id.to_owned()),
+        None => session.changes().latest_undoable().map(|c| c.id.clone()),
+    }
+}
+
+/// `<id>  <time>  <tool>  <file> +A -R[, ...]  [reverts <id>] [reverted by <id>]`.
+fn line(change: &Change) -> String {
+    let files: Vec<String> = change
+        .files
+        .iter()
+        .map(|f| {
+            let what = match (&f.before, &f.after) {
+                (None, Some(_)) => " (made)",
+                (Some(_), None) => " (removed)",
+                _ => "",
+            };
+            format!("{}{what} +{} -{}", f.display, f.added, f.removed)
+        })
+        .collect();
+    let mut line = format!("{:<9} {}  {:<6}  {}", change.id, time(change.time), change.tool, files.join(", "));
+    if let Some(id) = &change.reverts {
+        line.push_str(&format!("  reverts {id}"));
+    }
+    if let Some(id) = &change.reverted_by {
+        line.push_str(&format!("  reverted by {id}"));
+    }
+    if !change.kept {
+        line.push_str("  (not kept: over the bound)");
+    }
+    line
+}
+
+fn to_json(change: &Change) -> Value {
+    let files: Vec<Value> = change
+        .files
+        .iter()
+        .map(|f| {
+            let state = match (&f.before, &f.after) {
+                (None, _) => "made",
+                (_, None) => "removed",
+                _ => "changed",
+            };
+            json!({ "path": f.path, "display": f.display, "state": state, "added": f.added, "removed": f.removed })
+        })
+        .collect();
+    json!({
+        "id": change.id,
+        "time": time(change.time),
+        "tool": change.tool,
+        "files": files,
+        "reverts": change.reverts,
+        "revertedBy": change.reverted_by,
+        "kept": change.kept,
+    })
+}
+
+/// Milliseconds since the epoch as RFC 3339 UTC to the second.
+fn time(millis: u64) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
+    time::OffsetDateTime::from_unix_timestamp((millis / 1000) as i64)
+        .ok()
+        .and_then(|t| t.format(&format).ok())
+        .unwrap_or_else(|| millis.to_string())
+}
