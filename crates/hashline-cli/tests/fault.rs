@@ -1,7 +1,8 @@
 //! The fault-injection suite (SPEC §12), run by `.ci/run` with `--ignored`: the release
 //! of `hashline` killed with SIGKILL at random moments of single-file, hard-linked and
-//! multi-file edits; an appender and a second `hashline` racing edits; a symlink swapped
-//! during writes and edits; edits and writes on a full tmpfs. Each prints `rounds run /
+//! multi-file edits and of reverts (`hashline undo`) of a multi-file edit and of a made
+//! file; an appender and a second `hashline` racing edits; a symlink swapped during writes
+//! and edits; edits and writes on a full tmpfs. Each prints `rounds run /
 //! violations`; any violation fails.
 //!
 //! `HASHLINE_FAULT_BIN` names another `hashline` to put through the same rounds (for example
@@ -183,6 +184,118 @@ fn kill_9_during_single_file_hard_linked_and_multi_file_edits() {
     let violations = kill_rounds("single-file edits", &["f.txt"], false, &mut rng)
         + kill_rounds("hard-linked edits", &["f.txt"], true, &mut rng)
         + kill_rounds("multi-file edits", &["a.txt", "b.txt", "c.txt"], false, &mut rng);
+    assert_eq!(violations, 0);
+}
+
+/// Runs `hashline --session <session> <args>` (stateful: the change log lives there).
+fn stateful(session: &Path, root: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(binary());
+    command.arg("--session").arg(session).arg("--root").arg(root).args(args);
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+}
+
+/// Issue 27: kill -9 during `hashline undo` of a change, after which recovery runs, then
+/// an `undo` that is not killed. `made` reverts a write that made a file (the revert
+/// removes it); otherwise the change is an edit of every file of `files`. Every file is
+/// the change's before or after after the kill, all alike (never a mix, never torn), and
+/// before after the second undo; no stray file in the root. Returns violations.
+fn revert_rounds(name: &str, files: &[&str], made: bool, rng: &mut Rng) -> usize {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
+    let session = state.path().join("s.json");
+    let root = hashline::fs::lookup::canonicalize(dir.path()).expect("canonical");
+    let lines = 20_000;
+    let (old, new) = (content("old", lines), content("new", lines));
+    let setup = || {
+        let _ = std::fs::remove_file(&session);
+        let _ = std::fs::remove_dir_all(session_changes(&session));
+        let mut input = String::new();
+        for file in files {
+            let _ = std::fs::remove_file(root.join(file));
+            if made {
+                input.push_str(&json!({"tool": "write", "args": {"path": file, "content": new}}).to_string());
+            } else {
+                std::fs::write(root.join(file), &old).expect("write");
+                input.push_str(&json!({"tool": "read", "args": {"path": file, "limit": 1}}).to_string());
+            }
+            input.push('\n');
+        }
+        if !made {
+            let edits =
+                |f: &&str| json!({"path": f, "edits": [{"set_line": {"anchor": anchor(1, "old"), "new_text": "new"}}]});
+            let edit = json!({"tool": "edit", "args": {"files": files.iter().map(edits).collect::<Vec<_>>()}});
+            input.push_str(&edit.to_string());
+            input.push('\n');
+        }
+        let mut batch = stateful(&session, &root, &["batch"]).stdin(Stdio::piped()).spawn().expect("batch");
+        std::io::Write::write_all(&mut batch.stdin.take().expect("stdin"), input.as_bytes()).expect("input");
+        let out = batch.wait_with_output().expect("batch");
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stdout));
+    };
+    // What the files hold: Some(false) the change's before (absent for a made file),
+    // Some(true) its after, None anything else.
+    let states = || -> Vec<Option<bool>> {
+        files
+            .iter()
+            .map(|f| match std::fs::read_to_string(root.join(f)) {
+                Ok(text) if text == new => Some(true),
+                Ok(text) if text == old && !made => Some(false),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound && made => Some(false),
+                _ => None,
+            })
+            .collect()
+    };
+    setup();
+    let started = Instant::now();
+    let out = stateful(&session, &root, &["undo"]).output().expect("undo");
+    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    let span = started.elapsed().as_micros() as u64 * 12 / 10;
+    let (mut violations, mut outcomes) = (0, [0usize; 2]);
+    // Half the rounds of the other groups: each round is four processes, not two.
+    let rounds = (rounds() / 2).max(10);
+    for _ in 0..rounds {
+        setup();
+        let mut child = stateful(&session, &root, &["undo"]).spawn().expect("undo");
+        std::thread::sleep(Duration::from_micros(rng.below(span)));
+        let _ = child.kill();
+        let _ = child.wait();
+        recover(&root);
+        let after_kill = states();
+        let whole = after_kill.iter().all(Option::is_some) && after_kill.windows(2).all(|w| w[0] == w[1]);
+        // Whatever the killed undo did, a second one leaves every file as before the change
+        // (it reverts, or the change was reverted already, or it refuses with nothing written).
+        let _ = stateful(&session, &root, &["undo"]).output().expect("undo");
+        let finally = states();
+        let expected: Vec<&str> = if made { Vec::new() } else { files.to_vec() };
+        let stray = strays(&root, &expected);
+        if !whole || finally.iter().any(|s| *s != Some(false)) || !stray.is_empty() {
+            violations += 1;
+            eprintln!("{name}: violation: after the kill {after_kill:?}, after undo {finally:?}, strays {stray:?}");
+        } else {
+            outcomes[usize::from(after_kill[0] == Some(false))] += 1;
+        }
+    }
+    println!(
+        "fault: kill -9 during {name}: rounds {rounds} / violations {violations} (not reverted {}, reverted {})",
+        outcomes[0], outcomes[1]
+    );
+    violations
+}
+
+/// The directory of a session file's change bytes (`<file>.changes`).
+fn session_changes(session: &Path) -> PathBuf {
+    let mut dir = session.as_os_str().to_owned();
+    dir.push(".changes");
+    PathBuf::from(dir)
+}
+
+#[test]
+#[ignore = "fault-injection suite: run by .ci/run with --ignored"]
+fn kill_9_during_reverts_of_a_multi_file_edit_and_of_a_made_file() {
+    let mut rng = Rng::new();
+    let violations = revert_rounds("reverts of multi-file edits", &["a.txt", "b.txt", "c.txt"], false, &mut rng)
+        + revert_rounds("reverts of a made file", &["made.txt"], true, &mut rng);
     assert_eq!(violations, 0);
 }
 
