@@ -85,6 +85,11 @@ fn card(out: &mut String, call: &CallEntry, root: Option<&str>, depth: usize, pa
         (CardKind::Pending, _) => painter.paint(out, Some(painter.warn), " · pending"),
         _ => {}
     }
+    if let Some(result) = &call.result {
+        for (label, style) in change_labels(result) {
+            painter.paint(out, Some(if style { painter.warn } else { painter.dim }), &format!(" · {label}"));
+        }
+    }
     out.push('\n');
     let body = format!("{indent}    ");
     if let Some(result) = &call.result {
@@ -106,6 +111,22 @@ fn card(out: &mut String, call: &CallEntry, root: Option<&str>, depth: usize, pa
     for child in &call.children {
         card(out, child, root, depth + 1, painter);
     }
+}
+
+/// The labels of a card that made a change: `change <id>`, `reverts <id>`, and (marked)
+/// `reverted by <id>`; each with whether it is marked.
+pub(crate) fn change_labels(result: &crate::timeline::CallResult) -> Vec<(String, bool)> {
+    let mut labels = Vec::new();
+    if let Some(id) = &result.change_id {
+        labels.push((format!("change {id}"), false));
+    }
+    if let Some(id) = &result.reverts {
+        labels.push((format!("reverts {id}"), false));
+    }
+    if let Some(id) = &result.reverted_by {
+        labels.push((format!("reverted by {id}"), true));
+    }
+    labels
 }
 
 /// A result whose call is not in the log.

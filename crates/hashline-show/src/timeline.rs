@@ -58,6 +58,12 @@ pub struct CallResult {
     pub view: Option<ToolResultView>,
     /// The stale-read-context notices at the head of the result's text.
     pub notices: Vec<String>,
+    /// The change the call committed (docs/protocol.md §4.10), as the log recorded it.
+    pub change_id: Option<String>,
+    /// For a revert: the change it reverted.
+    pub reverts: Option<String>,
+    /// The revert in this log that undid this call's change, if one did.
+    pub reverted_by: Option<String>,
 }
 
 /// A result whose call is not in the log (the log was cut before it, or ids were reused).
@@ -147,6 +153,7 @@ impl Timeline {
                 }
             }
         }
+        mark_reverted(&mut flat);
         timeline.calls = nest(flat);
         timeline
     }
@@ -190,7 +197,15 @@ impl CallResult {
         let record = logged.record();
         let view = if call.parent.is_some() { None } else { present_result(&call.tool, &call.args, &record) };
         let notices = if call.parent.is_some() { Vec::new() } else { stale_notices(&record) };
-        Self { error_code: logged.error.as_ref().map(|e| e.code.clone()), record, view, notices }
+        Self {
+            error_code: logged.error.as_ref().map(|e| e.code.clone()),
+            record,
+            view,
+            notices,
+            change_id: logged.change_id.clone(),
+            reverts: logged.reverts.clone(),
+            reverted_by: None,
+        }
     }
 }
 
@@ -229,6 +244,22 @@ impl CallEntry {
             Some(ToolResultView::Diff(_)) => CardKind::Diff,
             Some(ToolResultView::Search(_)) => CardKind::Search,
             Some(ToolResultView::Generic(_) | ToolResultView::Terminal(_)) | None => CardKind::Generic,
+        }
+    }
+}
+
+/// Marks each call whose change a later revert in the log undid with that revert's id.
+fn mark_reverted(flat: &mut [CallEntry]) {
+    let reverts: Vec<(String, String)> = flat
+        .iter()
+        .filter_map(|c| c.result.as_ref())
+        .filter_map(|r| Some((r.reverts.clone()?, r.change_id.clone()?)))
+        .collect();
+    for call in flat.iter_mut() {
+        if let Some(result) = call.result.as_mut()
+            && let Some(id) = &result.change_id
+        {
+            result.reverted_by = reverts.iter().rev().find(|(undone, _)| undone == id).map(|(_, by)| by.clone());
         }
     }
 }

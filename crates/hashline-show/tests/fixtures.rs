@@ -68,6 +68,23 @@ fn plain_multi_file_edit() {
     insta::assert_snapshot!(plain(&log_of("edit-multi-file-rollback")));
 }
 
+/// Issue 27: the cards that made a change name it; a reverted one says by what, a revert
+/// what it reverts, in the terminal and on the page.
+#[test]
+fn plain_edits_and_reverts_are_labelled_with_their_changes() {
+    let log = log_of("edit-revert");
+    insta::assert_snapshot!(plain(&log));
+    let page = render_html(&Timeline::from_log_text(&log), &HtmlOptions::default());
+    assert!(
+        page.contains(
+            "<span class=\"change\">change c1-41ce</span><span class=\"change reverted\">reverted by c4-5440</span>"
+        ),
+        "{page}"
+    );
+    assert!(page.contains("<span class=\"title\">Revert c2-b33b</span>"), "{page}");
+    assert!(page.contains("<span class=\"change\">reverts c2-b33b</span>"), "{page}");
+}
+
 #[test]
 fn plain_nested_call_and_stale_notice() {
     insta::assert_snapshot!(plain(&log_of("nested-stale-context")));

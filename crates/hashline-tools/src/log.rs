@@ -70,6 +70,12 @@ pub struct LoggedResult {
     /// The presentation meta (top-level calls of tools that define one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+    /// The change the call committed (`edit`, `write`; docs/protocol.md §4.10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<String>,
+    /// For a revert: the change it reverted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverts: Option<String>,
 }
 
 /// The error part of a logged result.
@@ -87,12 +93,22 @@ impl LoggedResult {
             is_error: result.is_error,
             error: result.error_code().map(|code| LoggedError { code: code.to_owned() }),
             meta: result.meta.clone().map(LazyJson::into_value),
+            change_id: text_field(result, "changeId"),
+            reverts: text_field(result, "reverts"),
         }
     }
 
     /// What presenters receive.
     pub fn record(&self) -> ToolResultRecord {
         ToolResultRecord { content: self.content.clone(), is_error: self.is_error, meta: self.meta.clone() }
+    }
+}
+
+/// A string field of a successful result's value.
+fn text_field(result: &ToolResult, name: &str) -> Option<String> {
+    match result.is_error {
+        true => None,
+        false => result.ptc_value().get(name).and_then(Value::as_str).map(str::to_owned),
     }
 }
 
@@ -202,6 +218,8 @@ mod tests {
                     is_error: false,
                     error: None,
                     meta: Some(serde_json::json!({"path": "/w/a"})),
+                    change_id: None,
+                    reverts: None,
                 },
             },
         ];

@@ -159,6 +159,12 @@ impl Page {
         if stale {
             self.out.push_str("<span class=\"stale-flag\">stale read context</span>");
         }
+        if let Some(result) = &call.result {
+            for (label, marked) in crate::terminal::change_labels(result) {
+                let class = if marked { "change reverted" } else { "change" };
+                let _ = write!(self.out, "<span class=\"{class}\">{}</span>", Escaped(&label));
+            }
+        }
         if !call.children.is_empty() {
             let n = call.children.len();
             let _ = write!(self.out, "<span class=\"nested-count\">{n} nested {}</span>", plural(n, "call", "calls"));

@@ -42,10 +42,15 @@ pub(super) fn write_result(args: &Value, result: &ToolResultRecord) -> Option<To
 struct EditArgs<'a> {
     paths: Vec<&'a str>,
     legacy: Option<FileDiff>,
+    /// The change a revert undoes (`revert`; its files are known only from the result).
+    revert: Option<&'a str>,
 }
 
 impl EditArgs<'_> {
     fn title(&self) -> String {
+        if let Some(id) = self.revert {
+            return format!("Revert {id}");
+        }
         match self.paths.as_slice() {
             [path] => format!("Edit {path}"),
             paths => format!("Edit {} files", paths.len()),
@@ -53,21 +58,26 @@ impl EditArgs<'_> {
     }
 }
 
-/// Either `path` (with optional legacy `oldText`/`newText`) or `files: [{path, ...}]`, not both.
+/// Either `path` (with optional legacy `oldText`/`newText`) or `files: [{path, ...}]`, not
+/// both; or `revert` alone.
 fn edit_args(args: &Value) -> Option<EditArgs<'_>> {
     let args = Args::new(args)?;
+    if let Some(id) = args.opt_str("revert")? {
+        let alone = args.get("path").is_none() && args.get("files").is_none() && args.get("edits").is_none();
+        return alone.then_some(EditArgs { paths: Vec::new(), legacy: None, revert: Some(id) });
+    }
     match (args.opt_name("path")?, args.get("files")) {
         (Some(path), None) => {
             let old_text = args.opt_str("oldText")?.filter(|s| !s.is_empty());
             let legacy = args
                 .opt_str("newText")?
                 .map(|new_text| FileDiff::whole_file(path, old_text.map(str::to_owned), new_text));
-            Some(EditArgs { paths: vec![path], legacy })
+            Some(EditArgs { paths: vec![path], legacy, revert: None })
         }
         (None, Some(files)) => {
             let paths =
                 files.as_array()?.iter().map(|file| Args::new(file)?.name("path")).collect::<Option<Vec<_>>>()?;
-            (!paths.is_empty()).then_some(EditArgs { paths, legacy: None })
+            (!paths.is_empty()).then_some(EditArgs { paths, legacy: None, revert: None })
         }
         _ => None,
     }
@@ -78,11 +88,8 @@ fn edit_args(args: &Value) -> Option<EditArgs<'_>> {
 pub(super) fn edit_call(args: &Value) -> Option<ToolCallView> {
     let args = edit_args(args)?;
     let title = args.title();
-    Some(ToolCallView::Diff(DiffCallView {
-        title,
-        locations: Some(args.paths.into_iter().map(FileLocation::new).collect()),
-        diffs: args.legacy.into_iter().collect(),
-    }))
+    let locations = (args.revert.is_none()).then(|| args.paths.into_iter().map(FileLocation::new).collect());
+    Some(ToolCallView::Diff(DiffCallView { title, locations, diffs: args.legacy.into_iter().collect() }))
 }
 
 /// The applied hunks from the meta; declines when there are none.
@@ -252,5 +259,22 @@ mod tests {
         }
         let bad_args = json!({"path": false});
         assert_eq!(present_result("edit", &bad_args, &record(false, Some(hunk_meta()))), None);
+    }
+
+    /// A revert (edit with `revert` alone) is titled by the change it undoes; its files come
+    /// from the result's hunks. With other arguments beside it, no view.
+    #[test]
+    fn a_revert_is_titled_by_its_change() {
+        let args = json!({"revert": "c2-b33b"});
+        let Some(ToolCallView::Diff(call)) = present_call("edit", &args) else { panic!("a diff call view") };
+        assert_eq!((call.title.as_str(), call.locations, call.diffs.len()), ("Revert c2-b33b", None, 0));
+        let Some(ToolResultView::Diff(result)) = present_result("edit", &args, &record(false, Some(hunk_meta())))
+        else {
+            panic!("a diff result view")
+        };
+        assert_eq!(result.title.as_deref(), Some("Revert c2-b33b"));
+        assert_eq!(result.diffs, vec![hunk()]);
+        assert_eq!(present_call("edit", &json!({"revert": "c1-0000", "path": "a.txt"})), None);
+        assert_eq!(present_call("edit", &json!({"revert": 7})), None);
     }
 }
