@@ -263,6 +263,42 @@ async def test_grep_rows_edit_without_a_read(tmp_path: Path):
         assert result.is_error and value["error"]["code"] == "pattern-parse-error"
 
 
+async def test_edit_then_revert_restores_the_bytes_exactly(tmp_path: Path):
+    """Issue 27: an edit names its change; reverting it restores the file byte for byte
+    (BOM and CRLF included), is itself a change, and a second revert of it is refused."""
+    original = b"\xef\xbb\xbfalpha\r\nbeta\r\ngamma"
+    (tmp_path / "win.txt").write_bytes(original)
+
+    async with connect(["--root", str(tmp_path)]) as (session, _):
+        result, text, value = await call(session, "read", {"path": "win.txt"})
+        assert not result.is_error, text
+        beta = anchors(value["lines"])[1]
+        edit = {"set_line": {"anchor": beta, "new_text": "BETA\nmore"}}
+        result, text, value = await call(session, "edit", {"path": "win.txt", "edits": [edit]})
+        assert not result.is_error, text
+        change = value["changeId"]
+        assert re.fullmatch(r"c1-[0-9a-f]{4}", change), change
+        assert text.splitlines()[-1] == f'Change {change} (undo: edit {{"revert": "{change}"}})'
+        assert (tmp_path / "win.txt").read_bytes() == b"\xef\xbb\xbfalpha\r\nBETA\r\nmore\r\ngamma"
+
+        result, text, value = await call(session, "edit", {"revert": change})
+        assert not result.is_error, text
+        assert (tmp_path / "win.txt").read_bytes() == original
+        assert value["reverts"] == change
+        undo = value["changeId"]
+        assert undo != change and text.startswith(f"Reverted win.txt to its content before {change}")
+
+        result, text, value = await call(session, "edit", {"revert": change})
+        assert result.is_error and value["error"]["code"] == "change-reverted", text
+        assert (tmp_path / "win.txt").read_bytes() == original
+
+        # Another program changes the file: reverting the revert is refused, nothing written.
+        (tmp_path / "win.txt").write_bytes(original + b"\r\ndelta")
+        result, text, value = await call(session, "edit", {"revert": undo})
+        assert result.is_error and value["error"]["code"] == "change-conflict", text
+        assert (tmp_path / "win.txt").read_bytes() == original + b"\r\ndelta"
+
+
 async def test_client_roots_become_the_session_roots(tmp_path: Path):
     project = tmp_path / "project"
     elsewhere = tmp_path / "elsewhere"
