@@ -148,12 +148,15 @@ fn the_session_file_holds_each_files_rows_as_one_string_as_documented() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let file = env.session_files().pop().expect("session file");
     let real = hashline::fs::lookup::canonicalize(&env.project.path().join("a.txt")).expect("real path");
-    // docs/protocol.md, "The session file is JSON": the same example, under this root.
+    // docs/protocol.md, "The session file is JSON": the same example, under this root (the
+    // change's time aside).
+    let path = serde_json::to_string(&real).expect("path");
     let expected = format!(
-        r#"{{"version":3,"ledger":{{"files":{{{}:"1:3c8bdc 3:589@2,3"}}}}}}"#,
-        serde_json::to_string(&real).expect("path")
+        r#"{{"version":3,"ledger":{{"files":{{{path}:"1:3c8bdc 3:589@2,3"}}}},"changes":{{"next":2,"changes":[{{"id":"c1-8fa4","seq":1,"time":TIME,"tool":"edit","files":[{{"path":{path},"display":"a.txt","before":{{"sha256":"e49c81e2d2f84e259d40e2fb8192f3bcd198b355184845d76d8f58807d0d78ee","len":11}},"after":{{"sha256":"5b242b6ad483c742605178e79569006a93eec7b06435e193ee4c39d4a1ed9c79","len":15}},"added":1,"removed":0}}]}}],"expired":[]}}}}"#
     );
-    assert_eq!(std::fs::read_to_string(&file).expect("saved"), expected);
+    let saved = std::fs::read_to_string(&file).expect("saved");
+    let time = serde_json::from_str::<Value>(&saved).expect("json")["changes"]["changes"][0]["time"].to_string();
+    assert_eq!(saved, expected.replace("TIME", &time));
 
     // A version-2 file (an object per row) is read, and written back as version 3.
     let v2 = format!(
