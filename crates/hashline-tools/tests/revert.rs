@@ -276,3 +276,25 @@ fn an_edit_that_changes_nothing_has_no_change_id() {
     assert!(result.ptc_value().get("changeId").is_none(), "{}", result.ptc_value());
     assert!(!result.text().contains("Change c"), "{}", result.text());
 }
+
+/// Two calls reverting one change at once: one reverts it, the other is told it was
+/// reverted (it waited for the first one's locks), and the file is as before the change.
+#[test]
+fn concurrent_reverts_of_one_change_revert_it_once() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\n");
+    ws.read("a.txt");
+    for round in 0..20 {
+        let before = ws.bytes("a.txt");
+        let text = String::from_utf8(before.clone()).expect("utf8");
+        let first = text.lines().next().expect("a line").to_owned();
+        let id = change_id(&ws.edit("a.txt", set_line(1, &first, &format!("round {round}"))));
+        let results: Vec<ToolResult> = std::thread::scope(|scope| {
+            let calls: Vec<_> = (0..2).map(|_| scope.spawn(|| ws.revert(&id))).collect();
+            calls.into_iter().map(|c| c.join().expect("no panic")).collect()
+        });
+        let codes: Vec<&str> = results.iter().map(|r| if r.is_error { code(r) } else { "ok" }).collect();
+        assert!(codes.contains(&"ok") && codes.contains(&"change-reverted"), "round {round}: {codes:?}");
+        assert_eq!(ws.bytes("a.txt"), before, "round {round}");
+    }
+}

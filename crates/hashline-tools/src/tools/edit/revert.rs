@@ -45,6 +45,8 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
     keys.dedup();
     let locks: Vec<Arc<Mutex<()>>> = keys.iter().map(|k| session.lock_path(k)).collect();
     let _guards: Vec<_> = locks.iter().map(|l| l.lock().unwrap_or_else(|p| p.into_inner())).collect();
+    // Another call may have reverted it while this one waited for the locks.
+    let change = find(session, id)?;
 
     let mut held = Vec::with_capacity(paths.len());
     for (file, path) in change.files.iter().zip(paths) {
