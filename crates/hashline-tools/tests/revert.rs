@@ -298,3 +298,36 @@ fn concurrent_reverts_of_one_change_revert_it_once() {
         assert_eq!(ws.bytes("a.txt"), before, "round {round}");
     }
 }
+
+/// The refusals that have nothing to diff: a file the change removed that exists again, and
+/// kept bytes that are gone.
+#[test]
+fn a_file_made_again_by_another_program_and_lost_bytes_are_refused() {
+    let ws = Workspace::new();
+    let made = change_id(&ws.call::<WriteTool>(json!({"path": "m.txt", "content": "m\n"})));
+    let removal = change_id(&ws.revert(&made));
+    std::fs::write(ws.path("m.txt"), "theirs\n").expect("another program");
+    let refusal = ws.revert(&removal);
+    refused(&ws, &refusal, "change-conflict", &[("m.txt", Some(b"theirs\n"))]);
+    assert_eq!(
+        refusal.text().replace(&removal, "<id>"),
+        "Revert refused — nothing was written. Change <id> can only be reverted while its files are exactly as it left them, and another program (or a call outside this session) changed them. m.txt exists again since <id> removed it.\n\nDecide against the current content: edit it with these LINE:HASH anchors, or leave it."
+    );
+    assert_eq!(refusal.ptc_value()["error"]["details"]["files"][0]["state"], "present");
+
+    // Kept bytes that are gone (a directory store whose blob was removed).
+    let dir = tempfile::tempdir().expect("tempdir");
+    ws.session.restore_changes(hashline_tools::changes::ChangeLog::on_disk(None, dir.path().join("kept")));
+    ws.file("k.txt", "k\n");
+    ws.read("k.txt");
+    let id = change_id(&ws.edit("k.txt", set_line(1, "k", "K")));
+    for entry in std::fs::read_dir(dir.path().join("kept")).expect("blobs") {
+        std::fs::remove_file(entry.expect("entry").path()).expect("remove");
+    }
+    let lost = ws.revert(&id);
+    refused(&ws, &lost, "change-expired", &[("k.txt", Some(b"K\n"))]);
+    assert_eq!(
+        lost.text().replace(&id, "<id>"),
+        "Revert refused — nothing was written. The bytes kept for k.txt before <id> are gone or were altered, so the change cannot be reverted."
+    );
+}
