@@ -280,4 +280,20 @@ mod tests {
         let fresh = open_dir_path(dir.path()).expect("dir");
         assert_eq!(list(borrow(&fresh)).expect("list"), [name("r.intent")], "the removed one is gone once let go");
     }
+
+    /// A removed file nobody holds leaves nothing in its directory, under its name or any
+    /// other (on Windows without POSIX removal it is renamed aside through a handle that
+    /// removes it when closed), and its name can be taken again at once.
+    #[test]
+    fn a_removed_file_leaves_no_name_behind() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = open_dir_path(dir.path()).expect("dir");
+        let name = std::ffi::OsString::from("gone.txt");
+        for round in 0..3 {
+            drop(open_at(borrow(&d), &name, Open::CreateNew(0o600)).expect("create"));
+            remove_at(borrow(&d), &name).expect("remove");
+            let fresh = open_dir_path(dir.path()).expect("dir");
+            assert_eq!(list(borrow(&fresh)).expect("list"), Vec::<std::ffi::OsString>::new(), "round {round}");
+        }
+    }
 }

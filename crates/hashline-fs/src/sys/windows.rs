@@ -21,12 +21,12 @@ use std::time::{Duration, Instant};
 
 use windows_sys::Wdk::Foundation::OBJECT_ATTRIBUTES;
 use windows_sys::Wdk::Storage::FileSystem::{
-    FILE_CREATE, FILE_DIRECTORY_FILE, FILE_DISPOSITION_DELETE, FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE,
-    FILE_DISPOSITION_INFORMATION, FILE_DISPOSITION_INFORMATION_EX, FILE_DISPOSITION_POSIX_SEMANTICS,
-    FILE_LINK_INFORMATION, FILE_NON_DIRECTORY_FILE, FILE_OPEN, FILE_OPEN_REPARSE_POINT, FILE_RENAME_INFORMATION,
-    FILE_RENAME_POSIX_SEMANTICS, FILE_RENAME_REPLACE_IF_EXISTS, FILE_SYNCHRONOUS_IO_NONALERT,
-    FileDispositionInformation, FileDispositionInformationEx, FileLinkInformation, FileRenameInformation,
-    FileRenameInformationEx, NtCreateFile, NtSetInformationFile,
+    FILE_CREATE, FILE_DELETE_ON_CLOSE, FILE_DIRECTORY_FILE, FILE_DISPOSITION_DELETE,
+    FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE, FILE_DISPOSITION_INFORMATION, FILE_DISPOSITION_INFORMATION_EX,
+    FILE_DISPOSITION_POSIX_SEMANTICS, FILE_LINK_INFORMATION, FILE_NON_DIRECTORY_FILE, FILE_OPEN,
+    FILE_OPEN_REPARSE_POINT, FILE_RENAME_INFORMATION, FILE_RENAME_POSIX_SEMANTICS, FILE_RENAME_REPLACE_IF_EXISTS,
+    FILE_SYNCHRONOUS_IO_NONALERT, FileDispositionInformation, FileDispositionInformationEx, FileLinkInformation,
+    FileRenameInformation, FileRenameInformationEx, NtCreateFile, NtSetInformationFile,
 };
 use windows_sys::Win32::Foundation::{
     ERROR_ACCESS_DENIED, ERROR_FILE_EXISTS, ERROR_FILE_NOT_FOUND, ERROR_FILENAME_EXCED_RANGE, ERROR_INVALID_FUNCTION,
@@ -370,6 +370,22 @@ fn delete(dir: HandleRef<'_>, name: &OsStr, options: u32) -> io::Result<()> {
     ) {
         Err(err) if unsupported(&err) => {}
         other => return other,
+    }
+    // A file is renamed aside through a handle that removes it when it closes: a process
+    // stopped (kill -9) between the rename and the removal still leaves nothing under the
+    // aside name, since the system closes its handles and the last close removes the file.
+    // (Renamed through a plain handle, such a file stayed for good: the fault suite found
+    // `.hl<8 hex>.tmp` left beside a group's files under Wine.) Where that handle cannot be
+    // had (a read-only file), the plain removal below reports why.
+    if options & FILE_NON_DIRECTORY_FILE != 0
+        && let Ok(closing) = open_name(dir, name, DELETE, FILE_OPEN, options | FILE_DELETE_ON_CLOSE)
+    {
+        drop(doomed);
+        let aside = checked_name(OsStr::new(&crate::staging::temp_name("")))?;
+        let (info, info_length) = name_information(0, dir, &aside);
+        // Renamed or not, the file goes when `closing` closes: the removal is done.
+        let _ = set_information(borrow(&closing), info.as_ptr(), info_length, FileRenameInformation);
+        return Ok(());
     }
     let plain = FILE_DISPOSITION_INFORMATION { DeleteFile: true };
     let length = size_of::<FILE_DISPOSITION_INFORMATION>() as u32;
