@@ -44,10 +44,9 @@ fn line(change: &Change) -> String {
         .files
         .iter()
         .map(|f| {
-            let what = match (&f.before, &f.after) {
-                (None, Some(_)) => " (made)",
-                (Some(_), None) => " (removed)",
-                _ => "",
+            let what = match f.state() {
+                "changed" => String::new(),
+                state => format!(" ({state})"),
             };
             format!("{}{what} +{} -{}", f.display, f.added, f.removed)
         })
@@ -69,14 +68,7 @@ fn to_json(change: &Change) -> Value {
     let files: Vec<Value> = change
         .files
         .iter()
-        .map(|f| {
-            let state = match (&f.before, &f.after) {
-                (None, _) => "made",
-                (_, None) => "removed",
-                _ => "changed",
-            };
-            json!({ "path": f.path, "display": f.display, "state": state, "added": f.added, "removed": f.removed })
-        })
+        .map(|f| json!({ "path": f.path, "display": f.display, "state": f.state(), "added": f.added, "removed": f.removed }))
         .collect();
     json!({
         "id": change.id,

@@ -80,6 +80,18 @@ pub struct ChangedFile {
     pub removed: u32,
 }
 
+impl ChangedFile {
+    /// What the change did to the file: `made` (no file had the name before), `removed`
+    /// (none has it after) or `changed`.
+    pub fn state(&self) -> &'static str {
+        match (&self.before, &self.after) {
+            (None, _) => "made",
+            (_, None) => "removed",
+            _ => "changed",
+        }
+    }
+}
+
 /// One file of a change about to be recorded.
 #[derive(Debug)]
 pub struct NewFile<'a> {
@@ -387,6 +399,25 @@ mod tests {
         assert_eq!(log.find(first).err(), Some(Lookup::Expired));
         assert!(log.find(last).is_ok());
         assert_eq!(log.blobs.len(), MAX_CHANGES + 1, "a chain of edits shares each version");
+    }
+
+    /// docs/protocol.md §4.10: the ids of the last 1,000 changes past the bound say
+    /// `change-expired`; older ones are forgotten (`change-unknown`).
+    #[test]
+    fn the_last_thousand_expired_ids_are_remembered() {
+        let mut log = ChangeLog::in_memory();
+        let contents: Vec<Vec<u8>> =
+            (0..MAX_CHANGES + MAX_EXPIRED_IDS + 3).map(|i| i.to_string().into_bytes()).collect();
+        let ids: Vec<String> = contents
+            .windows(2)
+            .map(|pair| log.record("edit", None, &[file("/a", Before::Bytes(&pair[0]), Some(&pair[1]))]))
+            .collect();
+        assert_eq!(log.state().expired.len(), MAX_EXPIRED_IDS);
+        assert_eq!(log.find(&ids[0]).err(), Some(Lookup::Unknown), "forgotten");
+        assert_eq!(log.find(&ids[1]).err(), Some(Lookup::Unknown), "forgotten");
+        assert_eq!(log.find(&ids[2]).err(), Some(Lookup::Expired));
+        assert_eq!(log.find(&ids[ids.len() - MAX_CHANGES - 1]).err(), Some(Lookup::Expired));
+        assert!(log.find(&ids[ids.len() - MAX_CHANGES]).is_ok());
     }
 
     #[test]
