@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Workspace as Ws, code};
-use hashline_tools::ToolResult;
+use hashline_tools::{ToolResult, execute};
 use hashline_tools::edit::EditTool;
 use hashline_tools::grep::GrepTool;
 use insta::assert_snapshot;
@@ -273,6 +273,47 @@ fn thousands_of_matches_respect_every_cap() {
         (summary.ptc_value()["totalMatches"].clone(), summary.ptc_value()["completeness"]["counted"].clone()),
         (json!(1500), json!("all"))
     );
+}
+
+/// The CLI's text mode (`execute_content`) builds no records and no card copies of the
+/// matching lines (an unbounded search returns ~100k), yet shows the same text and serves
+/// the same rows: an anchor only the records carry, past the text's budget, still edits.
+#[test]
+fn text_mode_shows_the_same_text_and_serves_every_record() {
+    let ws = Ws::new();
+    for file in 0..50 {
+        let body: String = (0..60).map(|n| format!("needle {file} {n} {}\n", "x".repeat(200))).collect();
+        ws.file(&format!("f{file:02}.txt"), body);
+    }
+    let args = json!({"pattern": "needle", "limit": 100_000});
+    let full = grep(&ws, args.clone());
+    let records = full.ptc_value()["records"].as_array().cloned().expect("records");
+    // Above 50 matches, 10 a file; 500 rows of 200 characters pass the 50 KB budget.
+    assert_eq!(records.len(), 500);
+    let last = records.last().expect("a record");
+    let anchor = last["anchor"].as_str().expect("anchor").to_owned();
+    assert!(!full.text().contains(&format!(">>{anchor}|")), "the budget shows {anchor}: pick a later row");
+
+    let fresh = hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).build())
+        .expect("session");
+    let (content, is_error) =
+        hashline_tools::execute_content::<GrepTool>(&fresh, args, &hashline_tools::CallContext::top_level());
+    assert!(!is_error);
+    let text: String = content
+        .iter()
+        .map(|block| match block {
+            hashline_view::ContentBlock::Text { text } => text.as_str(),
+            _ => panic!("grep gives text only"),
+        })
+        .collect();
+    assert_eq!(text, full.text());
+    let path = last["path"].as_str().expect("path");
+    let edited = execute::<EditTool>(
+        &fresh,
+        json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]}),
+        &hashline_tools::CallContext::top_level(),
+    );
+    assert!(!edited.is_error, "{}", edited.text());
 }
 
 /// The rows of a search that stopped at `limit` are exactly those of a full search: per

@@ -322,13 +322,17 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             (rendered, None)
         }
     };
-    let shown_rows: Vec<(&std::path::Path, Vec<&HitLine>)> = if scopes.is_some() {
-        scoped_records.iter().map(|(path, lines)| (path.as_path(), lines.iter().collect())).collect()
+    let scoped_lines: Vec<Vec<&HitLine>> = scoped_records.iter().map(|(_, lines)| lines.iter().collect()).collect();
+    let shown_rows: Vec<(&std::path::Path, &[&HitLine])> = if scopes.is_some() {
+        scoped_records.iter().zip(&scoped_lines).map(|((path, _), lines)| (path.as_path(), lines.as_slice())).collect()
     } else {
-        admitted.files.iter().map(|file| (file.hits.path.as_path(), file.lines.clone())).collect()
+        admitted.files.iter().map(|file| (file.hits.path.as_path(), file.lines.as_slice())).collect()
     };
+    // The CLI's text mode drops the value: its records (one per admitted row, ~100k for an
+    // unbounded search) and the card's copies of the matching lines are not built.
     let records: Vec<GrepRecord> = shown_rows
         .iter()
+        .filter(|_| !ctx.text_only)
         .flat_map(|(path, lines)| {
             let path: std::sync::Arc<str> = path.to_string_lossy().into();
             lines.iter().map(move |line| GrepRecord {
@@ -364,6 +368,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     let files = found
         .files
         .iter()
+        .filter(|_| !ctx.text_only)
         .map(|hits| GrepFile {
             path: hits.path.to_string_lossy().into_owned(),
             matches: hits.match_count,
@@ -378,7 +383,11 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         omitted_matches: Some(found.total_matches - returned_matches),
         display_truncated: rendered.display_truncated,
     };
-    let meta = matches_meta(&admitted, shown, found.total_matches, completeness.omitted_matches != Some(0));
+    let meta = if ctx.text_only {
+        MatchesMeta { files: Vec::new(), truncated: completeness.omitted_matches != Some(0), total: found.total_matches }
+    } else {
+        matches_meta(&admitted, shown, found.total_matches, completeness.omitted_matches != Some(0))
+    };
     let mut text = String::new();
     for warning in &warnings {
         text.push_str(&warning.message);
