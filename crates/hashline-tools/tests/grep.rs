@@ -4,9 +4,9 @@
 mod common;
 
 use common::{Workspace as Ws, code};
-use hashline_tools::{ToolResult, execute};
 use hashline_tools::edit::EditTool;
 use hashline_tools::grep::GrepTool;
+use hashline_tools::{ToolResult, execute};
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 

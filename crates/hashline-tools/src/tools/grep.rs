@@ -384,7 +384,11 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         display_truncated: rendered.display_truncated,
     };
     let meta = if ctx.text_only {
-        MatchesMeta { files: Vec::new(), truncated: completeness.omitted_matches != Some(0), total: found.total_matches }
+        MatchesMeta {
+            files: Vec::new(),
+            truncated: completeness.omitted_matches != Some(0),
+            total: found.total_matches,
+        }
     } else {
         matches_meta(&admitted, shown, found.total_matches, completeness.omitted_matches != Some(0))
     };
