@@ -15,13 +15,15 @@
 //! `.git` or `.jj`), and not above its top. Hidden entries are skipped unless a rule
 //! whitelists them.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::fs::FileType;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::overrides::Override;
@@ -153,6 +155,22 @@ pub struct TreeRules {
     broken: AtomicU64,
     /// Rules read so far (see [`MAX_IGNORE_RULES`]).
     rules_read: AtomicUsize,
+    /// Which walk this is, for each thread's last looked-up directory ([`LAST_DIR`]).
+    id: u64,
+    /// No ancestor of the root has rules: paths are not matched against them.
+    parents_empty: bool,
+}
+
+/// Walk ids: a thread's cached directory belongs to one walk's rules.
+static NEXT_RULES_ID: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The directory this thread looked rules up for last, in which walk, and its rules.
+    /// A walk meets a directory's entries one after another, so most look-ups of a tree
+    /// with thousands of files are this one (instead of hashing the path's components
+    /// under the shared lock for every entry). A directory's rules never change once read;
+    /// held weakly, so a thread keeps no rules alive after its walk.
+    static LAST_DIR: RefCell<Option<(u64, PathBuf, Weak<DirRules>)>> = const { RefCell::new(None) };
 }
 
 impl TreeRules {
@@ -170,10 +188,13 @@ impl TreeRules {
             skipped: Mutex::new(BTreeMap::new()),
             broken: AtomicU64::new(0),
             rules_read: AtomicUsize::new(0),
+            id: NEXT_RULES_ID.fetch_add(1, Ordering::Relaxed),
+            parents_empty: true,
         };
         if let Some(base) = rules.base.clone() {
             rules.parents = base.ancestors().skip(1).map(|dir| rules.read_dir(dir, None)).collect();
         }
+        rules.parents_empty = rules.parents.iter().all(DirRules::is_empty);
         if config.git_global {
             rules.global = Self::global_excludes().and_then(|(cwd, path)| rules.read_ignore(&cwd, &path));
         }
@@ -269,16 +290,45 @@ impl TreeRules {
         found.into_iter().flatten().next().or_else(global)
     }
 
-    /// `path` below the canonical root, for the parents' rules.
-    fn absolute(&self, path: &Path) -> Option<PathBuf> {
-        if self.parents.iter().all(DirRules::is_empty) {
+    /// `path` below the canonical root, for the parents' rules (itself when the root was
+    /// given canonical).
+    fn absolute<'p>(&self, path: &'p Path) -> Option<Cow<'p, Path>> {
+        if self.parents_empty {
             return None;
         }
-        Some(self.base.as_ref()?.join(path.strip_prefix(&self.root).ok()?))
+        let base = self.base.as_ref()?;
+        if *base == self.root {
+            return Some(Cow::Borrowed(path));
+        }
+        Some(Cow::Owned(base.join(path.strip_prefix(&self.root).ok()?)))
     }
 
-    /// The rules of `dir` (a directory of the walk) with its chain, read on first use.
+    /// The rules of `dir` (a directory of the walk) with its chain, read on first use; the
+    /// thread's last directory is answered without the shared map.
     fn rules_for(&self, dir: &Path) -> Arc<DirRules> {
+        let cached = LAST_DIR.with_borrow(|last| match last {
+            Some((id, at, rules)) if *id == self.id && at.as_os_str() == dir.as_os_str() => rules.upgrade(),
+            _ => None,
+        });
+        if let Some(rules) = cached {
+            return rules;
+        }
+        let rules = self.rules_for_shared(dir);
+        LAST_DIR.with_borrow_mut(|last| match last {
+            // Reuses the path's allocation.
+            Some((id, at, weak)) => {
+                *id = self.id;
+                at.clear();
+                at.push(dir);
+                *weak = Arc::downgrade(&rules);
+            }
+            None => *last = Some((self.id, dir.to_path_buf(), Arc::downgrade(&rules))),
+        });
+        rules
+    }
+
+    /// [`TreeRules::rules_for`] through the map the walk's threads share.
+    fn rules_for_shared(&self, dir: &Path) -> Arc<DirRules> {
         let mut missing = Vec::new();
         let mut known = None;
         {
@@ -432,6 +482,29 @@ mod tests {
             .collect();
         names.sort();
         (names, rules.skipped())
+    }
+
+    /// A thread's cached directory belongs to one walk: two walks of one directory, alive at
+    /// once and asked in turn on the same thread, each answer with their own rules (read
+    /// before and after the ignore file changed), and a later walk reads the file again.
+    #[test]
+    fn each_walk_answers_with_its_own_rules() {
+        let dir = tree(&[(".ignore", "a.txt\n"), ("a.txt", "a"), ("b.txt", "b")]);
+        let root = dir.path();
+        let (a, b) = (root.join("a.txt"), root.join("b.txt"));
+        let config = IgnoreConfig::RG;
+        let before = TreeRules::new(root, config, None);
+        assert!(!before.keep_path(&a, false) && before.keep_path(&b, false));
+        std::fs::write(root.join(".ignore"), "b.txt\n").expect("write");
+        let after = TreeRules::new(root, config, None);
+        for _ in 0..2 {
+            assert!(after.keep_path(&a, false) && !after.keep_path(&b, false));
+            assert!(!before.keep_path(&a, false) && before.keep_path(&b, false));
+        }
+        drop((before, after));
+        std::fs::write(root.join(".ignore"), "").expect("write");
+        let later = TreeRules::new(root, config, None);
+        assert!(later.keep_path(&a, false) && later.keep_path(&b, false));
     }
 
     /// The files the `ignore` crate's own walker returns with the same rules.
