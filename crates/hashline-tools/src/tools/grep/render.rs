@@ -41,6 +41,12 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
     let mut file_rows = Vec::new();
     for file in &admitted.files {
         let display = shown(&file.hits.path);
+        if rows.len() >= MAX_LINES {
+            // Past the budget (an unbounded search: ~100k rows) the rows are measured, not
+            // made: the same lengths, no string each.
+            count_file(&display, file.admitted, &file.lines, file.more, &mut unshown, &mut clipped);
+            continue;
+        }
         file_rows.push(format!("--- {display} ({} matches) ---", file.admitted));
         plain_rows(&display, &file.lines, &mut file_rows, &mut clipped);
         if file.more > 0 {
@@ -56,6 +62,58 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
         }
     }
     matches_text(admitted, rows, unshown, clipped, limit_cut)
+}
+
+/// Counts the rows of one file that cannot show (as [`sections`] would make them: its
+/// header, [`plain_rows`], the `more` row) in `unshown`.
+fn count_file(
+    display: &str,
+    admitted: usize,
+    lines: &[&HitLine],
+    more: usize,
+    unshown: &mut Unshown,
+    clipped: &mut bool,
+) {
+    let mut count = |len: usize| {
+        unshown.rows += 1;
+        unshown.bytes += len + 1;
+    };
+    count(text_len(format_args!("--- {display} ({admitted} matches) ---")));
+    let with_context = lines.iter().any(|line| line.kind != HitKind::Match);
+    let mut previous: Option<u32> = None;
+    for line in lines {
+        let number = line.line.get();
+        if with_context && previous.is_some_and(|p| number > p + 1) {
+            count(GAP_ROW.len());
+        }
+        previous = Some(number);
+        let text = display_line(&line.content);
+        let (content, cut) = match text.char_indices().nth(MAX_LINE_CHARS) {
+            Some((at, _)) => (at + CLIPPED_SUFFIX.len(), true),
+            None => (text.len(), false),
+        };
+        *clipped |= cut;
+        // `PATH:>>LINE:HASH|content`, as `row` writes it.
+        count(display.len() + 3 + text_len(format_args!("{}", line.anchor())) + 1 + content);
+    }
+    if more > 0 {
+        count(text_len(format_args!("... +{more} more matches")));
+    }
+}
+
+/// The length of formatted text, without making it.
+fn text_len(args: std::fmt::Arguments<'_>) -> usize {
+    struct Length(usize);
+    impl std::fmt::Write for Length {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 += s.len();
+            Ok(())
+        }
+    }
+    let mut length = Length(0);
+    // Writing to a counter cannot fail.
+    let _ = std::fmt::write(&mut length, args);
+    length.0
 }
 
 /// The `... +K more matches` row of a file the per-file cap cut.
@@ -170,4 +228,47 @@ fn finish(header: String, rows: Vec<String>, unshown: Unshown, notices: &[String
 /// The bytes of the rows shown (the text before the notices).
 fn text_len_of(text: &str, notices: &[String]) -> usize {
     text.len() - notices.iter().map(|n| n.len() + 2).sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashline_core::hash::LineHash;
+    use hashline_core::line_no::LineNo;
+
+    fn line(number: u32, content: &[u8], kind: HitKind) -> HitLine {
+        let line = LineNo::new(number).expect("line number");
+        HitLine { line, hash: LineHash::of(content), content: content.to_vec(), kind }
+    }
+
+    /// Counting a file's rows past the budget gives the rows and bytes that making them
+    /// gives: header, gaps, clipped long lines, escaped control and invalid bytes, wide
+    /// characters, line numbers of every width, the `more` row.
+    #[test]
+    fn counted_rows_measure_what_made_rows_would() {
+        let long = "é".repeat(MAX_LINE_CHARS + 3);
+        let lines = [
+            line(1, b"fn main() {", HitKind::Match),
+            line(2, b"\tlet x = \x07;", HitKind::Context),
+            line(9, long.as_bytes(), HitKind::Match),
+            line(10, b"bad \xff byte", HitKind::Context),
+            line(123_456, "日本語 needle".as_bytes(), HitKind::Match),
+        ];
+        for (lines, more) in [(&lines[..], 0), (&lines[..], 7), (&[&lines[0], &lines[4]].map(Clone::clone)[..], 12)] {
+            let refs: Vec<&HitLine> = lines.iter().collect();
+            for display in ["src/a.rs", "dir with space/ü.txt"] {
+                let mut made = vec![format!("--- {display} (3 matches) ---")];
+                let mut made_clipped = false;
+                plain_rows(display, &refs, &mut made, &mut made_clipped);
+                if more > 0 {
+                    made.push(more_row(more));
+                }
+                let (mut unshown, mut clipped) = (Unshown::default(), false);
+                count_file(display, 3, &refs, more, &mut unshown, &mut clipped);
+                assert_eq!(unshown.rows, made.len(), "{display} {more}");
+                assert_eq!(unshown.bytes, made.iter().map(|r| r.len() + 1).sum::<usize>(), "{display} {more}");
+                assert_eq!(clipped, made_clipped);
+            }
+        }
+    }
 }
