@@ -26,6 +26,10 @@ pub struct Opened {
     pub file: File,
     /// Its length at open.
     pub len: u64,
+    /// Its identity and its names (link count), from the same look-up through the handle
+    /// where that look-up gives them (Unix); `None` elsewhere (ask
+    /// [`lookup::identity`](crate::lookup::identity)).
+    pub identity: Option<(crate::FileId, u64)>,
 }
 
 impl Opened {
@@ -46,10 +50,27 @@ pub fn open_regular(path: &Path) -> io::Result<Opened> {
         Err(err) if errors::is_no_peer(&err) => return Err(NotRegularFile.into()),
         Err(err) => return Err(err),
     };
-    let len = ensure_regular(&file)?;
+    let (len, identity) = regular_identity(&file)?;
     // A regular file: reads are ordinary blocking reads from here on.
     sys::set_blocking(&file)?;
-    Ok(Opened { file, len })
+    Ok(Opened { file, len, identity })
+}
+
+/// [`ensure_regular`], and on Unix the file's identity and link count from the same `fstat`.
+fn regular_identity(file: &File) -> io::Result<(u64, Option<(crate::FileId, u64)>)> {
+    #[cfg(unix)]
+    {
+        let meta = sys::stat(sys::borrow(file))?;
+        match meta.kind {
+            sys::Kind::File => Ok((meta.size, Some((meta.id, meta.nlink)))),
+            sys::Kind::Dir => Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory")),
+            sys::Kind::Other => Err(NotRegularFile.into()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        ensure_regular(file).map(|len| (len, None))
+    }
 }
 
 /// Opens `path` for appending (created if missing) without blocking, and checks through

@@ -55,6 +55,10 @@ pub struct FileHits {
     pub lines: Vec<HitLine>,
     /// The file has bare `\r` line endings (it was searched line by line).
     pub bare_cr: bool,
+    /// The file's identity and link count as the search opened it, where the open gave
+    /// them (`hashline_fs::open::Opened::identity`): a caller keying files by identity
+    /// need not look each up again.
+    pub identity: Option<(hashline_fs::FileId, u64)>,
 }
 
 impl FileHits {
@@ -105,7 +109,7 @@ pub fn scan_bytes(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, 
     if match_count == 0 {
         return FileScan::NoMatch;
     }
-    FileScan::Matched(FileHits { path: PathBuf::new(), match_count, lines, bare_cr })
+    FileScan::Matched(FileHits { path: PathBuf::new(), match_count, lines, bare_cr, identity: None })
 }
 
 /// Whether any `\r` is not followed by `\n`.
@@ -136,7 +140,13 @@ pub(crate) fn scan_reader(
     if sink.count == 0 {
         return Ok(FileScan::NoMatch);
     }
-    Ok(FileScan::Matched(FileHits { path: PathBuf::new(), match_count: sink.count, lines: sink.lines, bare_cr: false }))
+    Ok(FileScan::Matched(FileHits {
+        path: PathBuf::new(),
+        match_count: sink.count,
+        lines: sink.lines,
+        bare_cr: false,
+        identity: None,
+    }))
 }
 
 /// Collects counted matches and the kept lines.

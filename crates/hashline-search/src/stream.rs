@@ -197,6 +197,7 @@ impl<'q> Stream<'q> {
             match_count: self.count,
             lines: self.lines,
             bare_cr: self.bare_cr,
+            identity: None,
         }))
     }
 }

@@ -143,7 +143,7 @@ pub(crate) fn scan_file(
     keep: usize,
 ) -> io::Result<FileScan> {
     let opened = open_regular(path)?;
-    let len = opened.len;
+    let (len, identity) = (opened.len, opened.identity);
     let mut guard = Guarded::new(opened.reader(u64::MAX));
     let mut scan = match crate::scan::scan_reader(&mut guard, query, searcher, keep) {
         _ if guard.binary => FileScan::Binary,
@@ -156,6 +156,7 @@ pub(crate) fn scan_file(
     };
     if let FileScan::Matched(hits) = &mut scan {
         hits.path = path.to_path_buf();
+        hits.identity = identity;
     }
     Ok(scan)
 }
@@ -522,7 +523,12 @@ mod tests {
                 if let FileScan::Matched(hits) = &mut whole {
                     hits.path = path.clone();
                 }
-                let read = search_file(&path, &query, keep).expect("search");
+                let mut read = search_file(&path, &query, keep).expect("search");
+                if let FileScan::Matched(hits) = &mut read {
+                    // What the open saw of the file (Unix), which bytes alone cannot give.
+                    assert_eq!(hits.identity.is_some(), cfg!(unix));
+                    hits.identity = None;
+                }
                 if text.contains(&b'\r') && keep < usize::MAX {
                     // The bare-`\r` scans differ in context past `keep` (see stream.rs).
                     continue;

@@ -216,7 +216,13 @@ impl Session {
     /// it; for a file with several hard links that the session has not resolved yet, a
     /// name with rows in the ledger; else `real` itself.
     pub fn key_of(&self, real: &Path) -> PathBuf {
-        let Some((id, nlink)) = hashline_fs::lookup::identity(real) else {
+        self.key_of_known(real, hashline_fs::lookup::identity(real))
+    }
+
+    /// [`Session::key_of`] for a file whose identity and link count were just read (a search
+    /// that opened it: `FileHits::identity`), or are to be looked up (`None`).
+    pub fn key_of_known(&self, real: &Path, identity: Option<(FileId, u64)>) -> PathBuf {
+        let Some((id, nlink)) = identity.or_else(|| hashline_fs::lookup::identity(real)) else {
             return real.to_path_buf();
         };
         let mut aliases = self.aliases.lock().unwrap_or_else(|p| p.into_inner());

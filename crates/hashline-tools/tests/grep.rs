@@ -316,6 +316,38 @@ fn text_mode_shows_the_same_text_and_serves_every_record() {
     assert!(!edited.is_error, "{}", edited.text());
 }
 
+/// grep keys each file by the identity its search saw when it opened the file: rows a grep
+/// served through one hard-linked name serve the other name's edit, and a file that is
+/// only one name of itself stays its own.
+#[test]
+fn rows_served_through_one_hard_link_serve_the_other() {
+    let ws = Ws::new();
+    ws.file("a.txt", "one\nneedle\nthree\n");
+    ws.file("solo.txt", "needle\n");
+    if std::fs::hard_link(ws.path("a.txt"), ws.path("b.txt")).is_err() {
+        return common::skipped_here(&["rows_served_through_one_hard_link_serve_the_other"], "no hard links here");
+    }
+    let found = grep(&ws, json!({"pattern": "needle", "glob": "{a,solo}.txt"}));
+    assert_eq!(found.ptc_value()["totalMatches"], 2, "{}", found.text());
+    let anchor = |name: &str| {
+        found.ptc_value()["records"]
+            .as_array()
+            .and_then(|r| r.iter().find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name))))
+            .and_then(|r| r["anchor"].as_str())
+            .expect("record")
+            .to_owned()
+    };
+    let via_b = ws.call::<EditTool>(
+        json!({"path": "b.txt", "edits": [{"set_line": {"anchor": anchor("a.txt"), "new_text": "NEEDLE"}}]}),
+    );
+    assert!(!via_b.is_error, "{}", via_b.text());
+    assert_eq!(std::fs::read(ws.path("a.txt")).expect("read"), b"one\nNEEDLE\nthree\n");
+    let solo = ws.call::<EditTool>(
+        json!({"path": "solo.txt", "edits": [{"set_line": {"anchor": anchor("solo.txt"), "new_text": "x"}}]}),
+    );
+    assert!(!solo.is_error, "{}", solo.text());
+}
+
 /// The rows of a search that stopped at `limit` are exactly those of a full search: per
 /// file, the first matches a single-file grep returns, as many as the full counts (from
 /// `summary`) admit in path order, 10 a file above 50.

@@ -323,17 +323,27 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         }
     };
     let scoped_lines: Vec<Vec<&HitLine>> = scoped_records.iter().map(|(_, lines)| lines.iter().collect()).collect();
-    let shown_rows: Vec<(&std::path::Path, &[&HitLine])> = if scopes.is_some() {
-        scoped_records.iter().zip(&scoped_lines).map(|((path, _), lines)| (path.as_path(), lines.as_slice())).collect()
+    // With the identity each file had when the search opened it (no second look-up per
+    // file for its ledger key).
+    let shown_rows: Vec<ShownRows<'_>> = if scopes.is_some() {
+        scoped_records
+            .iter()
+            .zip(&scoped_lines)
+            .map(|((path, _), lines)| (path.as_path(), lines.as_slice(), None))
+            .collect()
     } else {
-        admitted.files.iter().map(|file| (file.hits.path.as_path(), file.lines.as_slice())).collect()
+        admitted
+            .files
+            .iter()
+            .map(|file| (file.hits.path.as_path(), file.lines.as_slice(), file.hits.identity))
+            .collect()
     };
     // The CLI's text mode drops the value: its records (one per admitted row, ~100k for an
     // unbounded search) and the card's copies of the matching lines are not built.
     let records: Vec<GrepRecord> = shown_rows
         .iter()
         .filter(|_| !ctx.text_only)
-        .flat_map(|(path, lines)| {
+        .flat_map(|(path, lines, _)| {
             let path: std::sync::Arc<str> = path.to_string_lossy().into();
             lines.iter().map(move |line| GrepRecord {
                 path: path.clone(),
@@ -346,8 +356,8 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             })
         })
         .collect();
-    for (path, lines) in &shown_rows {
-        let key = session.key_of(path);
+    for (path, lines, identity) in &shown_rows {
+        let key = session.key_of_known(path, *identity);
         session.record_served(&key, lines.iter().map(|l| (l.line, l.hash)), false);
         session.note_visible(&key, ctx);
     }
@@ -358,11 +368,11 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         matched.dedup();
         matched.len() as u64
     };
-    let returned_matches: u64 = shown_rows.iter().map(|(_, lines)| returned_of(lines)).sum();
+    let returned_matches: u64 = shown_rows.iter().map(|(_, lines, _)| returned_of(lines)).sum();
     // By path, once (a lookup per file with matches: a scan of the rows per file was
     // quadratic with many matching files).
     let mut returned_by_path: HashMap<&std::path::Path, u64> = HashMap::with_capacity(shown_rows.len());
-    for (path, lines) in &shown_rows {
+    for (path, lines, _) in &shown_rows {
         returned_by_path.entry(path).or_insert_with(|| returned_of(lines));
     }
     let files = found
@@ -411,6 +421,10 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     };
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
+
+/// A file's rows shown: its path, the rows, and its identity and link count as the search
+/// opened it (`None`: look it up).
+type ShownRows<'a> = (&'a std::path::Path, &'a [&'a HitLine], Option<(hashline_fs::FileId, u64)>);
 
 /// A single binary file target: a warning, not an error.
 fn binary_target(display: &str, summary: bool, warnings: Vec<Warning>) -> ToolOutput<GrepValue> {

@@ -106,7 +106,7 @@ mod tests {
             })
             .collect();
         lines.sort_by_key(|l| l.line);
-        FileHits { path: PathBuf::from(name), match_count: matches.len() as u64, lines, bare_cr: false }
+        FileHits { path: PathBuf::from(name), match_count: matches.len() as u64, lines, bare_cr: false, identity: None }
     }
 
     fn shape(admitted: &Admitted<'_>) -> Vec<(String, Vec<u32>, usize, usize)> {
