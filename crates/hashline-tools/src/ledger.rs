@@ -155,12 +155,21 @@ impl ServedRows {
         }
     }
 
-    fn show(&mut self, line: LineNo, hash: LineHash) {
+    /// Records that the row at `line` was shown with `hash`; whether that changed anything
+    /// (a row shown again as its newest name changes nothing).
+    fn show(&mut self, line: LineNo, hash: LineHash) -> bool {
+        if let Some(row) = self.rows.get(&line.get())
+            && row.hash == hash.value()
+            && row.names.as_slice().last() == Some(&line.get())
+        {
+            return false;
+        }
         let row = self.rows.entry(line.get()).or_default();
         if row.hash != hash.value() || row.names.is_empty() {
             *row = ServedRow { hash: hash.value(), names: Names::default() };
         }
         row.names.push(line.get());
+        true
     }
 }
 
@@ -263,11 +272,15 @@ impl Ledger {
             self.replace(path, rows);
             return;
         }
-        self.touched = true;
+        // Rows shown again exactly as recorded leave the ledger as it was (the CLI then
+        // does not serialize its session to find it unchanged).
+        let new_file = !self.files.contains_key(path.as_os_str());
         let entry = self.rows_mut(path);
+        let mut changed = new_file;
         for (line, hash) in rows {
-            entry.show(line, hash);
+            changed |= entry.show(line, hash);
         }
+        self.touched |= changed;
     }
 
     /// Records the rows of a `read` of `path`: the one view that settles names. With
@@ -390,6 +403,21 @@ mod tests {
         let loaded: Ledger = serde_json::from_str(&serde_json::to_string(&ledger).expect("json")).expect("parse");
         assert!(!loaded.touched(), "a loaded ledger holds what it was loaded from");
         assert_eq!(loaded, ledger);
+        // Rows shown again as they were recorded change nothing (a repeated grep); another
+        // hash or another row does.
+        let mut again = loaded.clone();
+        again.record(path, [row(1, "a")], false);
+        assert!(!again.touched(), "the same row again touched the ledger");
+        assert_eq!(again, ledger);
+        for (i, other) in [row(1, "b"), row(2, "a")].into_iter().enumerate() {
+            let mut changed = loaded.clone();
+            changed.record(path, [row(1, "a"), other], false);
+            assert!(changed.touched(), "row {i} changed the ledger without touching it");
+            assert_ne!(changed, ledger);
+        }
+        let mut other_file = loaded.clone();
+        other_file.record(Path::new("/w/b.txt"), [], false);
+        assert!(other_file.touched(), "a new file's entry");
     }
 
     #[test]
