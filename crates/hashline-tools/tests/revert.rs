@@ -331,3 +331,46 @@ fn a_file_made_again_by_another_program_and_lost_bytes_are_refused() {
         "Revert refused — nothing was written. The bytes kept for k.txt before <id> are gone or were altered, so the change cannot be reverted."
     );
 }
+
+/// Step 5's compare before commit: another program that writes a file after the revert's
+/// check (step 3) and before its commit makes the revert refuse, and its bytes stay; the
+/// change stands, and reverts once the file is as it left it again.
+#[test]
+fn a_file_written_between_the_check_and_the_commit_is_not_reverted() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\n");
+    ws.read("a.txt");
+    let id = change_id(&ws.edit("a.txt", set_line(1, "one", "ONE")));
+    let racing = Session::new(
+        SessionConfig::builder()
+            .root(ws.root())
+            .hook(|stage, path: &std::path::Path| {
+                if stage == Stage::BeforeCommit && path.ends_with("a.txt") {
+                    let mut file = std::fs::OpenOptions::new().append(true).open(path)?;
+                    std::io::Write::write_all(&mut file, b"appended\n")?;
+                }
+                Ok(())
+            })
+            .build(),
+    )
+    .expect("session");
+    racing.restore_changes(std::mem::take(&mut *ws.session.changes()));
+    let raced =
+        hashline_tools::execute::<EditTool>(&racing, json!({"revert": id}), &hashline_tools::CallContext::top_level());
+    refused(&ws, &raced, "change-conflict", &[("a.txt", Some(b"ONE\ntwo\nappended\n"))]);
+    assert_snapshot!(raced.text().replace(&id, "<id>"), @r"
+    Revert refused — nothing was written. Change <id> can only be reverted while its files are exactly as it left them, and another program (or a call outside this session) changed them. a.txt changed since <id>; its lines now (+ rows, anchored) against what <id> left (- rows):
+
+    @@ -1,2 +1,3 @@
+     1:322|ONE
+     2:2f4|two
+    +3:68a|appended
+
+    Decide against the current content: edit it with these LINE:HASH anchors, or leave it.
+    ");
+    ws.session.restore_changes(std::mem::take(&mut *racing.changes()));
+    std::fs::write(ws.path("a.txt"), "ONE\ntwo\n").expect("as the change left it");
+    let reverted = ws.revert(&id);
+    assert!(!reverted.is_error, "{}", reverted.text());
+    assert_eq!(ws.bytes("a.txt"), b"one\ntwo\n");
+}
