@@ -336,3 +336,25 @@ fn a_stateless_call_has_nothing_to_undo() {
     assert_eq!(dir.run(&["--stateless", "undo"], None).status.code(), Some(1));
     assert_eq!(stdout(&dir.run(&["changes"], None)), "No changes in this session.\n");
 }
+
+/// A change whose bytes are over the change log's bound on their own (a write over a file
+/// larger than 64 MiB, whose old bytes are not even read) is listed as not kept, and its
+/// undo is refused as expired, the file as written.
+#[test]
+fn a_change_over_the_bound_is_listed_as_not_kept() {
+    let dir = Dir::new();
+    let big = dir.0.path().join("big.bin");
+    // Sparse: its bytes are never read (over the bound by its size alone).
+    std::fs::File::create(&big).expect("create").set_len(65 * 1024 * 1024).expect("size");
+    let write = dir.run(&["write", "big.bin", "--content", "small\n"], None);
+    assert_eq!(write.status.code(), Some(0), "{}", String::from_utf8_lossy(&write.stderr));
+    let listed = stdout(&dir.run(&["changes"], None));
+    assert!(listed.trim_end().ends_with("write   big.bin +1 -0  (not kept: over the bound)"), "{listed}");
+    let json: Value = serde_json::from_str(&stdout(&dir.run(&["changes", "--json"], None))).expect("json");
+    assert_eq!(json[0]["kept"], false);
+    let undo = dir.run(&["--json", "undo"], None);
+    assert_eq!(undo.status.code(), Some(1));
+    let result: Value = serde_json::from_str(&stdout(&undo)).expect("json");
+    assert_eq!(result["details"]["ptcValue"]["error"]["code"], "change-expired");
+    assert_eq!(std::fs::read(&big).expect("read"), b"small\n");
+}

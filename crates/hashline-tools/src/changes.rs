@@ -78,6 +78,14 @@ pub struct ChangedFile {
     pub added: u32,
     /// Lines removed.
     pub removed: u32,
+    /// The file existed but its bytes before were not read (over the bound on their own):
+    /// `before` is absent although the change did not make the file (the change is not kept).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unread: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl ChangedFile {
@@ -85,7 +93,7 @@ impl ChangedFile {
     /// (none has it after) or `changed`.
     pub fn state(&self) -> &'static str {
         match (&self.before, &self.after) {
-            (None, _) => "made",
+            (None, _) if !self.unread => "made",
             (_, None) => "removed",
             _ => "changed",
         }
@@ -241,6 +249,7 @@ impl ChangeLog {
                 true => self.blobs.store(bytes),
                 false => Blob::of(bytes),
             };
+            let unread = matches!(file.before, Before::Unknown);
             let before = match file.before {
                 Before::Bytes(bytes) => Some(keep(bytes)),
                 Before::Absent | Before::Unknown => None,
@@ -253,6 +262,7 @@ impl ChangeLog {
                 after,
                 added: file.added,
                 removed: file.removed,
+                unread,
             });
         }
         let id = id_of(seq, &changed, known);
