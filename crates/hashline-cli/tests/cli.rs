@@ -358,3 +358,32 @@ fn a_change_over_the_bound_is_listed_as_not_kept() {
     assert_eq!(result["details"]["ptcValue"]["error"]["code"], "change-expired");
     assert_eq!(std::fs::read(&big).expect("read"), b"small\n");
 }
+
+/// Kept bytes that cannot be stored (here the change directory's name is taken by a file;
+/// a full disk alike) do not fail the edit: its undo says the bytes are gone
+/// (`change-expired`) and writes nothing.
+#[test]
+fn bytes_that_could_not_be_kept_make_the_undo_say_they_are_gone() {
+    let dir = Dir::new();
+    std::fs::write(dir.0.path().join("a.txt"), "one\n").expect("write");
+    assert_eq!(dir.run(&["read", "a.txt"], None).status.code(), Some(0));
+    let sessions = dir.1.path().join("hashline/sessions");
+    let session = std::fs::read_dir(&sessions)
+        .expect("sessions")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("the root's session file");
+    let mut taken = session.into_os_string();
+    taken.push(".changes");
+    std::fs::write(&taken, "not a directory").expect("take the name");
+    let edit = dir.run(&["edit", "a.txt", "--edits", r#"[{"set_line":{"anchor":"1:260","new_text":"ONE"}}]"#], None);
+    assert_eq!(edit.status.code(), Some(0), "{}", String::from_utf8_lossy(&edit.stderr));
+    let undo = dir.run(&["--json", "undo"], None);
+    assert_eq!(undo.status.code(), Some(1));
+    let result: Value = serde_json::from_str(&stdout(&undo)).expect("json");
+    assert_eq!(result["details"]["ptcValue"]["error"]["code"], "change-expired", "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("are gone or were altered"), "{text}");
+    assert_eq!(std::fs::read(dir.0.path().join("a.txt")).expect("read"), b"ONE\n");
+}
