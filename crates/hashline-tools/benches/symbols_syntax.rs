@@ -14,7 +14,8 @@
 //!
 //! Then issue 24's: in every language of the registry, the map of a 10k-line file (the
 //! language's acceptance sample grown by its filler declarations) beside one parse of it
-//! (target ≤ 1.5×). `LANGUAGES_ONLY=1` runs only that part.
+//! (target ≤ 1.5×). `LANGUAGES_ONLY=1` runs only that part; `SESSION_ONLY=1` only issue 23's
+//! session ratios (the syntax check after a read).
 
 mod support;
 
@@ -406,6 +407,11 @@ fn every_language_map_ratios() {
 fn main() {
     if std::env::var_os("LANGUAGES_ONLY").is_some() {
         every_language_map_ratios();
+        return;
+    }
+    // Only issue 23's session ratios (the syntax check after a read).
+    if std::env::var_os("SESSION_ONLY").is_some() {
+        c_session_ratios();
         return;
     }
     let fixture = Fixture::new();
