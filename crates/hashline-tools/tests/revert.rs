@@ -374,3 +374,31 @@ fn a_file_written_between_the_check_and_the_commit_is_not_reverted() {
     assert!(!reverted.is_error, "{}", reverted.text());
     assert_eq!(ws.bytes("a.txt"), b"one\ntwo\n");
 }
+
+/// A later change of the file whose bytes were not kept (over the bound on its own) stands
+/// on it for good: reverting the earlier change is refused, and the text says that the later
+/// one cannot be reverted either (not "revert it first").
+#[test]
+fn a_change_followed_by_one_not_kept_cannot_be_reverted() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    ws.read("a.txt");
+    let first = change_id(&ws.edit("a.txt", set_line(1, "one", "ONE")));
+    let line = "x".repeat(1023) + "\n";
+    let big = line.repeat((MAX_CHANGE_BYTES / 1024) as usize + 1);
+    let written = ws.call::<WriteTool>(json!({"path": "a.txt", "content": big}));
+    assert!(!written.is_error, "{}", written.text());
+    let later = written.ptc_value()["changeId"].as_str().expect("an id").to_owned();
+    let refusal = ws.revert(&first);
+    assert_eq!(code(&refusal), "change-superseded", "{}", refusal.text());
+    let text = refusal.text().replace(&first, "<first>").replace(&later, "<later>");
+    let head = text.lines().next().unwrap_or_default();
+    assert_eq!(
+        head,
+        "Revert refused — nothing was written. Change <first> was followed by <later> of the same file, which still stands; <later> cannot be reverted (its bytes were not kept: over the bound), so neither can <first>. a.txt changed since <first>; its lines now (+ rows, anchored) against what <first> left (- rows):"
+    );
+    assert!(text.contains("[Diff cut at 400 rows; read the file for the rest.]"), "the rows shown are bounded");
+    assert!(text.ends_with("Edit the current content instead, with these LINE:HASH anchors."), "{text}");
+    assert_eq!(std::fs::metadata(ws.path("a.txt")).expect("meta").len(), big.len() as u64);
+    assert_eq!(code(&ws.revert(&later)), "change-expired");
+}

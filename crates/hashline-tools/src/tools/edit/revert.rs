@@ -189,12 +189,19 @@ struct Moved<'a> {
 fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError {
     let log = session.changes();
     let mut later: Vec<String> = Vec::new();
+    // Later changes that stand but cannot be reverted themselves (their bytes were not kept).
+    let mut unkept: Vec<String> = Vec::new();
     let mut sections = Vec::new();
     let mut files = Vec::new();
     let mut updated = Vec::new();
     for held in moved {
-        let standing: Vec<String> =
-            log.standing_after(change, &held.file.path).into_iter().map(|c| c.id.clone()).collect();
+        let standing_changes = log.standing_after(change, &held.file.path);
+        for later in standing_changes.iter().filter(|c| !c.kept) {
+            if !unkept.contains(&later.id) {
+                unkept.push(later.id.clone());
+            }
+        }
+        let standing: Vec<String> = standing_changes.into_iter().map(|c| c.id.clone()).collect();
         let left = held.file.after.as_ref().and_then(|blob| log.load(blob).ok());
         let (rows, fresh) = changed_rows(left.as_deref(), held.now);
         if let Some(now) = held.now {
@@ -241,6 +248,21 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError
         .with_details(details);
     }
     let first = &later[0];
+    if !unkept.is_empty() {
+        return ToolError::new(
+            ErrorCode::ChangeSuperseded,
+            format!(
+                "Revert refused — nothing was written. Change {} was followed by {} of the same file{}, which still stand{}; {} cannot be reverted (its bytes were not kept: over the bound), so neither can {}. {body}\n\nEdit the current content instead, with these LINE:HASH anchors.",
+                change.id,
+                later.join(", "),
+                if moved.len() > 1 { "s" } else { "" },
+                if later.len() == 1 { "s" } else { "" },
+                unkept.join(", "),
+                change.id
+            ),
+        )
+        .with_details(details);
+    }
     ToolError::new(
         ErrorCode::ChangeSuperseded,
         format!(
