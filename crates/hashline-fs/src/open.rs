@@ -56,20 +56,28 @@ pub fn open_regular(path: &Path) -> io::Result<Opened> {
     Ok(Opened { file, len, identity })
 }
 
-/// [`ensure_regular`], and on Unix the file's identity and link count from the same `fstat`.
+/// [`ensure_regular`], and on Unix the file's identity and link count from the same `fstat`
+/// (elsewhere that look-up costs more calls than the type check: `None`).
 fn regular_identity(file: &File) -> io::Result<(u64, Option<(crate::FileId, u64)>)> {
     #[cfg(unix)]
-    {
+    let (kind, len, identity) = {
         let meta = sys::stat(sys::borrow(file))?;
-        match meta.kind {
-            sys::Kind::File => Ok((meta.size, Some((meta.id, meta.nlink)))),
-            sys::Kind::Dir => Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory")),
-            sys::Kind::Other => Err(NotRegularFile.into()),
-        }
-    }
+        (meta.kind, meta.size, Some((meta.id, meta.nlink)))
+    };
     #[cfg(not(unix))]
-    {
-        ensure_regular(file).map(|len| (len, None))
+    let (kind, len, identity) = {
+        let meta = file.metadata()?;
+        let kind = match () {
+            () if meta.is_file() => sys::Kind::File,
+            () if meta.is_dir() => sys::Kind::Dir,
+            () => sys::Kind::Other,
+        };
+        (kind, meta.len(), None)
+    };
+    match kind {
+        sys::Kind::File => Ok((len, identity)),
+        sys::Kind::Dir => Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory")),
+        sys::Kind::Other => Err(NotRegularFile.into()),
     }
 }
 
@@ -134,14 +142,7 @@ pub fn read_bounded(file: File, limit: u64, expected: u64) -> io::Result<Vec<u8>
 /// The file's length, if the handle is a regular file; a directory fails with
 /// [`io::ErrorKind::IsADirectory`], anything else with [`NotRegularFile`].
 pub fn ensure_regular(file: &File) -> io::Result<u64> {
-    let meta = file.metadata()?;
-    if meta.is_file() {
-        Ok(meta.len())
-    } else if meta.is_dir() {
-        Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"))
-    } else {
-        Err(NotRegularFile.into())
-    }
+    regular_identity(file).map(|(len, _)| len)
 }
 
 #[cfg(test)]

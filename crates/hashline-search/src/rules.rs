@@ -300,7 +300,8 @@ impl TreeRules {
             return None;
         }
         let base = self.base.as_ref()?;
-        if *base == self.root {
+        // Bytes, not components: per entry, and a root spelled otherwise only costs a copy.
+        if base.as_os_str() == self.root.as_os_str() {
             return Some(Cow::Borrowed(path));
         }
         Some(Cow::Owned(base.join(path.strip_prefix(&self.root).ok()?)))

@@ -274,8 +274,7 @@ impl Ledger {
         }
         // Rows shown again exactly as recorded leave the ledger as it was (the CLI then
         // does not serialize its session to find it unchanged).
-        let new_file = !self.files.contains_key(path.as_os_str());
-        let entry = self.rows_mut(path);
+        let (entry, new_file) = self.entry_rows(path);
         let mut changed = new_file;
         for (line, hash) in rows {
             changed |= entry.show(line, hash);
@@ -356,11 +355,17 @@ impl Ledger {
 
     /// `path`'s rows, to change (made empty when there are none).
     fn rows_mut(&mut self, path: &Path) -> &mut ServedRows {
+        self.entry_rows(path).0
+    }
+
+    /// [`Ledger::rows_mut`], and whether the file had no entry before.
+    fn entry_rows(&mut self, path: &Path) -> (&mut ServedRows, bool) {
         let key = path.as_os_str();
-        if !self.files.contains_key(key) {
+        let new = !self.files.contains_key(key);
+        if new {
             self.files.insert(key.to_owned(), Entry::default());
         }
-        self.files.get_mut(key).map(Entry::rows_mut).unwrap_or_else(|| unreachable!("inserted above"))
+        (self.files.get_mut(key).map(Entry::rows_mut).unwrap_or_else(|| unreachable!("inserted above")), new)
     }
 
     /// Forgets a file (for example after it was deleted).

@@ -340,9 +340,9 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     };
     // The CLI's text mode drops the value: its records (one per admitted row, ~100k for an
     // unbounded search) and the card's copies of the matching lines are not built.
-    let records: Vec<GrepRecord> = shown_rows
+    let in_value = if ctx.text_only { &shown_rows[..0] } else { &shown_rows[..] };
+    let records: Vec<GrepRecord> = in_value
         .iter()
-        .filter(|_| !ctx.text_only)
         .flat_map(|(path, lines, _)| {
             let path: std::sync::Arc<str> = path.to_string_lossy().into();
             lines.iter().map(move |line| GrepRecord {
@@ -371,14 +371,14 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     let returned_matches: u64 = shown_rows.iter().map(|(_, lines, _)| returned_of(lines)).sum();
     // By path, once (a lookup per file with matches: a scan of the rows per file was
     // quadratic with many matching files).
-    let mut returned_by_path: HashMap<&std::path::Path, u64> = HashMap::with_capacity(shown_rows.len());
-    for (path, lines, _) in &shown_rows {
+    // Text mode leaves the file list out, and so needs no map for it.
+    let listed = if ctx.text_only { &[][..] } else { &found.files[..] };
+    let mut returned_by_path: HashMap<&std::path::Path, u64> = HashMap::with_capacity(listed.len());
+    for (path, lines, _) in in_value {
         returned_by_path.entry(path).or_insert_with(|| returned_of(lines));
     }
-    let files = found
-        .files
+    let files = listed
         .iter()
-        .filter(|_| !ctx.text_only)
         .map(|hits| GrepFile {
             path: hits.path.to_string_lossy().into_owned(),
             matches: hits.match_count,
@@ -393,14 +393,11 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         omitted_matches: Some(found.total_matches - returned_matches),
         display_truncated: rendered.display_truncated,
     };
+    let truncated = completeness.omitted_matches != Some(0);
     let meta = if ctx.text_only {
-        MatchesMeta {
-            files: Vec::new(),
-            truncated: completeness.omitted_matches != Some(0),
-            total: found.total_matches,
-        }
+        MatchesMeta { files: Vec::new(), truncated, total: found.total_matches }
     } else {
-        matches_meta(&admitted, shown, found.total_matches, completeness.omitted_matches != Some(0))
+        matches_meta(&admitted, shown, found.total_matches, truncated)
     };
     let mut text = String::new();
     for warning in &warnings {

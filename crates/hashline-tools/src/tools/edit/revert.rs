@@ -247,31 +247,24 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError
         )
         .with_details(details);
     }
-    let first = &later[0];
-    if !unkept.is_empty() {
-        return ToolError::new(
-            ErrorCode::ChangeSuperseded,
-            format!(
-                "Revert refused — nothing was written. Change {} was followed by {} of the same file{}, which still stand{}; {} cannot be reverted (its bytes were not kept: over the bound), so neither can {}. {body}\n\nEdit the current content instead, with these LINE:HASH anchors.",
-                change.id,
-                later.join(", "),
-                if moved.len() > 1 { "s" } else { "" },
-                if later.len() == 1 { "s" } else { "" },
-                unkept.join(", "),
-                change.id
-            ),
+    // The way on: the later changes first, unless one of them cannot be reverted itself.
+    let next = if unkept.is_empty() {
+        format!("revert {} first (newest first), then {}. {body}", later[0], change.id)
+    } else {
+        format!(
+            "{} cannot be reverted (its bytes were not kept: over the bound), so neither can {}. {body}\n\nEdit the current content instead, with these LINE:HASH anchors.",
+            unkept.join(", "),
+            change.id
         )
-        .with_details(details);
-    }
+    };
     ToolError::new(
         ErrorCode::ChangeSuperseded,
         format!(
-            "Revert refused — nothing was written. Change {} was followed by {} of the same file{}, which still stand{}; revert {first} first (newest first), then {}. {body}",
+            "Revert refused — nothing was written. Change {} was followed by {} of the same file{}, which still stand{}; {next}",
             change.id,
             later.join(", "),
             if moved.len() > 1 { "s" } else { "" },
             if later.len() == 1 { "s" } else { "" },
-            change.id
         ),
     )
     .with_details(details)

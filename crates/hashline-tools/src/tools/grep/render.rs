@@ -17,10 +17,15 @@ const CLIPPED_SUFFIX: &str = "... [truncated]";
 /// A row's text cut at [`MAX_LINE_CHARS`] characters (with `... [truncated]`), and whether
 /// it was cut.
 pub(crate) fn clip_line(content: &str) -> (String, bool) {
-    match content.char_indices().nth(MAX_LINE_CHARS) {
-        Some((cut, _)) => (format!("{}{CLIPPED_SUFFIX}", &content[..cut]), true),
+    match clip_at(content) {
+        Some(cut) => (format!("{}{CLIPPED_SUFFIX}", &content[..cut]), true),
         None => (content.to_owned(), false),
     }
+}
+
+/// Where a row's content is cut at [`MAX_LINE_CHARS`] characters, if it is.
+fn clip_at(content: &str) -> Option<usize> {
+    content.char_indices().nth(MAX_LINE_CHARS).map(|(cut, _)| cut)
 }
 
 /// A rendered result.
@@ -47,7 +52,7 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
             count_file(&display, file.admitted, &file.lines, file.more, &mut unshown, &mut clipped);
             continue;
         }
-        file_rows.push(format!("--- {display} ({} matches) ---", file.admitted));
+        file_rows.push(file_header(&display, file.admitted));
         plain_rows(&display, &file.lines, &mut file_rows, &mut clipped);
         if file.more > 0 {
             file_rows.push(more_row(file.more));
@@ -64,8 +69,8 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
     matches_text(admitted, rows, unshown, clipped, limit_cut)
 }
 
-/// Counts the rows of one file that cannot show (as [`sections`] would make them: its
-/// header, [`plain_rows`], the `more` row) in `unshown`.
+/// Counts the rows of one file that cannot show (the rows [`sections`] would make: its
+/// header, [`plain_rows`], the `more` row) in `unshown`, without making the line rows.
 fn count_file(
     display: &str,
     admitted: usize,
@@ -78,42 +83,33 @@ fn count_file(
         unshown.rows += 1;
         unshown.bytes += len + 1;
     };
-    count(text_len(format_args!("--- {display} ({admitted} matches) ---")));
-    let with_context = lines.iter().any(|line| line.kind != HitKind::Match);
-    let mut previous: Option<u32> = None;
-    for line in lines {
-        let number = line.line.get();
-        if with_context && previous.is_some_and(|p| number > p + 1) {
-            count(GAP_ROW.len());
+    count(file_header(display, admitted).len());
+    each_row(lines, |row| match row {
+        Row::Gap => count(GAP_ROW.len()),
+        Row::Line(line) => {
+            let mut length = Length(0);
+            *clipped |= write_row(&mut length, display, line);
+            count(length.0);
         }
-        previous = Some(number);
-        let text = display_line(&line.content);
-        let (content, cut) = match text.char_indices().nth(MAX_LINE_CHARS) {
-            Some((at, _)) => (at + CLIPPED_SUFFIX.len(), true),
-            None => (text.len(), false),
-        };
-        *clipped |= cut;
-        // `PATH:>>LINE:HASH|content`, as `row` writes it.
-        count(display.len() + 3 + text_len(format_args!("{}", line.anchor())) + 1 + content);
-    }
+    });
     if more > 0 {
-        count(text_len(format_args!("... +{more} more matches")));
+        count(more_row(more).len());
     }
 }
 
-/// The length of formatted text, without making it.
-fn text_len(args: std::fmt::Arguments<'_>) -> usize {
-    struct Length(usize);
-    impl std::fmt::Write for Length {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            self.0 += s.len();
-            Ok(())
-        }
+/// Counts the bytes written to it.
+struct Length(usize);
+
+impl std::fmt::Write for Length {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0 += s.len();
+        Ok(())
     }
-    let mut length = Length(0);
-    // Writing to a counter cannot fail.
-    let _ = std::fmt::write(&mut length, args);
-    length.0
+}
+
+/// A file's section header.
+fn file_header(display: &str, admitted: usize) -> String {
+    format!("--- {display} ({admitted} matches) ---")
 }
 
 /// The `... +K more matches` row of a file the per-file cap cut.
@@ -125,17 +121,35 @@ pub(crate) fn more_row(more: usize) -> String {
 /// are not adjacent (as ripgrep prints it); without context every row is a match and needs
 /// no separator (issue 21 item 3).
 pub(crate) fn plain_rows(display: &str, lines: &[&HitLine], rows: &mut Vec<String>, clipped: &mut bool) {
+    each_row(lines, |row| match row {
+        Row::Gap => rows.push(GAP_ROW.to_owned()),
+        Row::Line(line) => {
+            let (row, cut) = self::row(display, line);
+            *clipped |= cut;
+            rows.push(row);
+        }
+    });
+}
+
+/// A row of a file's section: a line, or the gap between two runs.
+enum Row<'a> {
+    Gap,
+    Line(&'a HitLine),
+}
+
+/// The rows of one file's lines in order: with context rows, a gap between runs that are
+/// not adjacent (as ripgrep prints it); without context every row is a match and needs no
+/// separator (issue 21 item 3).
+fn each_row<'a>(lines: &[&'a HitLine], mut row: impl FnMut(Row<'a>)) {
     let with_context = lines.iter().any(|line| line.kind != HitKind::Match);
     let mut previous: Option<u32> = None;
     for line in lines {
         let number = line.line.get();
         if with_context && previous.is_some_and(|p| number > p + 1) {
-            rows.push(GAP_ROW.to_owned());
+            row(Row::Gap);
         }
         previous = Some(number);
-        let (row, cut) = row(display, line);
-        *clipped |= cut;
-        rows.push(row);
+        row(Row::Line(line));
     }
 }
 
@@ -145,9 +159,22 @@ pub(crate) const GAP_ROW: &str = "--";
 /// One anchored row, `PATH:>>LINE:HASH|content` (`  ` for context), and whether its
 /// content was clipped.
 pub(crate) fn row(display: &str, line: &HitLine) -> (String, bool) {
+    let mut text = String::new();
+    let cut = write_row(&mut text, display, line);
+    (text, cut)
+}
+
+/// Writes one anchored row (made by [`row`], measured past the budget); whether its content
+/// was clipped.
+fn write_row(out: &mut impl std::fmt::Write, display: &str, line: &HitLine) -> bool {
     let mark = if line.kind == HitKind::Match { ">>" } else { "  " };
-    let (content, cut) = clip_line(&display_line(&line.content));
-    (format!("{display}:{mark}{}|{content}", line.anchor()), cut)
+    let content = display_line(&line.content);
+    let cut = clip_at(&content);
+    let shown = cut.map_or(&content[..], |at| &content[..at]);
+    let suffix = if cut.is_some() { CLIPPED_SUFFIX } else { "" };
+    // Writing to a String or a counter cannot fail.
+    let _ = write!(out, "{display}:{mark}{}|{shown}{suffix}", line.anchor());
+    cut.is_some()
 }
 
 /// Rows that were counted for the budget notice but not kept (past the record cap).
