@@ -149,6 +149,16 @@ pub(crate) fn scan_reader(
     }))
 }
 
+/// [`scan_reader`] of a whole file's bytes in memory (a BOM first is skipped), which hold no
+/// bare `\r` and no NUL byte (the caller checked): the same lines as [`scan_bytes`].
+pub(crate) fn scan_clean(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> FileScan {
+    let (match_count, lines) = scan_fast(bytes, query, searcher, keep);
+    if match_count == 0 {
+        return FileScan::NoMatch;
+    }
+    FileScan::Matched(FileHits { path: PathBuf::new(), match_count, lines, bare_cr: false, identity: None })
+}
+
 /// Collects counted matches and the kept lines.
 struct Collect {
     keep: usize,

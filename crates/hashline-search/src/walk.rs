@@ -142,23 +142,74 @@ pub(crate) fn scan_file(
     searcher: &mut Searcher,
     keep: usize,
 ) -> io::Result<FileScan> {
+    scan_file_reading_whole(path, query, searcher, keep, WHOLE_READ_BYTES)
+}
+
+/// [`scan_file`], reading files of at most `whole` bytes whole (tests run both ways).
+fn scan_file_reading_whole(
+    path: &Path,
+    query: &CompiledQuery,
+    searcher: &mut Searcher,
+    keep: usize,
+    whole: u64,
+) -> io::Result<FileScan> {
     let opened = open_regular(path)?;
     let (len, identity) = (opened.len, opened.identity);
-    let mut guard = Guarded::new(opened.reader(u64::MAX));
-    let mut scan = match crate::scan::scan_reader(&mut guard, query, searcher, keep) {
-        _ if guard.binary => FileScan::Binary,
-        _ if guard.bare_cr => {
-            let mut file = guard.inner.into_inner();
-            file.seek(SeekFrom::Start(0))?;
-            scan_stream(file.take(len), query, keep)?
+    let mut scan = if len <= whole {
+        WHOLE.with_borrow_mut(|bytes| scan_whole(opened, bytes, query, searcher, keep))?
+    } else {
+        let mut guard = Guarded::new(opened.reader(u64::MAX));
+        match crate::scan::scan_reader(&mut guard, query, searcher, keep) {
+            _ if guard.binary => FileScan::Binary,
+            _ if guard.bare_cr => {
+                let mut file = guard.inner.into_inner();
+                file.seek(SeekFrom::Start(0))?;
+                scan_stream(file.take(len), query, keep)?
+            }
+            found => found?,
         }
-        found => found?,
     };
     if let FileScan::Matched(hits) = &mut scan {
         hits.path = path.to_path_buf();
         hits.identity = identity;
     }
     Ok(scan)
+}
+
+/// Files up to this length (most source files) are read whole, in one `read`, and searched
+/// as one slice: the searcher's reader path reads a BOM's worth first and then to the end, two
+/// more system calls per file.
+const WHOLE_READ_BYTES: u64 = 256 * 1024;
+
+thread_local! {
+    /// Each walk thread's buffer for files read whole.
+    static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Searches a file of at most [`WHOLE_READ_BYTES`], read whole into `bytes`, as [`Guarded`]
+/// reads one: the BOM dropped, binary at a NUL anywhere, and on a bare `\r` (one not before
+/// `\n`, or last) searched line by line on the real model ([`scan_stream`]).
+fn scan_whole(
+    opened: hashline_fs::open::Opened,
+    bytes: &mut Vec<u8>,
+    query: &CompiledQuery,
+    searcher: &mut Searcher,
+    keep: usize,
+) -> io::Result<FileScan> {
+    bytes.clear();
+    opened.reader(u64::MAX).read_to_end(bytes)?;
+    let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let mut bare = false;
+    for i in memchr::memchr2_iter(0, b'\r', text) {
+        if text[i] == 0 {
+            return Ok(FileScan::Binary);
+        }
+        bare |= text.get(i + 1) != Some(&b'\n');
+    }
+    if bare {
+        return scan_stream(&bytes[..], query, keep);
+    }
+    Ok(crate::scan::scan_clean(bytes, query, searcher, keep))
 }
 
 /// A file's bytes as the searcher reads them: the BOM dropped, and the read ended (as at
@@ -218,12 +269,15 @@ impl<R: Read> Read for Guarded<R> {
             self.after_cr = false;
             return Ok(0);
         }
-        if memchr::memchr(0, bytes).is_some() {
-            self.binary = true;
-            return Ok(0);
+        // One pass for both: a NUL anywhere makes the file binary (before any bare `\r`).
+        let mut bare = self.after_cr && bytes[0] != b'\n';
+        for i in memchr::memchr2_iter(0, b'\r', bytes) {
+            if bytes[i] == 0 {
+                self.binary = true;
+                return Ok(0);
+            }
+            bare |= bytes.get(i + 1).is_some_and(|&b| b != b'\n');
         }
-        let bare = (self.after_cr && bytes[0] != b'\n')
-            || memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1).is_some_and(|&b| b != b'\n'));
         if bare {
             self.bare_cr = true;
             return Ok(0);
@@ -495,8 +549,9 @@ mod tests {
         assert_eq!((found.total_matches, found.searched_files), (4, 2));
     }
 
-    /// The bounded read of a file finds what the scan of its bytes held whole finds: BOM,
-    /// CRLF, bare `\r` (anywhere, also last), NUL bytes (also past the first read).
+    /// The bounded read of a file, and the read of a small file whole, find what the scan of
+    /// its bytes held whole finds: BOM, CRLF, bare `\r` (anywhere, also last), NUL bytes (also
+    /// past the first read, and after a bare `\r`).
     #[test]
     fn the_bounded_read_finds_what_the_whole_bytes_scan_finds() {
         let late_nul = format!("{}beta\n\0", "beta\n".repeat(40_000));
@@ -510,6 +565,8 @@ mod tests {
             b"beta\r\nbeta\r",
             b"x\nbeta\n\nbeta\rbeta\r\nx\n",
             b"beta\n\0binary",
+            b"beta\rx\nbeta\n\0",
+            b"",
             late_nul.as_bytes(),
             late_cr.as_bytes(),
         ];
@@ -523,17 +580,22 @@ mod tests {
                 if let FileScan::Matched(hits) = &mut whole {
                     hits.path = path.clone();
                 }
-                let mut read = search_file(&path, &query, keep).expect("search");
-                if let FileScan::Matched(hits) = &mut read {
-                    // What the open saw of the file (Unix), which bytes alone cannot give.
-                    assert_eq!(hits.identity.is_some(), cfg!(unix));
-                    hits.identity = None;
+                // Read through the searcher's bounded buffer, and whole into memory.
+                for read_whole in [0, u64::MAX] {
+                    let mut read =
+                        scan_file_reading_whole(&path, &query, &mut searcher(query.context()), keep, read_whole)
+                            .expect("search");
+                    if let FileScan::Matched(hits) = &mut read {
+                        // What the open saw of the file (Unix), which bytes alone cannot give.
+                        assert_eq!(hits.identity.is_some(), cfg!(unix));
+                        hits.identity = None;
+                    }
+                    if text.contains(&b'\r') && keep < usize::MAX {
+                        // The bare-`\r` scans differ in context past `keep` (see stream.rs).
+                        continue;
+                    }
+                    assert_eq!(read, whole, "text {i} /{pattern}/ context {context} keep {keep} whole {read_whole}");
                 }
-                if text.contains(&b'\r') && keep < usize::MAX {
-                    // The bare-`\r` scans differ in context past `keep` (see stream.rs).
-                    continue;
-                }
-                assert_eq!(read, whole, "text {i} /{pattern}/ context {context} keep {keep}");
             }
         }
     }
