@@ -151,6 +151,24 @@ mod tests {
     #[cfg(unix)]
     use std::time::{Duration, Instant};
 
+    /// An opened regular file reads as any file does: only `O_NONBLOCK` is cleared, the
+    /// access mode and the other status flags are what a plain open gives.
+    #[cfg(unix)]
+    #[test]
+    fn an_opened_regular_file_has_the_flags_of_a_plain_open() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "text\n").expect("write");
+        let plain = rustix::fs::fcntl_getfl(File::open(&path).expect("open")).expect("flags");
+        let opened = open_regular(&path).expect("opened");
+        let flags = rustix::fs::fcntl_getfl(&opened.file).expect("flags");
+        assert!(!flags.contains(rustix::fs::OFlags::NONBLOCK));
+        assert_eq!(flags, plain);
+        let mut text = String::new();
+        opened.reader(u64::MAX).read_to_string(&mut text).expect("read");
+        assert_eq!(text, "text\n");
+    }
+
     #[cfg(unix)]
     fn fifo(dir: &Path) -> std::path::PathBuf {
         let path = dir.join("fifo");
