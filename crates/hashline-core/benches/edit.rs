@@ -70,6 +70,12 @@ fn edit_batch(c: &mut Criterion) {
     group.bench_function("apply_1000_edits_100k_lines", |b| {
         b.iter(|| apply(black_box(&doc), black_box(&ops), &options).expect("the batch applies"))
     });
+    // One anchored change of a large file, as a model makes most edits: the cost is the
+    // document's size, not the batch's.
+    let one = [EditOp::SetLine { anchor: anchor(&doc, LINES / 2), new_text: "let one = 1;".into(), literal: false }];
+    group.bench_function("apply_1_edit_100k_lines", |b| {
+        b.iter(|| apply(black_box(&doc), black_box(&one), &options).expect("the edit applies"))
+    });
     group.bench_function("apply_1000_edits_100k_lines_to_bytes", |b| {
         b.iter(|| {
             let outcome = apply(black_box(&doc), black_box(&ops), &options).expect("the batch applies");

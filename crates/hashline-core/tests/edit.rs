@@ -347,3 +347,23 @@ fn a_wrong_hash_is_not_called_a_change() {
         "{message}"
     );
 }
+
+/// Insertions after one line keep the batch's order, beside a change of that line and of
+/// others, before and after (the splice meets them in line order).
+#[test]
+fn insertions_after_one_line_keep_the_batch_order() {
+    each_variant(
+        "a\nb\nc\nd\n",
+        |d| {
+            vec![
+                insert(a(d, 3), "c1"),
+                set(a(d, 1), "A"),
+                insert(a(d, 1), "a1"),
+                insert(a(d, 1), "a2"),
+                insert(a(d, 3), "c2"),
+            ]
+        },
+        "A\na1\na2\nb\nc\nc1\nc2\nd\n",
+    );
+    each_variant("a\nb\n", |d| vec![insert(a(d, 2), "y"), insert(a(d, 2), "z"), set(a(d, 1), "")], "b\ny\nz\n");
+}

@@ -2,7 +2,7 @@
 //! line's bytes and terminator, gives new lines the local terminator, and records where
 //! each original line went.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use crate::document::BOM;
 use crate::{Anchor, Document, LineNo, Terminator};
@@ -208,21 +208,25 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
     }
     let n = doc.line_count();
     let is_empty_file = doc.as_bytes().len() == if doc.has_bom() { BOM.len() } else { 0 };
-    let replaced: HashMap<usize, &Splice> =
-        splices.iter().filter(|s| s.after.is_none()).map(|s| (s.start, s)).collect();
-    let mut inserts: BTreeMap<usize, Vec<&Splice>> = BTreeMap::new();
-    for s in splices {
-        if let Some(after) = s.after {
-            inserts.entry(after).or_default().push(s);
-        }
-    }
+    // The replacements by first line, and the insertions by the line they follow (in the
+    // batch's order for one line): both are met in line order, so the walk below finds each
+    // with a cursor instead of a look-up per line.
+    let mut replaced: Vec<&Splice> = splices.iter().filter(|s| s.after.is_none()).collect();
+    replaced.sort_by_key(|s| s.start);
+    let mut inserts: Vec<(usize, &Splice)> = splices.iter().filter_map(|s| Some((s.after?, s))).collect();
+    inserts.sort_by_key(|&(after, _)| after);
+    let (mut next_replaced, mut next_insert) = (0, 0);
+    let inserts_at_start = inserts.first().is_some_and(|&(after, _)| after == 0);
     let mut out: Vec<Out<'_>> = Vec::with_capacity(n + splices.len());
     let mut map = vec![None; n];
     let mut first: Option<usize> = None;
     let mut i = 0;
     while i < n {
         let last_of_step;
-        if let Some(s) = replaced.get(&i) {
+        while replaced.get(next_replaced).is_some_and(|s| s.start < i) {
+            next_replaced += 1;
+        }
+        if let Some(s) = replaced.get(next_replaced).copied().filter(|s| s.start == i) {
             first = Some(first.map_or(out.len(), |f| f.min(out.len())));
             let local = local_terminator(doc, s.start);
             let boundary = s
@@ -234,7 +238,7 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
             }
             last_of_step = s.end - 1;
             i = s.end;
-        } else if is_empty_file && inserts.contains_key(&0) {
+        } else if is_empty_file && inserts_at_start {
             // Inserting into an empty file replaces its one empty row.
             last_of_step = 0;
             i = 1;
@@ -246,7 +250,14 @@ pub(crate) fn splice(doc: &Document, splices: &[Splice]) -> (Document, ChangeMap
         } else {
             break;
         }
-        for s in inserts.get(&last_of_step).into_iter().flatten() {
+        while inserts.get(next_insert).is_some_and(|&(after, _)| after < last_of_step) {
+            next_insert += 1;
+        }
+        let at = next_insert;
+        while inserts.get(next_insert).is_some_and(|&(after, _)| after == last_of_step) {
+            next_insert += 1;
+        }
+        for &(_, s) in &inserts[at..next_insert] {
             first = Some(first.map_or(out.len(), |f| f.min(out.len())));
             let local = local_terminator(doc, last_of_step);
             let tail_unterminated = out.last().is_some_and(|o| o.terminator == Terminator::None);
