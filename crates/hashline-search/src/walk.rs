@@ -183,6 +183,8 @@ const WHOLE_READ_BYTES: u64 = 256 * 1024;
 
 thread_local! {
     /// Each walk thread's buffer for files read whole.
+    // It is `const`: clippy 1.96 says otherwise for Windows targets (see `rules.rs`).
+    #[allow(clippy::missing_const_for_thread_local)]
     static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
