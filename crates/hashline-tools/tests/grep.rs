@@ -316,6 +316,34 @@ fn text_mode_shows_the_same_text_and_serves_every_record() {
     assert!(!edited.is_error, "{}", edited.text());
 }
 
+/// A grep of many rows records them in the session while its text is made (on another
+/// thread): every row of every file is served when the call returns.
+#[test]
+fn many_rows_are_all_served_when_the_grep_returns() {
+    let ws = Ws::new();
+    let files = 450;
+    for file in 0..files {
+        let body: String = (0..12).map(|n| format!("needle {file} {n}\n")).collect();
+        ws.file(&format!("d/f{file:03}.txt"), body);
+    }
+    let session =
+        hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).stateful(true).build())
+            .expect("session");
+    let args = json!({"pattern": "needle", "limit": 100_000});
+    let found = execute::<GrepTool>(&session, args, &hashline_tools::CallContext::top_level());
+    assert!(!found.is_error, "{}", found.text());
+    let records = found.ptc_value()["records"].as_array().cloned().expect("records");
+    // Above 50 matches, 10 a file: more rows than are recorded beside the text.
+    assert_eq!(records.len(), files * 10);
+    let root = ws.root().canonicalize().expect("root");
+    let ledger = session.ledger();
+    for file in 0..files {
+        let path = root.join(format!("d/f{file:03}.txt"));
+        let served = ledger.served(&path).map_or(0, |rows| rows.len());
+        assert_eq!(served, 10, "{}", path.display());
+    }
+}
+
 /// grep keys each file by the identity its search saw when it opened the file: rows a grep
 /// served through one hard-linked name serve the other name's edit, and a file that is
 /// only one name of itself stays its own.

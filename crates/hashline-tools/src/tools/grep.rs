@@ -309,23 +309,17 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     // The rows shown, by file: the scoped rows (their own lines: a symbol's context), or
     // the admitted ones, borrowed from the search's (an unbounded search admits ~100k).
     let mut scoped_records: Vec<(std::path::PathBuf, Vec<HitLine>)> = Vec::new();
-    let (rendered, scopes) = match scope {
-        Some(GrepScope::Symbol) => {
-            let scoped = scoped::scoped(session, &admitted, shown, args.scope_context, query.context(), limit_cut);
-            warnings.extend(scoped::warnings_of(&scoped.scopes));
-            scoped_records = scoped.records;
-            (scoped.rendered, Some(scoped.scopes))
-        }
-        None => {
-            let rendered =
-                if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
-            (rendered, None)
-        }
-    };
+    let mut scoped_text = None;
+    if let Some(GrepScope::Symbol) = scope {
+        let scoped = scoped::scoped(session, &admitted, shown, args.scope_context, query.context(), limit_cut);
+        warnings.extend(scoped::warnings_of(&scoped.scopes));
+        scoped_records = scoped.records;
+        scoped_text = Some((scoped.rendered, scoped.scopes));
+    }
     let scoped_lines: Vec<Vec<&HitLine>> = scoped_records.iter().map(|(_, lines)| lines.iter().collect()).collect();
     // With the identity each file had when the search opened it (no second look-up per
     // file for its ledger key).
-    let shown_rows: Vec<ShownRows<'_>> = if scopes.is_some() {
+    let shown_rows: Vec<ShownRows<'_>> = if scoped_text.is_some() {
         scoped_records
             .iter()
             .zip(&scoped_lines)
@@ -356,11 +350,36 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             })
         })
         .collect();
-    for (path, lines, identity) in &shown_rows {
-        let key = session.key_of_known(path, *identity);
-        session.record_served(&key, lines.iter().map(|l| (l.line, l.hash)), false);
-        session.note_visible(&key, ctx);
-    }
+    let record = || {
+        for (path, lines, identity) in &shown_rows {
+            let key = session.key_of_known(path, *identity);
+            session.record_served(&key, lines.iter().map(|l| (l.line, l.hash)), false);
+            session.note_visible(&key, ctx);
+        }
+    };
+    let (rendered, scopes) = match scoped_text {
+        Some((rendered, scopes)) => {
+            record();
+            (rendered, Some(scopes))
+        }
+        None => {
+            let render =
+                || if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
+            // Many rows: they are recorded in the session on another thread while the text
+            // is made (the search's threads are done; neither reads what the other writes).
+            let rows: usize = shown_rows.iter().map(|(_, lines, _)| lines.len()).sum();
+            let rendered = if rows >= RECORD_BESIDE_ROWS {
+                std::thread::scope(|threads| {
+                    threads.spawn(record);
+                    render()
+                })
+            } else {
+                record();
+                render()
+            };
+            (rendered, None)
+        }
+    };
     // A line shown as a match in two symbol sections (nested symbols) is one match.
     let returned_of = |lines: &[&HitLine]| {
         let mut matched: Vec<u32> = lines.iter().filter(|l| l.kind == HitKind::Match).map(|l| l.line.get()).collect();
@@ -421,6 +440,9 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
 
 /// A file's rows shown: its path, the rows, and its identity and link count as the search
 /// opened it (`None`: look it up).
+/// From this many rows served on, a grep records them in the session beside making its text.
+const RECORD_BESIDE_ROWS: usize = 4096;
+
 type ShownRows<'a> = (&'a std::path::Path, &'a [&'a HitLine], Option<(hashline_fs::FileId, u64)>);
 
 /// A single binary file target: a warning, not an error.
