@@ -100,21 +100,45 @@ pub enum FileScan {
 /// kept with their context lines. `searcher` is reused across files by one thread (see
 /// the crate's walk module for its configuration).
 pub fn scan_bytes(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> FileScan {
-    if memchr::memchr(0, bytes).is_some() {
-        return FileScan::Binary;
+    match shape(bytes) {
+        Shape::Binary => FileScan::Binary,
+        Shape::BareCr => {
+            let (match_count, lines) = scan_lines(bytes, query, keep);
+            found(match_count, lines, true)
+        }
+        Shape::Clean => scan_clean(bytes, query, searcher, keep),
     }
-    let bare_cr = has_bare_cr(bytes);
-    let (match_count, lines) =
-        if bare_cr { scan_lines(bytes, query, keep) } else { scan_fast(bytes, query, searcher, keep) };
+}
+
+/// What a file's bytes hold that decides how they are searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// No NUL byte and no bare `\r`: the searcher's lines are the real ones.
+    Clean,
+    /// A `\r` not followed by `\n` (also one last), and no NUL byte.
+    BareCr,
+    /// A NUL byte anywhere.
+    Binary,
+}
+
+/// The bytes' [`Shape`], in one pass.
+pub(crate) fn shape(bytes: &[u8]) -> Shape {
+    let mut bare = false;
+    for i in memchr::memchr2_iter(0, b'\r', bytes) {
+        if bytes[i] == 0 {
+            return Shape::Binary;
+        }
+        bare |= bytes.get(i + 1) != Some(&b'\n');
+    }
+    if bare { Shape::BareCr } else { Shape::Clean }
+}
+
+/// A scan's outcome from its count and kept lines.
+fn found(match_count: u64, lines: Vec<HitLine>, bare_cr: bool) -> FileScan {
     if match_count == 0 {
         return FileScan::NoMatch;
     }
     FileScan::Matched(FileHits { path: PathBuf::new(), match_count, lines, bare_cr, identity: None })
-}
-
-/// Whether any `\r` is not followed by `\n`.
-fn has_bare_cr(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'))
 }
 
 /// The searcher's line-oriented search (no bare `\r` in the file, so its line numbers are
@@ -137,26 +161,14 @@ pub(crate) fn scan_reader(
 ) -> std::io::Result<FileScan> {
     let mut sink = Collect::new(keep, query);
     searcher.search_reader(&query.matcher, reader, &mut sink)?;
-    if sink.count == 0 {
-        return Ok(FileScan::NoMatch);
-    }
-    Ok(FileScan::Matched(FileHits {
-        path: PathBuf::new(),
-        match_count: sink.count,
-        lines: sink.lines,
-        bare_cr: false,
-        identity: None,
-    }))
+    Ok(found(sink.count, sink.lines, false))
 }
 
 /// [`scan_reader`] of a whole file's bytes in memory (a BOM first is skipped), which hold no
 /// bare `\r` and no NUL byte (the caller checked): the same lines as [`scan_bytes`].
 pub(crate) fn scan_clean(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> FileScan {
     let (match_count, lines) = scan_fast(bytes, query, searcher, keep);
-    if match_count == 0 {
-        return FileScan::NoMatch;
-    }
-    FileScan::Matched(FileHits { path: PathBuf::new(), match_count, lines, bare_cr: false, identity: None })
+    found(match_count, lines, false)
 }
 
 /// Collects counted matches and the kept lines.

@@ -13,7 +13,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 use crate::rules::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
 
 use crate::query::CompiledQuery;
-use crate::scan::{FileHits, FileScan};
+use crate::scan::{FileHits, FileScan, Shape};
 use crate::stream::scan_stream;
 use hashline_core::document::BOM;
 use hashline_fs::open::open_regular;
@@ -200,18 +200,11 @@ fn scan_whole(
 ) -> io::Result<FileScan> {
     bytes.clear();
     opened.reader(u64::MAX).read_to_end(bytes)?;
-    let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    let mut bare = false;
-    for i in memchr::memchr2_iter(0, b'\r', text) {
-        if text[i] == 0 {
-            return Ok(FileScan::Binary);
-        }
-        bare |= text.get(i + 1) != Some(&b'\n');
+    match crate::scan::shape(bytes) {
+        Shape::Binary => Ok(FileScan::Binary),
+        Shape::BareCr => scan_stream(&bytes[..], query, keep),
+        Shape::Clean => Ok(crate::scan::scan_clean(bytes, query, searcher, keep)),
     }
-    if bare {
-        return scan_stream(&bytes[..], query, keep);
-    }
-    Ok(crate::scan::scan_clean(bytes, query, searcher, keep))
 }
 
 /// A file's bytes as the searcher reads them: the BOM dropped, and the read ended (as at

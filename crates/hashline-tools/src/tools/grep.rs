@@ -438,11 +438,11 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     Ok(ToolOutput::text(value, text).with_meta(meta))
 }
 
-/// A file's rows shown: its path, the rows, and its identity and link count as the search
-/// opened it (`None`: look it up).
 /// From this many rows served on, a grep records them in the session beside making its text.
 const RECORD_BESIDE_ROWS: usize = 4096;
 
+/// A file's rows shown: its path, the rows, and its identity and link count as the search
+/// opened it (`None`: look it up).
 type ShownRows<'a> = (&'a std::path::Path, &'a [&'a HitLine], Option<(hashline_fs::FileId, u64)>);
 
 /// A single binary file target: a warning, not an error.
