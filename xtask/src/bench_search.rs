@@ -31,8 +31,10 @@ const AST_PATTERNS: &[(&str, &str)] = &[
     ("method call", "$X.unwrap()"),
     ("fn returning Result", "fn $NAME($$$ARGS) -> Result<$$$T> { $$$BODY }"),
     ("trait impl", "impl $T for $U { $$$ITEMS }"),
-    // No word at all: no file can be ruled out by a literal before parsing.
-    ("comparison, no word to pre-filter", "$A == $B"),
+    // No word: files are ruled out by the operator token `==` alone.
+    ("comparison, an operator token to pre-filter", "$A == $B"),
+    // Nothing at all to look for (single characters are not): every Rust file is parsed.
+    ("sum, nothing to pre-filter", "$A + $B"),
 ];
 
 /// The ratio SPEC §11 allows ast_search against `ast-grep run`.

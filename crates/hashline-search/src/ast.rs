@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use ast_grep_core::matcher::PatternBuilder;
+use ast_grep_core::matcher::{PatternBuilder, PatternNode};
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc, TSLanguage};
 use ast_grep_core::{Language, Pattern, PatternError};
 use hashline_core::{Document, LineNo};
@@ -152,6 +152,8 @@ pub struct AstQuery {
     /// Words of the pattern that every match holds as written (see [`pattern_words`]): a
     /// file without one of them is not parsed.
     words: Vec<memchr::memmem::Finder<'static>>,
+    /// Each language's operator tokens of the pattern (see [`pattern_tokens`]), as `words`.
+    tokens: Vec<(LanguageId, Vec<memchr::memmem::Finder<'static>>)>,
     /// The pattern repeats a metavariable: matching compares subtrees of the file.
     pub(crate) compares: bool,
 }
@@ -194,6 +196,43 @@ fn pattern_words(pattern: &str) -> Vec<String> {
     words.truncate(MAX_PREFILTER_WORDS);
     words.sort_by_key(|w| pattern.find(w));
     words.into_iter().map(str::to_owned).collect()
+}
+
+/// How many of a pattern's operator tokens the prefilter looks for in each file.
+const MAX_PREFILTER_TOKENS: usize = 2;
+
+/// The operator tokens (`==`, `->`, `::`, …) that a compiled pattern holds: anonymous
+/// leaves of two or more ASCII punctuation characters whose text is their kind's name (the
+/// grammar's literal token). Under ast-grep's `smart` strictness every leaf of a pattern
+/// must meet a node of its kind, and a node of such a kind is that text in the file; a
+/// leaf whose text is not its kind's name (an alias, a grammar's odd span) is left out,
+/// and so are single characters (nearly every file holds them). Not found: a match whose
+/// operator is a zero-width token that error recovery inserted.
+fn pattern_tokens(lang: LanguageId, pattern: &Pattern) -> Vec<String> {
+    let mut found = std::collections::BTreeSet::new();
+    operator_tokens(&pattern.node, &lang.ts_language(), &mut found);
+    let mut tokens: Vec<String> = found.into_iter().collect();
+    tokens.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    tokens.truncate(MAX_PREFILTER_TOKENS);
+    tokens
+}
+
+/// The operator tokens below `node` (see [`pattern_tokens`]).
+fn operator_tokens(node: &PatternNode, language: &TSLanguage, out: &mut std::collections::BTreeSet<String>) {
+    match node {
+        PatternNode::Terminal { text, is_named: false, kind_id } => {
+            if text.len() >= 2
+                && text.bytes().all(|b| b.is_ascii_punctuation())
+                && language.node_kind_for_id(*kind_id) == Some(text.as_str())
+            {
+                out.insert(text.clone());
+            }
+        }
+        PatternNode::Internal { children, .. } => {
+            children.iter().for_each(|child| operator_tokens(child, language, out));
+        }
+        PatternNode::Terminal { .. } | PatternNode::MetaVar { .. } => {}
+    }
 }
 
 impl AstQuery {
@@ -241,19 +280,23 @@ impl AstQuery {
             Some(lang) => patterns.iter().any(|(p, _)| *p == lang),
             None => !patterns.is_empty(),
         };
-        let words = pattern_words(pattern)
-            .into_iter()
-            .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
-            .collect();
+        let finders = |words: Vec<String>| {
+            words.into_iter().map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned()).collect::<Vec<_>>()
+        };
+        let words = finders(pattern_words(pattern));
+        let tokens =
+            patterns.iter().map(|(lang, compiled)| (*lang, finders(pattern_tokens(*lang, compiled)))).collect();
         match first_error {
             Some(err) if !usable => Err(err),
-            _ => Ok(Self { patterns, only: lang, words, compares: repeats_metavariable(pattern) }),
+            _ => Ok(Self { patterns, only: lang, words, tokens, compares: repeats_metavariable(pattern) }),
         }
     }
 
-    /// Whether a file's bytes may hold a match (they hold every word of the pattern).
-    pub(crate) fn may_match(&self, bytes: &[u8]) -> bool {
-        self.words.iter().all(|word| word.find(bytes).is_some())
+    /// Whether the bytes of a file of `lang` may hold a match (they hold every word of the
+    /// pattern and every operator token of its form in `lang`).
+    pub(crate) fn may_match(&self, lang: LanguageId, bytes: &[u8]) -> bool {
+        let tokens = self.tokens.iter().filter(|(l, _)| *l == lang).flat_map(|(_, tokens)| tokens);
+        self.words.iter().chain(tokens).all(|word| word.find(bytes).is_some())
     }
 
     /// The pattern and language for a file, by its extension.
@@ -339,8 +382,30 @@ mod tests {
         let many = pattern_words("f(a, bb, ccc, a, dddd, e, ffffff, g, hh, iii, jjjj, kkkkk)");
         assert_eq!(many, ["bb", "ccc", "dddd", "ffffff", "hh", "iii", "jjjj", "kkkkk"]);
         let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
-        assert!(query.may_match(b"fn a() { b.unwrap(); }"));
-        assert!(!query.may_match(b"fn a() { b.expect(\"\"); }"));
+        assert!(query.may_match(LanguageId::Rust, b"fn a() { b.unwrap(); }"));
+        assert!(!query.may_match(LanguageId::Rust, b"fn a() { b.expect(\"\"); }"));
+    }
+
+    #[test]
+    fn pattern_tokens_are_the_operators_of_each_language() {
+        let tokens = |pattern: &str, lang: LanguageId| {
+            let query = AstQuery::new(pattern, Some(lang)).expect("pattern");
+            let (_, compiled) = query.patterns.iter().find(|(l, _)| *l == lang).expect("compiled");
+            pattern_tokens(lang, compiled)
+        };
+        assert_eq!(tokens("$A == $B", LanguageId::Rust), ["=="]);
+        assert_eq!(tokens("$A === $B", LanguageId::TypeScript), ["==="]);
+        assert_eq!(tokens("fn $NAME($$$ARGS) -> Result<$$$T> { $$$BODY }", LanguageId::Rust), ["->"]);
+        // Single characters are not looked for.
+        assert_eq!(tokens("$X.unwrap()", LanguageId::Rust), Vec::<String>::new());
+        assert_eq!(tokens("$A + $B", LanguageId::Rust), Vec::<String>::new());
+        // The longest two.
+        assert_eq!(tokens("$A::$B($C == $D, $E != $F, $G >>= $H)", LanguageId::Rust), [">>=", "!="]);
+        // A language that reads the pattern otherwise asks for nothing of the others' files.
+        let query = AstQuery::new("$A == $B", None).expect("pattern");
+        assert!(query.may_match(LanguageId::Rust, b"fn a() -> bool { b == c }"));
+        assert!(!query.may_match(LanguageId::Rust, b"fn a() -> bool { b != c }"));
+        assert!(query.patterns.iter().any(|(lang, compiled)| pattern_tokens(*lang, compiled).is_empty()));
     }
 
     #[test]

@@ -258,7 +258,7 @@ impl FileVisitor for Worker<'_> {
             self.found.skipped_files += 1;
             return;
         };
-        if !self.query.may_match(text.as_bytes()) {
+        if !self.query.may_match(lang, text.as_bytes()) {
             self.found.searched_files += 1;
             return;
         }
@@ -388,5 +388,66 @@ mod tests {
         // Met in a walk: skipped.
         let found = ast_search(dir.path(), &query, None, 1, AstLimits::DEFAULT).expect("search");
         assert_eq!(found.searched_files, 0);
+    }
+
+    /// The files of every source text below `dir` with an extension of the registry.
+    fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("list").filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if LanguageId::from_path(&path.to_string_lossy()).is_some() {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The prefilter never rules out a file with a match: over this workspace's own sources
+    /// (and a few texts of other languages), a pattern with operator tokens finds exactly
+    /// what it finds with no prefilter at all; some files are ruled out.
+    #[test]
+    fn the_prefilter_rules_out_no_file_with_a_match() {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        for krate in ["hashline-search", "hashline-core", "hashline-tools", "hashline-syntax"] {
+            sources(&workspace.join(krate).join("src"), &mut files);
+        }
+        let texts: Vec<(String, String)> = files
+            .iter()
+            .map(|p| (p.to_string_lossy().into_owned(), std::fs::read_to_string(p).expect("read")))
+            .chain(
+                [
+                    ("a.py", "def f(a, b) -> bool:\n    return a == b or a != b\n"),
+                    ("a.ts", "const f = (a: number) => a === 1 ? a : a !== 2;\n"),
+                    ("a.c", "int f(struct s *p) { return p->x == 1 && p->y != 2; }\n"),
+                    ("a.go", "func f(a int) bool { b := a; return a == b }\n"),
+                ]
+                .map(|(p, t)| (p.to_owned(), t.to_owned())),
+            )
+            .collect();
+        let patterns = [
+            "$A == $B",
+            "$A != $B",
+            "$A::$B($$$C)",
+            "fn $F($$$A) -> $R { $$$B }",
+            "$A => $B",
+            "$A->$B",
+            "$A := $B",
+            "$A === $B",
+            "$A && $B",
+        ];
+        let (mut matched, mut ruled_out) = (0, 0);
+        for pattern in patterns {
+            let query = AstQuery::new(pattern, None).expect("pattern");
+            for (path, text) in &texts {
+                let Some((lang, compiled)) = query.for_path(Path::new(path)) else { continue };
+                let ranges = find_ranges(text, lang, compiled, query.compares, AstLimits::DEFAULT).expect("searched");
+                let may = query.may_match(lang, text.as_bytes());
+                assert!(ranges.is_empty() || may, "{pattern}: {path} has {} matches but was ruled out", ranges.len());
+                matched += usize::from(!ranges.is_empty());
+                ruled_out += usize::from(!may);
+            }
+        }
+        assert!(matched > 50 && ruled_out > 50, "matched {matched}, ruled out {ruled_out}");
     }
 }
