@@ -233,6 +233,29 @@ fn a_damaged_default_session_file_starts_a_new_session() {
     assert_eq!(env.text("notes.json"), "my notes");
 }
 
+/// `ls` and `find` neither read nor change the session: their calls leave the default
+/// session file unopened (a damaged one is not even reported, nor rewritten).
+#[test]
+fn ls_and_find_leave_the_default_session_file_unopened() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\n");
+    assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
+    let file = env.session_files().pop().expect("session file");
+    std::fs::write(&file, "{broken").expect("damage");
+    let calls: [&[&str]; 4] =
+        [&["ls"], &["find", "*.txt"], &["call", "ls", "{}"], &["call", "find", r#"{"pattern": "*"}"#]];
+    for args in calls {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("a.txt"), "{args:?}");
+        assert!(!stderr(&out).contains("starting a new session"), "{args:?}: {}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&file).expect("kept"), "{broken", "{args:?}");
+    }
+    // Any other call reads it (and finds it damaged).
+    let out = env.run(&["read", "a.txt"]);
+    assert!(stderr(&out).contains("starting a new session"), "{}", stderr(&out));
+}
+
 #[test]
 fn concurrent_cli_processes_share_the_session_without_losing_rows() {
     let env = Env::new();
