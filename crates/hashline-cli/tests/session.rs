@@ -4,7 +4,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use common::Env;
 
@@ -25,6 +26,13 @@ impl Env {
         let mut args: Vec<&str> = extra.to_vec();
         args.extend(["edit", path, "--edits", &edits]);
         self.run(&args)
+    }
+
+    /// Writes `name` with `text`, reads it (a session file is made) and returns that file.
+    fn session_after_reading(&self, name: &str, text: &str) -> PathBuf {
+        self.file(name, text);
+        assert_eq!(self.run(&["read", name]).status.code(), Some(0));
+        self.session_files().pop().expect("session file")
     }
 
     /// Every session file under the state directory.
@@ -214,9 +222,7 @@ fn rows_a_call_does_not_use_are_written_back_as_they_were_stored() {
 #[test]
 fn a_damaged_default_session_file_starts_a_new_session() {
     let env = Env::new();
-    env.file("a.txt", "alpha\n");
-    assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
-    let file = env.session_files().pop().expect("session file");
+    let file = env.session_after_reading("a.txt", "alpha\n");
     // Version 1 (rows without names) is damaged too (docs/protocol.md).
     let v1 = r#"{"version":1,"ledger":{"files":{"/x":{"rows":{"1":{"hash":968}}}}}}"#;
     for damage in ["{broken", "", "{\"version\": 99, \"ledger\": {\"files\": {}}}", v1, "\u{0}\u{1}binary"] {
@@ -234,26 +240,44 @@ fn a_damaged_default_session_file_starts_a_new_session() {
 }
 
 /// `ls` and `find` neither read nor change the session: their calls leave the default
-/// session file unopened (a damaged one is not even reported, nor rewritten).
+/// session file unopened — not locked (they finish while another process holds its lock), not
+/// loaded (a damaged one is not reported), not saved (nor rewritten). A file named with
+/// `--session` is opened whatever the call.
 #[test]
 fn ls_and_find_leave_the_default_session_file_unopened() {
     let env = Env::new();
-    env.file("a.txt", "alpha\n");
-    assert_eq!(env.run(&["read", "a.txt"]).status.code(), Some(0));
-    let file = env.session_files().pop().expect("session file");
+    let file = env.session_after_reading("a.txt", "alpha\n");
     std::fs::write(&file, "{broken").expect("damage");
+    let mut lock_path = file.clone().into_os_string();
+    lock_path.push(".lock");
+    let lock = std::fs::OpenOptions::new().read(true).write(true).open(&lock_path).expect("lock file");
+    lock.lock().expect("hold the session's lock");
     let calls: [&[&str]; 4] =
         [&["ls"], &["find", "*.txt"], &["call", "ls", "{}"], &["call", "find", r#"{"pattern": "*"}"#]];
     for args in calls {
-        let out = env.run(args);
+        let mut child = env.command(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while child.try_wait().expect("wait").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args:?} waited for the session's lock");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let out = child.wait_with_output().expect("output");
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
         assert!(String::from_utf8_lossy(&out.stdout).contains("a.txt"), "{args:?}");
         assert!(!stderr(&out).contains("starting a new session"), "{args:?}: {}", stderr(&out));
         assert_eq!(std::fs::read_to_string(&file).expect("kept"), "{broken", "{args:?}");
     }
+    drop(lock);
     // Any other call reads it (and finds it damaged).
     let out = env.run(&["read", "a.txt"]);
     assert!(stderr(&out).contains("starting a new session"), "{}", stderr(&out));
+    // A named file is opened: one that is not a session is refused, left alone.
+    std::fs::write(env.project.path().join("notes.json"), "my notes").expect("write");
+    assert_eq!(env.run(&["--session", "notes.json", "ls"]).status.code(), Some(2));
+    assert_eq!(env.text("notes.json"), "my notes");
 }
 
 #[test]

@@ -402,16 +402,13 @@ mod tests {
         }
     }
 
-    /// The prefilter never rules out a file with a match: over this workspace's own sources
-    /// (and a few texts of other languages), a pattern with operator tokens finds exactly
-    /// what it finds with no prefilter at all; some files are ruled out.
+    /// The prefilter never rules out a file with a match: over this crate's own sources (as
+    /// packaged too) and a few texts of other languages, a pattern with operator tokens finds
+    /// exactly what it finds with no prefilter at all; some files are ruled out.
     #[test]
     fn the_prefilter_rules_out_no_file_with_a_match() {
-        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut files = Vec::new();
-        for krate in ["hashline-search", "hashline-core", "hashline-tools", "hashline-syntax"] {
-            sources(&workspace.join(krate).join("src"), &mut files);
-        }
+        sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
         let texts: Vec<(String, String)> = files
             .iter()
             .map(|p| (p.to_string_lossy().into_owned(), std::fs::read_to_string(p).expect("read")))
@@ -448,6 +445,6 @@ mod tests {
                 ruled_out += usize::from(!may);
             }
         }
-        assert!(matched > 50 && ruled_out > 50, "matched {matched}, ruled out {ruled_out}");
+        assert!(matched > 40 && ruled_out > 10, "matched {matched}, ruled out {ruled_out}");
     }
 }

@@ -106,13 +106,16 @@ pub fn scan_bytes(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, 
             let (match_count, lines) = scan_lines(bytes, query, keep);
             found(match_count, lines, true)
         }
-        Shape::Clean => scan_clean(bytes, query, searcher, keep),
+        Shape::Clean => {
+            let (match_count, lines) = scan_fast(bytes, query, searcher, keep);
+            found(match_count, lines, false)
+        }
     }
 }
 
 /// What a file's bytes hold that decides how they are searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Shape {
+enum Shape {
     /// No NUL byte and no bare `\r`: the searcher's lines are the real ones.
     Clean,
     /// A `\r` not followed by `\n` (also one last), and no NUL byte.
@@ -122,7 +125,7 @@ pub(crate) enum Shape {
 }
 
 /// The bytes' [`Shape`], in one pass.
-pub(crate) fn shape(bytes: &[u8]) -> Shape {
+fn shape(bytes: &[u8]) -> Shape {
     let mut bare = false;
     for i in memchr::memchr2_iter(0, b'\r', bytes) {
         if bytes[i] == 0 {
@@ -162,13 +165,6 @@ pub(crate) fn scan_reader(
     let mut sink = Collect::new(keep, query);
     searcher.search_reader(&query.matcher, reader, &mut sink)?;
     Ok(found(sink.count, sink.lines, false))
-}
-
-/// [`scan_reader`] of a whole file's bytes in memory (a BOM first is skipped), which hold no
-/// bare `\r` and no NUL byte (the caller checked): the same lines as [`scan_bytes`].
-pub(crate) fn scan_clean(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, keep: usize) -> FileScan {
-    let (match_count, lines) = scan_fast(bytes, query, searcher, keep);
-    found(match_count, lines, false)
 }
 
 /// Collects counted matches and the kept lines.

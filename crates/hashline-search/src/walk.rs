@@ -13,7 +13,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 use crate::rules::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
 
 use crate::query::CompiledQuery;
-use crate::scan::{FileHits, FileScan, Shape};
+use crate::scan::{FileHits, FileScan};
 use crate::stream::scan_stream;
 use hashline_core::document::BOM;
 use hashline_fs::open::open_regular;
@@ -188,9 +188,9 @@ thread_local! {
     static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Searches a file of at most [`WHOLE_READ_BYTES`], read whole into `bytes`, as [`Guarded`]
-/// reads one: the BOM dropped, binary at a NUL anywhere, and on a bare `\r` (one not before
-/// `\n`, or last) searched line by line on the real model ([`scan_stream`]).
+/// Searches a file of at most [`WHOLE_READ_BYTES`], read whole into `bytes`, with
+/// [`crate::scan::scan_bytes`]: what [`Guarded`] reading it finds (the BOM dropped, binary at
+/// a NUL anywhere, a bare `\r` searched line by line on the real model).
 fn scan_whole(
     opened: hashline_fs::open::Opened,
     bytes: &mut Vec<u8>,
@@ -200,11 +200,7 @@ fn scan_whole(
 ) -> io::Result<FileScan> {
     bytes.clear();
     opened.reader(u64::MAX).read_to_end(bytes)?;
-    match crate::scan::shape(bytes) {
-        Shape::Binary => Ok(FileScan::Binary),
-        Shape::BareCr => scan_stream(&bytes[..], query, keep),
-        Shape::Clean => Ok(crate::scan::scan_clean(bytes, query, searcher, keep)),
-    }
+    Ok(crate::scan::scan_bytes(bytes, query, searcher, keep))
 }
 
 /// A file's bytes as the searcher reads them: the BOM dropped, and the read ended (as at

@@ -14,13 +14,15 @@ impl Env {
         Self { project: tempfile::tempdir().expect("project"), state: tempfile::tempdir().expect("state") }
     }
 
+    /// `hashline` with `args`, to run in the project, its state in the state directory.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hashline"));
+        command.args(args).current_dir(self.project.path()).env("XDG_STATE_HOME", self.state.path());
+        command
+    }
+
     /// Runs `hashline` with `args` in the project, its state in the state directory.
     pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_hashline"))
-            .args(args)
-            .current_dir(self.project.path())
-            .env("XDG_STATE_HOME", self.state.path())
-            .output()
-            .expect("run hashline")
+        self.command(args).output().expect("run hashline")
     }
 }
