@@ -70,7 +70,16 @@ impl<'r> Journal<'r> {
             }
             std::thread::sleep(std::time::Duration::from_micros(200));
         }
-        Ok(Held { dir: self.open(true)?, _lock: lock })
+        // Made and opened again if it vanished in between (see [`REMADE`]): while this
+        // holds the lock, no tidy can ask for the new one's removal.
+        let mut remade = 0;
+        let dir = loop {
+            match self.open(true) {
+                Err(err) if err.kind() == io::ErrorKind::NotFound && remade < REMADE => remade += 1,
+                opened => break opened?,
+            }
+        };
+        Ok(Held { dir, _lock: lock })
     }
 
     /// A new open file description of the root directory, to lock (each holder and tidy
@@ -143,6 +152,15 @@ impl<'r> Journal<'r> {
 /// How long [`Journal::hold`] waits for the root's lock (a tidy holds it for one `rmdir`).
 const HOLD_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How many times a held journal directory that vanished before anything was put in it is
+/// made again. The lock keeps hashline's own tidies off a held directory, but not every
+/// removal: where a directory goes only when its last handle closes (Wine, FAT volumes), a
+/// tidy's removal asked for before the hold completes whenever another handle on it closes,
+/// and another program may remove the empty directory at any time. Each such removal takes
+/// a directory nothing is in yet, so the commit starts again from the directory, nothing
+/// touched; a few tries outlast any removal that is not a program doing it in a loop.
+const REMADE: usize = 8;
+
 /// The journal directory, held (see [`Journal::hold`]).
 pub(crate) struct Held {
     dir: Handle,
@@ -179,17 +197,8 @@ pub(crate) fn commit_group(
         })
         .collect();
     let record = Record { pid: std::process::id(), entries };
-    // The directory is held (another commit's tidy leaves it) until the record is in it.
-    let jdir = journal.hold().map_err(|err| (0, journal_failed(err)))?;
     let bytes = record::encode(key::key(), root, &id, &record);
-    let (record_file, prep) = match write_record(jdir.dir(), &id, &bytes) {
-        Ok(written) => written,
-        Err(err) => {
-            drop(jdir);
-            journal.tidy();
-            return Err((0, journal_failed(err)));
-        }
-    };
+    let (jdir, record_file, prep) = hold_and_write(journal, &id, &bytes).map_err(|err| (0, journal_failed(err)))?;
     let dirs: Vec<HandleRef<'_>> = members.iter().map(|m| sys::borrow(&m.target.dir)).collect();
     let group = Group { jdir: jdir.dir(), members, record: &record, record_file: &record_file, id: &id, dirs: &dirs };
     let result = group.run(&id, &prep, hook);
@@ -203,11 +212,6 @@ pub(crate) fn commit_group(
     result
 }
 
-/// Writes the group's record as `<id>.prep`, locked, written and synced before its name
-/// appears (an unnamed file linked into place), so that a recovery never finds a live
-/// commit's record unlocked: the lock tells live from dead. Where unnamed files cannot be
-/// linked here (the portable backend), the record is made under its name and locked at
-/// once; a recovery in between finds it empty and new, and leaves it as a live one.
 /// A failure of the journal's own files (the directory, the record): reported against the
 /// group's first file, so a name the journal lost must not read as that file missing.
 fn journal_failed(err: io::Error) -> CommitError {
@@ -219,33 +223,88 @@ fn journal_failed(err: io::Error) -> CommitError {
     }
 }
 
-fn write_record(jdir: HandleRef<'_>, id: &str, bytes: &[u8]) -> io::Result<(File, String)> {
+/// Holds the journal directory (another commit's tidy leaves it) and puts the group's record
+/// in it as `<id>.prep`: locked, written and synced before its name appears (an unnamed file
+/// linked into place), so that a recovery never finds a live commit's record unlocked: the
+/// lock tells live from dead. Where unnamed files cannot be linked here (the portable
+/// backend, Windows), the record is made under its name and locked at once; a recovery in
+/// between finds it empty and new, and leaves it as a live one.
+///
+/// A directory that vanished before the record was named in it is made again (see
+/// [`REMADE`]), and a record already written and synced is linked into the new one as it is
+/// (still locked): only the link is tried again, not the sync, whose time a removal would
+/// otherwise hit every time.
+fn hold_and_write(journal: &Journal<'_>, id: &str, bytes: &[u8]) -> io::Result<(Held, File, String)> {
     let name = format!("{id}.prep");
-    let unnamed = sys::unnamed_file(jdir, 0o600)?;
-    // Whether the name is ours to remove if a step fails.
-    let mut named = unnamed.is_none();
-    let mut file = match unnamed {
-        Some(file) => file,
-        None => File::from(sys::open_at(jdir, name.as_ref(), Open::CreateNew(0o600))?),
-    };
-    let result = (|| {
-        sys::lock(sys::borrow(&file))?;
-        file.write_all(bytes)?;
-        crate::sys::sync_all(&file)?;
-        if !named {
-            crate::sys::link_unnamed(&file, jdir, name.as_str())?;
-            named = true;
+    let mut unnamed: Option<File> = None;
+    let mut remade = 0;
+    loop {
+        let jdir = journal.hold()?;
+        let placed = match unnamed.take() {
+            Some(file) => name_record(file, jdir.dir(), &name),
+            None => write_record(jdir.dir(), &name, bytes),
+        };
+        let err = match placed {
+            Ok(file) => return Ok((jdir, file, name)),
+            Err((left, err)) => {
+                unnamed = left;
+                err
+            }
+        };
+        // Removed from under the record: `ENOENT`, or `EPERM` from Linux's `O_TMPFILE`.
+        let vanished = err.kind() == io::ErrorKind::NotFound
+            || !sys::still_named(journal.root.handle(), JOURNAL_DIR.as_ref(), jdir.dir());
+        drop(jdir);
+        journal.tidy();
+        match vanished {
+            false => return Err(err),
+            true if remade == REMADE => return Err(io::Error::new(io::ErrorKind::NotFound, err)),
+            true => remade += 1,
         }
-        crate::sys::sync_dir(jdir)?;
-        Ok(())
-    })();
-    if let Err(err) = result {
-        if named {
-            let _ = sys::remove_at(jdir, name.as_ref());
-        }
-        return Err(err);
     }
-    Ok((file, name))
+}
+
+/// What a failed placing of the record leaves: the record, written, synced and locked but
+/// named nowhere, to link elsewhere; or nothing (any name it had removed).
+type Unplaced = (Option<File>, io::Error);
+
+/// Makes, locks, writes and syncs the record `name` in `jdir` (see [`hold_and_write`]).
+fn write_record(jdir: HandleRef<'_>, name: &str, bytes: &[u8]) -> Result<File, Unplaced> {
+    let unnamed = sys::unnamed_file(jdir, 0o600).map_err(|err| (None, err))?;
+    let write = |mut file: &File| -> io::Result<()> {
+        sys::lock(sys::borrow(file))?;
+        file.write_all(bytes)?;
+        crate::sys::sync_all(file)
+    };
+    match unnamed {
+        Some(file) => match write(&file) {
+            Ok(()) => name_record(file, jdir, name),
+            Err(err) => Err((None, err)),
+        },
+        None => {
+            let file =
+                File::from(sys::open_at(jdir, name.as_ref(), Open::CreateNew(0o600)).map_err(|err| (None, err))?);
+            match write(&file).and_then(|()| crate::sys::sync_dir(jdir)) {
+                Ok(()) => Ok(file),
+                Err(err) => {
+                    let _ = sys::remove_at(jdir, name.as_ref());
+                    Err((None, err))
+                }
+            }
+        }
+    }
+}
+
+/// Links the written record `file` into `jdir` as `name` and syncs the directory.
+fn name_record(file: File, jdir: HandleRef<'_>, name: &str) -> Result<File, Unplaced> {
+    if let Err(err) = crate::sys::link_unnamed(&file, jdir, name) {
+        return Err((Some(file), err));
+    }
+    if let Err(err) = crate::sys::sync_dir(jdir) {
+        let _ = sys::remove_at(jdir, name.as_ref());
+        return Err((None, err));
+    }
+    Ok(file)
 }
 
 struct Group<'a> {
@@ -551,10 +610,9 @@ mod tests {
     fn a_live_commits_record_stays_and_an_unreadable_one_is_reported() {
         let (dir, root) = scratch_root();
         let journal = Journal::new(&root);
-        let jdir = journal.hold().expect("the journal");
         let record = Record { pid: std::process::id(), entries: Vec::new() };
         let bytes = record::encode(key::key(), root.path(), "0123abcd", &record);
-        let (file, name) = write_record(jdir.dir(), "0123abcd", &bytes).expect("the record");
+        let (jdir, file, name) = hold_and_write(&journal, "0123abcd", &bytes).expect("the record");
         let path = dir.path().join(JOURNAL_DIR).join(&name);
         let listed: Vec<_> =
             std::fs::read_dir(dir.path().join(JOURNAL_DIR)).unwrap().map(|e| e.unwrap().file_name()).collect();
