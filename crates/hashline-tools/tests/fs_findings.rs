@@ -466,7 +466,7 @@ fn scopeguard(path: &Path) -> impl Drop + '_ {
 /// one, 90 in one CI run.) Another program removes the empty directory every 2 ms besides,
 /// as a tidy's removal does under Wine after the tidy let its lock go: a group's commit
 /// whose directory vanished before its record was in it starts over (without that, 10 runs
-/// of 10 failed here; under Wine one run in about 25 did, with the tidies alone).
+/// of 10 failed here; under Wine 5 runs in 256 did, with the tidies alone).
 #[test]
 fn commits_survive_the_journal_directory_being_removed_under_them() {
     let dir = tempfile::tempdir().expect("tempdir");
