@@ -2,194 +2,20 @@
 //! the line numbers it was shown under (a row keeps its names when our own edits move
 //! it, so an anchor from before an edit still finds its line).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use hashline_core::edit::Resolution;
-use hashline_core::{Anchor, LineHash, LineNo};
+use hashline_core::{LineHash, LineNo};
 use serde::{Deserialize, Serialize};
 
 mod entry;
+mod rows;
 mod rows_text;
 
 use entry::Entry;
-
-/// How many line numbers a row remembers being shown under.
-const MAX_NAMES: usize = 4;
-
-/// One row as the model knows it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ServedRow {
-    /// The hash shown (`0..4096`).
-    pub hash: u16,
-    /// The line numbers it was shown under, oldest first.
-    pub names: Names,
-}
-
-/// The line numbers a row was shown under, oldest first: at most four, kept inline (a
-/// session holds one per row shown, and a CLI call loads them all).
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-pub struct Names {
-    len: u8,
-    lines: [u32; MAX_NAMES],
-}
-
-impl Names {
-    /// The names, oldest first.
-    pub fn as_slice(&self) -> &[u32] {
-        &self.lines[..usize::from(self.len)]
-    }
-
-    /// Whether the row has no name left.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Adds `line` as the newest name (moving it there when present). When there are more
-    /// than four, the second-oldest goes: the oldest is the name of the view the model
-    /// planned from (a read), which must not be lost to the rows of later results, or an
-    /// anchor from that read could fall through to a look-alike at its number.
-    fn push(&mut self, line: u32) {
-        self.retain(|n| n != line);
-        if usize::from(self.len) == MAX_NAMES {
-            self.lines.copy_within(2.., 1);
-            self.len -= 1;
-        }
-        self.lines[usize::from(self.len)] = line;
-        self.len += 1;
-    }
-
-    /// Keeps the names for which `keep` holds, in order.
-    fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
-        let mut kept = 0;
-        for i in 0..usize::from(self.len) {
-            let line = self.lines[i];
-            if keep(line) {
-                self.lines[kept] = line;
-                kept += 1;
-            }
-        }
-        // `kept` ≤ `len` ≤ MAX_NAMES, so it fits.
-        self.len = kept as u8;
-    }
-
-    /// Exactly one name, `line`.
-    fn only(line: u32) -> Self {
-        let mut names = Names::default();
-        names.push(line);
-        names
-    }
-}
-
-impl std::fmt::Debug for Names {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.as_slice()).finish()
-    }
-}
-
-impl<'a> FromIterator<&'a u32> for Names {
-    fn from_iter<I: IntoIterator<Item = &'a u32>>(iter: I) -> Self {
-        let mut names = Names::default();
-        for line in iter {
-            names.push(*line);
-        }
-        names
-    }
-}
-
-/// Rows shown to the model for one file, by their current line number.
-///
-/// Serialised as one string of `<line>:<hashes>` segments (the CLI's session file,
-/// version 3; docs/protocol.md) rather than an object per row: a CLI call loads every row
-/// of its session before it does anything else. The object per row of version 2 is still
-/// read.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ServedRows {
-    rows: BTreeMap<u32, ServedRow>,
-}
-
-impl ServedRows {
-    /// The hash shown for the row now at `line`, if it was shown.
-    pub fn hash_at(&self, line: LineNo) -> Option<LineHash> {
-        self.rows.get(&line.get()).and_then(|r| LineHash::from_value(r.hash))
-    }
-
-    /// An index from what the model was shown (`LINE:HASH`) to the current lines shown
-    /// that way, for resolving many anchors quickly.
-    pub fn index(&self) -> ServedIndex {
-        let mut by_name: HashMap<(u32, u16), Vec<LineNo>> = HashMap::new();
-        for (line, row) in &self.rows {
-            if let Some(current) = LineNo::new(*line) {
-                for name in row.names.as_slice() {
-                    by_name.entry((*name, row.hash)).or_default().push(current);
-                }
-            }
-        }
-        ServedIndex { by_name }
-    }
-
-    /// Which current line an anchor names, by what the model was shown (see
-    /// [`ServedIndex::resolve`]).
-    pub fn resolve(&self, anchor: Anchor) -> Resolution {
-        self.index().resolve(anchor)
-    }
-
-    /// Number of rows recorded.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Whether no row is recorded.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// A read supersedes older views: a row it showed as `LINE:HASH` is what that anchor
-    /// names from now on, so every other row loses the name `LINE` it had under that hash
-    /// (an anchor the model takes from a fresh read must not stay ambiguous).
-    /// `shown` is sorted (a binary search costs less than hashing every name).
-    fn supersede(&mut self, shown: &[(u32, u16)]) {
-        for (line, row) in &mut self.rows {
-            row.names.retain(|name| name == *line || shown.binary_search(&(name, row.hash)).is_err());
-        }
-    }
-
-    /// Records that the row at `line` was shown with `hash`; whether that changed anything
-    /// (a row shown again as its newest name changes nothing).
-    fn show(&mut self, line: LineNo, hash: LineHash) -> bool {
-        if let Some(row) = self.rows.get(&line.get())
-            && row.hash == hash.value()
-            && row.names.as_slice().last() == Some(&line.get())
-        {
-            return false;
-        }
-        let row = self.rows.entry(line.get()).or_default();
-        if row.hash != hash.value() || row.names.is_empty() {
-            *row = ServedRow { hash: hash.value(), names: Names::default() };
-        }
-        row.names.push(line.get());
-        true
-    }
-}
-
-/// What the model was shown, by `LINE:HASH` (see [`ServedRows::index`]).
-#[derive(Clone, Debug, Default)]
-pub struct ServedIndex {
-    by_name: HashMap<(u32, u16), Vec<LineNo>>,
-}
-
-impl ServedIndex {
-    /// Which current line an anchor names: the row that was shown as `LINE` with that
-    /// hash. `Unknown` when none was, `Ambiguous` when several were (lines moved).
-    pub fn resolve(&self, anchor: Anchor) -> Resolution {
-        match self.by_name.get(&(anchor.line.get(), anchor.hash.value())).map(Vec::as_slice) {
-            None | Some([]) => Resolution::Unknown,
-            Some([line]) => Resolution::Known(*line),
-            Some(lines) => Resolution::Ambiguous(lines.to_vec()),
-        }
-    }
-}
+use rows::MAX_NAMES;
+pub use rows::{Names, ServedIndex, ServedRow, ServedRows};
 
 /// Per-file served rows, keyed by the file's resolved (symlink-free) path.
 ///
@@ -275,11 +101,8 @@ impl Ledger {
         // Rows shown again exactly as recorded leave the ledger as it was (the CLI then
         // does not serialize its session to find it unchanged).
         let (entry, new_file) = self.entry_rows(path);
-        let mut changed = new_file;
-        for (line, hash) in rows {
-            changed |= entry.show(line, hash);
-        }
-        self.touched |= changed;
+        let changed = entry.show_all(rows.into_iter().map(|(line, hash)| (line.get(), hash.value())));
+        self.touched |= changed || new_file;
     }
 
     /// Records the rows of a `read` of `path`: the one view that settles names. With
@@ -295,11 +118,8 @@ impl Ledger {
         }
         self.touched = true;
         let entry = self.rows_mut(path);
-        let mut shown = Vec::new();
-        for (line, hash) in rows {
-            entry.show(line, hash);
-            shown.push((line.get(), hash.value()));
-        }
+        let mut shown: Vec<(u32, u16)> = rows.into_iter().map(|(line, hash)| (line.get(), hash.value())).collect();
+        entry.show_all(shown.iter().copied());
         shown.sort_unstable();
         shown.dedup();
         entry.supersede(&shown);
@@ -313,11 +133,11 @@ impl Ledger {
         self.touched = true;
         // Built in one pass (the rows come in line order; of two for one line, the later
         // one stays, as `show` does).
-        let rows = rows
-            .into_iter()
-            .map(|(line, hash)| (line.get(), ServedRow { hash: hash.value(), names: Names::only(line.get()) }))
-            .collect();
-        self.files.insert(path.as_os_str().to_owned(), Entry::Rows(ServedRows { rows }));
+        let rows = ServedRows::from_rows(
+            rows.into_iter()
+                .map(|(line, hash)| (line.get(), ServedRow { hash: hash.value(), names: Names::only(line.get()) })),
+        );
+        self.files.insert(path.as_os_str().to_owned(), Entry::Rows(rows));
     }
 
     /// After our own edit of `path`: rows that survived move to their new lines with their
@@ -332,15 +152,10 @@ impl Ledger {
     {
         self.touched = true;
         let entry = self.rows_mut(path);
-        let old = std::mem::take(&mut entry.rows);
-        for (from, to) in moved {
-            if let Some(row) = old.get(&from.get()) {
-                entry.rows.insert(to.get(), row.clone());
-            }
-        }
-        for (line, hash) in fresh {
-            entry.show(line, hash);
-        }
+        let old = std::mem::take(entry);
+        *entry =
+            ServedRows::from_rows(moved.into_iter().filter_map(|(from, to)| Some((to.get(), old.get(from.get())?))));
+        entry.show_all(fresh.into_iter().map(|(line, hash)| (line.get(), hash.value())));
     }
 
     /// What was served for `path`.
@@ -378,6 +193,8 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hashline_core::Anchor;
+    use hashline_core::edit::Resolution;
 
     fn row(line: u32, text: &str) -> (LineNo, LineHash) {
         (LineNo::new(line).expect("line"), LineHash::of(text.as_bytes()))

@@ -61,7 +61,7 @@ impl Entry {
 /// Stored rows, which were checked when loaded. Should they not decode all the same, the
 /// file counts as not shown: its edits are refused (`file-not-read`), never misplaced.
 fn decode(text: &str) -> ServedRows {
-    rows_text::from_text(text).map(|rows| ServedRows { rows }).unwrap_or_default()
+    rows_text::from_text(text).unwrap_or_default()
 }
 
 impl PartialEq for Entry {

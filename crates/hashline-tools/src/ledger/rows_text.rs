@@ -22,7 +22,7 @@ use super::{MAX_NAMES, Names, ServedRow, ServedRows};
 
 impl Serialize for ServedRows {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&to_text(&self.rows))
+        serializer.serialize_str(&to_text(self))
     }
 }
 
@@ -36,7 +36,7 @@ pub(super) fn legacy<'de, A: MapAccess<'de>>(map: A) -> Result<ServedRows, A::Er
         }
         rows.push((line, ServedRow { hash: row.hash, names: row.names.iter().collect() }));
     }
-    Ok(ServedRows { rows: rows.into_iter().collect() })
+    Ok(ServedRows::from_rows(rows))
 }
 
 /// Hashes are twelve bits.
@@ -55,11 +55,11 @@ struct LegacyRow {
 }
 
 /// The string for `rows` (format in the module's documentation).
-pub(super) fn to_text(rows: &BTreeMap<u32, ServedRow>) -> String {
+pub(super) fn to_text(rows: &ServedRows) -> String {
     let mut out = String::with_capacity(rows.len() * 3 + 16);
     // The line that would continue the current run of rows named only by their line.
     let mut continues = None;
-    for (&line, row) in rows {
+    for (line, row) in rows.iter() {
         debug_assert!(row.hash <= MAX_HASH, "hashes are twelve bits");
         let plain = row.names.as_slice() == [line];
         if !(plain && continues == Some(line)) {
@@ -94,13 +94,13 @@ fn push_hex3(out: &mut String, hash: u16) {
 }
 
 /// The rows a string holds, or what is wrong with it.
-pub(super) fn from_text(text: &str) -> Result<BTreeMap<u32, ServedRow>, String> {
+pub(super) fn from_text(text: &str) -> Result<ServedRows, String> {
     // Three digits a row at most; bounded so that a hostile file asks for memory only as
     // its rows are read (a 256 MiB string would otherwise reserve ~2.4 GB up front).
     let mut rows = Vec::with_capacity((text.len() / 3).min(1 << 16));
     parse(text, |line, row| rows.push((line, row)))?;
     // Like inserting in order: of two entries for one line, the later one stays.
-    Ok(rows.into_iter().collect())
+    Ok(ServedRows::from_rows(rows))
 }
 
 /// Whether `text` reads as rows (what [`from_text`] would say of it), without building
@@ -190,26 +190,24 @@ mod tests {
 
     #[test]
     fn runs_of_plain_rows_are_one_segment_and_other_rows_list_their_names() {
-        let rows: BTreeMap<u32, ServedRow> = [
+        let rows = ServedRows::from_rows([
             (1, row(0x3c8, &[1])),
             (2, row(0xbdc, &[2])),
             (3, row(0x589, &[2, 3])),
             (4, row(0x00a, &[4])),
             (6, row(0xfff, &[6])),
             (7, row(0x001, &[])),
-        ]
-        .into_iter()
-        .collect();
+        ]);
         let text = to_text(&rows);
         assert_eq!(text, "1:3c8bdc 3:589@2,3 4:00a 6:fff 7:001@");
         assert_eq!(from_text(&text), Ok(rows));
-        assert_eq!(from_text(""), Ok(BTreeMap::new()));
-        assert_eq!(to_text(&BTreeMap::new()), "");
+        assert_eq!(from_text(""), Ok(ServedRows::default()));
+        assert_eq!(to_text(&ServedRows::default()), "");
     }
 
     #[test]
     fn a_big_view_round_trips() {
-        let rows: BTreeMap<u32, ServedRow> = (1..=10_000u32).map(|l| (l, row((l * 7 % 4096) as u16, &[l]))).collect();
+        let rows = ServedRows::from_rows((1..=10_000u32).map(|l| (l, row((l * 7 % 4096) as u16, &[l]))));
         let text = to_text(&rows);
         assert_eq!(text.len(), "1:".len() + 30_000);
         assert_eq!(from_text(&text), Ok(rows));
@@ -240,7 +238,7 @@ mod tests {
     fn version_2_objects_are_read_and_hashes_over_twelve_bits_refused() {
         let legacy = r#"{"rows":{"9":{"hash":1,"names":[9]},"2":{"hash":2,"names":[1,2]}}}"#;
         let rows: ServedRows = serde_json::from_str(legacy).expect("v2");
-        assert_eq!(rows.rows.get(&2), Some(&row(2, &[1, 2])));
+        assert_eq!(rows.get(2), Some(row(2, &[1, 2])));
         assert_eq!(serde_json::to_string(&rows).expect("v3"), r#""2:002@1,2 9:001""#);
         let over = r#"{"rows":{"1":{"hash":4096,"names":[1]}}}"#;
         assert!(serde_json::from_str::<ServedRows>(over).is_err());
