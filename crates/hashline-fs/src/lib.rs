@@ -29,6 +29,7 @@
 
 pub mod atomic;
 mod error;
+pub mod heap;
 pub mod journal;
 pub mod lookup;
 pub mod open;

@@ -24,6 +24,14 @@ pub(super) fn open_beneath(dir: HandleRef<'_>, rel: &Path, how: Open) -> Option<
     }
 }
 
+/// `malloc_trim(0)`: every glibc arena's free memory back to the system.
+#[cfg(target_env = "gnu")]
+pub(super) fn trim_heap() {
+    // SAFETY: `malloc_trim` takes no pointer and touches only the allocator's free chunks,
+    // under each arena's lock: any thread may call it at any time.
+    unsafe { libc::malloc_trim(0) };
+}
+
 /// Whether `/proc/self/fd` can link an unnamed temporary file into place.
 fn proc_fd_usable() -> bool {
     static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();

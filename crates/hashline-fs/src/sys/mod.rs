@@ -49,6 +49,13 @@ pub(crate) use os::{
 #[cfg(windows)]
 pub(crate) use os::is_plain_name;
 
+/// Gives the allocator's free memory back to the system, where the allocator keeps it
+/// (glibc: each thread's arena).
+pub(crate) fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    linux::trim_heap();
+}
+
 /// Whether `name` in `dir` still names the open file `of`, which has not lost its last
 /// name meanwhile (removed while held open, Windows lists it until the last handle
 /// closes): what an open by name found may have been renamed or removed since.
