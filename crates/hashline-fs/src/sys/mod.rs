@@ -63,11 +63,21 @@ pub(crate) fn trim_heap() {
 /// `of` must have been opened from a name in `dir`: both are then on `dir`'s file system (a
 /// rename cannot leave it), and on Windows only the file numbers are compared — Wine
 /// reports volume serial 0 for a handle whose file was renamed after it was opened.
+///
+/// On Unix the held file must also still have a link: Linux's `rmdir` and `unlink` drop the
+/// count before they take the name out of the directory cache, so a look-up in between
+/// can find the name leading to the file just removed. (A group commit's record, made in
+/// a journal directory another program had just removed, failed with `EPERM` — ext4's
+/// answer for a file made in a removed directory — rather than being made again in a new
+/// directory: this check, run in that window, is how it can have found the directory
+/// still named.)
 pub(crate) fn still_named(dir: HandleRef<'_>, name: &std::ffi::OsStr, of: HandleRef<'_>) -> bool {
-    let same_file = |named: Meta, held: Meta| named.id.ino == held.id.ino && (cfg!(windows) || named.id == held.id);
+    let same_file = |named: Meta, held: Meta| {
+        named.id.ino == held.id.ino && (cfg!(windows) || (named.id == held.id && held.nlink > 0))
+    };
     let same = stat_at(dir, name).ok().zip(stat(of).ok()).is_some_and(|(named, held)| same_file(named, held));
-    // A file found under a name has a link on Unix; Windows lists one removed while a handle
-    // holds it (delete pending) until the last handle closes.
+    // Windows lists a file removed while a handle holds it (delete pending) until the last
+    // handle closes, with its link count unchanged.
     #[cfg(windows)]
     let same = same && os::removal_pending(of).is_ok_and(|pending| !pending);
     same
