@@ -255,6 +255,8 @@ fn hold_and_write(journal: &Journal<'_>, id: &str, bytes: &[u8]) -> io::Result<(
     let mut remade = 0;
     loop {
         let jdir = journal.hold()?;
+        #[cfg(test)]
+        tests::another_program_removes_it(journal);
         let placed = match unnamed.take() {
             Some(file) => name_record(file, jdir.dir(), &name),
             None => write_record(jdir.dir(), &name, bytes),
@@ -566,6 +568,60 @@ fn remove_dead_temp(journal: &Journal<'_>, jdir: HandleRef<'_>, name: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// How many of this thread's next group commits find their held journal directory
+        /// removed by another program before they put their record in it ...
+        static REMOVALS: Cell<usize> = const { Cell::new(0) };
+        /// ... and how many times a group commit held the directory.
+        static HOLDS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// [`hold_and_write`]'s seam: another program removes the held directory (as one may,
+    /// heeding no lock) while [`REMOVALS`] says so.
+    pub(super) fn another_program_removes_it(journal: &Journal<'_>) {
+        HOLDS.set(HOLDS.get() + 1);
+        if REMOVALS.get() > 0 {
+            REMOVALS.set(REMOVALS.get() - 1);
+            sys::remove_dir_at(journal.root.handle(), JOURNAL_DIR.as_ref()).expect("the empty directory removed");
+        }
+    }
+
+    /// docs/protocol.md: a group commit whose held journal directory vanished before its
+    /// record was in it makes it again and starts over, up to 8 times; after that it fails
+    /// with the record gone missing, nothing left behind.
+    #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Wine removes a directory held open only when its last handle closes, and files can still be made in it until then"
+    )]
+    fn a_group_makes_a_removed_journal_again_up_to_eight_times() {
+        let (dir, root) = scratch_root();
+        let journal = Journal::new(&root);
+        let record = Record { pid: std::process::id(), entries: Vec::new() };
+        let bytes = record::encode(key::key(), root.path(), "0123abcd", &record);
+        // Removed once: made again, and the record is in the new directory.
+        REMOVALS.set(1);
+        HOLDS.set(0);
+        let (jdir, file, name) = hold_and_write(&journal, "0123abcd", &bytes).expect("made again");
+        assert_eq!(HOLDS.get(), 2);
+        assert!(dir.path().join(JOURNAL_DIR).join(&name).is_file(), "the record is named in the new directory");
+        let _ = sys::remove_at(jdir.dir(), name.as_ref());
+        drop((jdir, file));
+        journal.tidy();
+        // Removed every time: 1 + 8 tries, then the record gone missing.
+        REMOVALS.set(usize::MAX);
+        HOLDS.set(0);
+        let err = hold_and_write(&journal, "4567cdef", &bytes).err().expect("no directory kept");
+        REMOVALS.set(0);
+        assert_eq!(HOLDS.get(), 9, "the first try and 8 more");
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        let shown = journal_failed(err).to_string();
+        assert!(shown.contains("the edit's journal entry in .hashline-journal went missing"), "{shown}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "nothing left behind: {left:?}");
+    }
 
     /// A scratch directory and the root opened on it.
     fn scratch_root() -> (tempfile::TempDir, RootDir) {
