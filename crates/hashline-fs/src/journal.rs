@@ -138,7 +138,7 @@ impl<'r> Journal<'r> {
 
     /// Removes the journal directory if it is empty and no commit holds it (a commit
     /// working in it holds a shared `flock` on the root; this takes the exclusive one,
-    /// waiting at most [`TIDY_WAIT`], and leaves the directory when it cannot: the last
+    /// waiting at most 20 ms (`TIDY_WAIT`), and leaves the directory when it cannot: the last
     /// holder's own tidy removes it). The caller must not hold it itself.
     pub fn tidy(&self) {
         let Ok(lock) = self.root_lock() else { return };
