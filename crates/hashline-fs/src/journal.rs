@@ -63,12 +63,8 @@ impl<'r> Journal<'r> {
     /// [`Journal::hold`], waiting at most `wait` for the root's lock.
     fn hold_within(&self, wait: std::time::Duration) -> io::Result<Held> {
         let lock = self.root_lock()?;
-        let deadline = std::time::Instant::now() + wait;
-        while !sys::try_lock(sys::borrow(&lock), true)? {
-            if std::time::Instant::now() >= deadline {
-                return Err(io::Error::new(io::ErrorKind::WouldBlock, "the journal stayed locked"));
-            }
-            std::thread::sleep(std::time::Duration::from_micros(200));
+        if !lock_within(&lock, true, wait)? {
+            return Err(io::Error::new(io::ErrorKind::WouldBlock, "the journal stayed locked"));
         }
         // Made and opened again if it vanished in between (see [`REMADE`]): while this
         // holds the lock, no tidy can ask for the new one's removal.
@@ -142,18 +138,26 @@ impl<'r> Journal<'r> {
     /// holder's own tidy removes it). The caller must not hold it itself.
     pub fn tidy(&self) {
         let Ok(lock) = self.root_lock() else { return };
-        let deadline = std::time::Instant::now() + TIDY_WAIT;
-        loop {
-            match sys::try_lock(sys::borrow(&lock), false) {
-                Ok(true) => break,
-                Ok(false) if std::time::Instant::now() < deadline => {
-                    std::thread::sleep(std::time::Duration::from_micros(200));
-                }
-                _ => return,
-            }
+        if !lock_within(&lock, false, TIDY_WAIT).unwrap_or(false) {
+            return;
         }
         // Fails, leaving it, while it holds anything (a dead commit's record).
         let _ = sys::remove_dir_at(self.root.handle(), JOURNAL_DIR.as_ref());
+    }
+}
+
+/// Takes the root's lock through `lock` (shared or exclusive), trying every 200 µs for at
+/// most `wait`; whether it was taken.
+fn lock_within(lock: &Handle, shared: bool, wait: std::time::Duration) -> io::Result<bool> {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        if sys::try_lock(sys::borrow(lock), shared)? {
+            return Ok(true);
+        }
+        if std::time::Instant::now() >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
     }
 }
 
