@@ -5,7 +5,7 @@
 //! allocations. A search that parses many files on several threads frees a large syntax tree
 //! on one thread and builds the next on another: each arena then holds its own largest tree,
 //! and the process's peak memory is their sum. A structural search of 1,331 files peaked at
-//! 42 MiB this way, 31 MiB with the freed trees given back (docs/benchmarks.md).
+//! 42 MiB this way, 32 MiB with the trees of files from 128 KiB on given back (docs/benchmarks.md).
 
 /// Gives the free memory of every allocator arena back to the system. Call it after freeing
 /// something large (a syntax tree of a big file); it costs a walk of the arenas' free

@@ -3,12 +3,12 @@
 //! from shrinking that arena by itself), leave the process's resident set. One test in its
 //! own program, so that no other test's allocations move the figures.
 
-/// The process's resident pages, in KiB (`/proc/self/statm`'s second field).
+/// The process's resident set in KiB (`VmRSS` in `/proc/self/status`: no page size to know).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn resident_kib() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").expect("statm");
-    let pages: u64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).expect("resident pages");
-    pages * 4
+    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
+    line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()).expect("resident KiB")
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
