@@ -173,9 +173,14 @@ impl ServedRows {
         self.named.get(&line).copied().unwrap_or_else(|| Names::only(line))
     }
 
+    /// Where the row at `line` is in `rows` (`Err`: where it would go).
+    fn position(&self, line: u32) -> Result<usize, usize> {
+        self.rows.binary_search_by_key(&line, |(l, _)| *l)
+    }
+
     /// The row at `line`.
     pub(super) fn get(&self, line: u32) -> Option<ServedRow> {
-        let at = self.rows.binary_search_by_key(&line, |(l, _)| *l).ok()?;
+        let at = self.position(line).ok()?;
         Some(ServedRow { hash: self.rows[at].1, names: self.names_of(line) })
     }
 
@@ -190,8 +195,7 @@ impl ServedRows {
 
     /// The hash shown for the row now at `line`, if it was shown.
     pub fn hash_at(&self, line: LineNo) -> Option<LineHash> {
-        let at = self.rows.binary_search_by_key(&line.get(), |(l, _)| *l).ok()?;
-        LineHash::from_value(self.rows[at].1)
+        LineHash::from_value(self.rows[self.position(line.get()).ok()?].1)
     }
 
     /// An index from what the model was shown (`LINE:HASH`) to the current lines shown
@@ -259,7 +263,7 @@ impl ServedRows {
                 *row = row.shown(line, hash);
                 continue;
             }
-            match self.rows.binary_search_by_key(&line, |(l, _)| *l) {
+            match self.position(line) {
                 Ok(at) => {
                     let before = ServedRow { hash: self.rows[at].1, names: self.names_of(line) };
                     let after = before.shown(line, hash);
