@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
 
 use crate::query::CompiledQuery;
@@ -107,15 +107,11 @@ pub(crate) fn search_ordered(
     let units = split(rules, root, DIR_UNITS_PER_THREAD * threads);
     let ahead = LOOKAHEAD_PER_THREAD * threads;
     let stop = AtomicBool::new(false);
-    // How many matches a file keeps: lowered to `keep_above`'s once the results taken back
-    // pass it, so that the files searched from then on keep only what they will show (each
-    // file kept 50 lines of which 40 went at once, most of an unbounded search's kept text).
-    let keep = AtomicUsize::new(options.keep_per_file);
     let progress = (Mutex::new(Progress::default()), Condvar::new());
     let (done_tx, done_rx) = mpsc::channel::<(usize, Vec<Entry>)>();
     let mut outcome = SearchOutcome::default();
     std::thread::scope(|scope| {
-        let (stop, progress, units, keep) = (&stop, &progress, &units, &keep);
+        let (stop, progress, units) = (&stop, &progress, &units);
         for _ in 0..threads {
             let done = done_tx.clone();
             scope.spawn(move || {
@@ -134,9 +130,9 @@ pub(crate) fn search_ordered(
                     let Some(index) = index else { break };
                     let entries = match &units[index] {
                         Unit::File(path) => {
-                            vec![Entry::Scanned(scan(path, query, &mut searcher, keep.load(Ordering::Relaxed)))]
+                            vec![Entry::Scanned(scan(path, query, &mut searcher, options.keep_per_file))]
                         }
-                        Unit::Dir(dir) => walk_unit(rules, dir, query, stop_after, (stop, keep), &mut searcher),
+                        Unit::Dir(dir) => walk_unit(rules, dir, query, options, stop_after, stop, &mut searcher),
                         Unit::Broken => vec![Entry::Broken],
                     };
                     if done.send((index, entries)).is_err() {
@@ -154,11 +150,6 @@ pub(crate) fn search_ordered(
                 next += 1;
                 for entry in entries {
                     take(&mut outcome, entry, query, options);
-                    if let Some((above, fewer)) = options.keep_above
-                        && outcome.total_matches > above
-                    {
-                        keep.store(fewer.min(options.keep_per_file), Ordering::Relaxed);
-                    }
                     if outcome.total_matches > stop_after {
                         outcome.stopped = true;
                         break 'results;
@@ -258,14 +249,14 @@ fn scan(
 }
 
 /// Walks one directory unit in path order and searches its files, until the search stops or
-/// the unit alone holds more than `stop_after` matches; each file keeps `keep`'s matches as it
-/// is when the file is searched.
+/// the unit alone holds more than `stop_after` matches.
 fn walk_unit(
     rules: &Arc<TreeRules>,
     dir: &Path,
     query: &CompiledQuery,
+    options: &SearchOptions,
     stop_after: u64,
-    (stop, keep): (&AtomicBool, &AtomicUsize),
+    stop: &AtomicBool,
     searcher: &mut grep_searcher::Searcher,
 ) -> Vec<Entry> {
     let mut walk = rules.walk_builder_at(dir, 1);
@@ -281,7 +272,7 @@ fn walk_unit(
         }
         match entry {
             Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                let scanned = scan(entry.path(), query, searcher, keep.load(Ordering::Relaxed));
+                let scanned = scan(entry.path(), query, searcher, options.keep_per_file);
                 if let Ok(FileScan::Matched(hits)) = &scanned {
                     matches += hits.match_count;
                 }
@@ -343,13 +334,14 @@ mod tests {
         let dir = wide_tree();
         let rules = Arc::new(TreeRules::new(dir.path(), IgnoreConfig::RG, None));
         let query = Query::new("needle").compile().expect("query");
+        let options = SearchOptions::default();
         let mut searcher = searcher(0);
         let unit = dir.path().join("d07");
-        let (stop, keep) = (AtomicBool::new(false), AtomicUsize::new(usize::MAX));
-        assert_eq!(walk_unit(&rules, &unit, &query, 3, (&stop, &keep), &mut searcher).len(), 4);
-        assert_eq!(walk_unit(&rules, &unit, &query, 100, (&stop, &keep), &mut searcher).len(), 20);
+        let stop = AtomicBool::new(false);
+        assert_eq!(walk_unit(&rules, &unit, &query, &options, 3, &stop, &mut searcher).len(), 4);
+        assert_eq!(walk_unit(&rules, &unit, &query, &options, 100, &stop, &mut searcher).len(), 20);
         stop.store(true, Ordering::Relaxed);
-        assert!(walk_unit(&rules, &unit, &query, 100, (&stop, &keep), &mut searcher).is_empty());
+        assert!(walk_unit(&rules, &unit, &query, &options, 100, &stop, &mut searcher).is_empty());
     }
 
     /// The root is split into its directories when they are enough for the threads, and
