@@ -113,7 +113,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// Runs one tool and prints its result: the text (errors to standard error), or with
 /// `json` the JSON result.
 fn run_tool(toolbox: &Toolbox, session: &Session, tool: &str, args: Value, json: bool) -> Result<ExitCode> {
-    let ctx = CallContext::top_level();
+    // In text mode the model sees the text alone, also when a session log has the value
+    // built: the session serves only the rows the text shows.
+    let ctx = CallContext { sees_text_only: !json, ..CallContext::top_level() };
     if json {
         let result = toolbox.execute(session, tool, args, &ctx);
         print_line(&result.to_json())?;

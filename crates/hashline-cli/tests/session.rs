@@ -532,3 +532,36 @@ fn unix_only_tests() {
         eprintln!("SKIPPED {test}: Unix modes and owners (on Windows the state directory is in the user's profile)");
     }
 }
+
+/// In text mode the model sees the text alone: a grep whose records run past the text's
+/// budget serves only the rows its text shows, with a session log kept or not; with `--json`
+/// it serves every record (docs/protocol.md §4.4).
+#[test]
+fn a_text_mode_grep_serves_the_rows_its_text_shows_with_a_log_or_without() {
+    let env = Env::new();
+    for file in 0..50 {
+        let body: String = (0..60).map(|n| format!("needle {file} {n} {}\n", "x".repeat(200))).collect();
+        env.file(&format!("f{file:02}.txt"), &body);
+    }
+    // Above 50 matches, 10 a file: f49.txt's first match is line 1, past the 50 KB budget.
+    let last = format!("needle 49 0 {}", "x".repeat(200));
+    let edit = json!([{"set_line": {"anchor": anchor(1, &last), "new_text": "edited"}}]);
+    let grep = ["grep", "needle", "--limit", "100000"];
+    for (mode, extra) in
+        [("text", &["--session", "a.json"][..]), ("text, logged", &["--session", "b.json", "--log", "b.jsonl"])]
+    {
+        let out = env.run(&[extra, &grep[..]].concat());
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("[Output truncated") && !text.contains("--- f49.txt"), "{mode}: {text}");
+        let refused = env.edit(extra, "f49.txt", edit.clone());
+        assert_ne!(refused.status.code(), Some(0), "{mode}: an unshown row was served");
+        assert_eq!(env.text("f49.txt").lines().next(), Some(last.as_str()), "{mode}");
+        assert!(stderr(&refused).contains("You must get fresh anchors"), "{mode}: {}", stderr(&refused));
+    }
+    let out = env.run(&[&["--session", "c.json", "--json"][..], &grep[..]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let served = env.edit(&["--session", "c.json"], "f49.txt", edit);
+    assert_eq!(served.status.code(), Some(0), "--json: {}", stderr(&served));
+    assert_eq!(env.text("f49.txt").lines().next(), Some("edited"));
+}

@@ -135,6 +135,7 @@ impl HashlineServer {
             parent_call_id: None,
             cancel: cancel.clone(),
             text_only: false,
+            sees_text_only: false,
         };
         let toolbox = Arc::clone(&self.toolbox);
         // rmcp cancels the request's token on `notifications/cancelled` (before it reads

@@ -28,6 +28,12 @@ pub struct CallContext {
     /// projection shows (per-line values, `diffData`, the patch). Text, ledger and files
     /// are the same either way.
     pub text_only: bool,
+    /// The model sees the result's text and nothing else (the CLI's text mode, whether or
+    /// not a session log has the value built too; [`execute_content`](crate::run::execute_content)):
+    /// the ledger then holds only the rows that text shows (SPEC §7.1, every row shown to
+    /// the model). It differs only for a `grep` whose records run past its text's budget:
+    /// the rows past it are not served.
+    pub sees_text_only: bool,
 }
 
 /// A cancellation flag shared between a call and whoever may cancel it.

@@ -47,8 +47,9 @@ pub fn run_json<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Re
 
 /// Runs `T` on JSON arguments and returns only what the model sees, without building the
 /// structured projection (the CLI's text mode): the content and whether it is an error.
+/// The model is taken to see this text alone ([`CallContext::sees_text_only`]).
 pub fn execute_content<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> (Vec<ContentBlock>, bool) {
-    let ctx = &CallContext { text_only: true, ..ctx.clone() };
+    let ctx = &CallContext { text_only: true, sees_text_only: true, ..ctx.clone() };
     let (mut content, is_error) = match run_json::<T>(session, raw, ctx) {
         Ok(output) => (output.content, false),
         Err(error) => (vec![ContentBlock::Text { text: error.text() }], true),

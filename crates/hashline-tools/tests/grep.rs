@@ -276,10 +276,12 @@ fn thousands_of_matches_respect_every_cap() {
 }
 
 /// The CLI's text mode (`execute_content`) builds no records and no card copies of the
-/// matching lines (an unbounded search returns ~100k), yet shows the same text and serves
-/// the same rows: an anchor only the records carry, past the text's budget, still edits.
+/// matching lines (an unbounded search returns ~100k) and shows the same text. The model
+/// sees that text alone, so the session serves exactly the rows it shows (SPEC §7.1): not the
+/// records past its budget, and of the file the budget cuts midway only its first rows. An
+/// anchor only the records carry is refused there; the same search with its value serves it.
 #[test]
-fn text_mode_shows_the_same_text_and_serves_every_record() {
+fn text_mode_shows_the_same_text_and_serves_only_the_rows_it_shows() {
     let ws = Ws::new();
     for file in 0..50 {
         let body: String = (0..60).map(|n| format!("needle {file} {n} {}\n", "x".repeat(200))).collect();
@@ -290,12 +292,10 @@ fn text_mode_shows_the_same_text_and_serves_every_record() {
     let records = full.ptc_value()["records"].as_array().cloned().expect("records");
     // Above 50 matches, 10 a file; 500 rows of 200 characters pass the 50 KB budget.
     assert_eq!(records.len(), 500);
-    let last = records.last().expect("a record");
-    let anchor = last["anchor"].as_str().expect("anchor").to_owned();
-    assert!(!full.text().contains(&format!(">>{anchor}|")), "the budget shows {anchor}: pick a later row");
 
-    let fresh = hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).build())
-        .expect("session");
+    let fresh =
+        hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).stateful(true).build())
+            .expect("session");
     let (content, is_error) =
         hashline_tools::execute_content::<GrepTool>(&fresh, args, &hashline_tools::CallContext::top_level());
     assert!(!is_error);
@@ -307,13 +307,38 @@ fn text_mode_shows_the_same_text_and_serves_every_record() {
         })
         .collect();
     assert_eq!(text, full.text());
-    let path = last["path"].as_str().expect("path");
-    let edited = execute::<EditTool>(
-        &fresh,
-        json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]}),
-        &hashline_tools::CallContext::top_level(),
-    );
+
+    // Every record is served exactly when its row is in the text.
+    let (mut shown, mut cut_files) = (0, std::collections::BTreeSet::new());
+    for record in &records {
+        let (path, anchor) = (record["path"].as_str().expect("path"), record["anchor"].as_str().expect("anchor"));
+        // The text names the file as below the root (the files are at its top).
+        let name = std::path::Path::new(path).file_name().expect("name").to_string_lossy().into_owned();
+        let in_text = text.contains(&format!("\n{name}:>>{anchor}|"));
+        let line: u32 = anchor.split(':').next().and_then(|l| l.parse().ok()).expect("line");
+        let key = fresh.resolve(path).expect("resolve").key;
+        let served = fresh.ledger().served(&key).and_then(|rows| rows.hash_at(line_no(line))).is_some();
+        assert_eq!(served, in_text, "{path} {anchor}");
+        shown += usize::from(in_text);
+        if !in_text && text.contains(&format!("--- {name} (")) {
+            cut_files.insert(name);
+        }
+    }
+    assert!(shown > 0 && shown < records.len(), "{shown} rows shown of {}", records.len());
+    assert_eq!(cut_files.len(), 1, "the budget cuts one file midway: {cut_files:?}");
+
+    // The last record, past the budget: its file has no served row in the text-mode session.
+    let last = records.last().expect("a record");
+    let (path, anchor) = (last["path"].as_str().expect("path"), last["anchor"].as_str().expect("anchor"));
+    let edit = json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]});
+    let refused = execute::<EditTool>(&fresh, edit.clone(), &hashline_tools::CallContext::top_level());
+    assert!(refused.is_error, "{}", refused.text());
+    let edited = ws.call::<EditTool>(edit);
     assert!(!edited.is_error, "{}", edited.text());
+}
+
+fn line_no(line: u32) -> hashline_core::LineNo {
+    hashline_core::LineNo::new(line).expect("line number")
 }
 
 /// A grep of many rows records them in the session while its text is made (on another

@@ -1,6 +1,7 @@
 //! `grep` (SPEC §5.5): a thin adapter over `hashline-search`. It checks the arguments, runs
 //! the search, admits matches under `limit` in path order, applies the per-file cap, renders
-//! the text (`render.rs`) and records the rows it returned as served.
+//! the text (`render.rs`) and records the rows it returned as served (where the model sees the
+//! text alone, the rows the text shows).
 
 mod admit;
 mod render;
@@ -350,13 +351,12 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             })
         })
         .collect();
-    let record = || {
-        for (path, lines, identity) in &shown_rows {
-            let key = session.key_of_known(path, *identity);
-            session.record_served(&key, lines.iter().map(|l| (l.line, l.hash)), false);
-            session.note_visible(&key, ctx);
-        }
+    let record_file = |(path, lines, identity): &ShownRows<'_>| {
+        let key = session.key_of_known(path, *identity);
+        session.record_served(&key, lines.iter().map(|l| (l.line, l.hash)), false);
+        session.note_visible(&key, ctx);
     };
+    let record = || shown_rows.iter().for_each(record_file);
     let (rendered, scopes) = match scoped_text {
         Some((rendered, scopes)) => {
             record();
@@ -368,7 +368,19 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             // Many rows: they are recorded in the session on another thread while the text
             // is made (the search's threads are done; neither reads what the other writes).
             let rows: usize = shown_rows.iter().map(|(_, lines, _)| lines.len()).sum();
-            let rendered = if rows >= RECORD_BESIDE_ROWS {
+            let rendered = if ctx.sees_text_only && !summary {
+                // The model sees the text alone: the rows past its budget (an unbounded
+                // search: ~100k) are not served, and not recorded.
+                let rendered = render();
+                for (&(path, lines, identity), shown) in
+                    shown_rows.iter().zip(render::lines_shown(&admitted, rendered.shown_rows))
+                {
+                    if shown > 0 {
+                        record_file(&(path, &lines[..shown], identity));
+                    }
+                }
+                rendered
+            } else if rows >= RECORD_BESIDE_ROWS {
                 std::thread::scope(|threads| {
                     threads.spawn(record);
                     render()

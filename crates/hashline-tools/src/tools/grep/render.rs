@@ -35,6 +35,8 @@ pub(crate) struct Rendered {
     pub text: String,
     /// The budget cut rows, or long lines were clipped.
     pub display_truncated: bool,
+    /// How many rows the text shows after its header line.
+    pub shown_rows: usize,
 }
 
 /// Sections of anchored rows. `limit_cut` adds the "results truncated" notice.
@@ -249,7 +251,38 @@ fn finish(header: String, rows: Vec<String>, unshown: Unshown, notices: &[String
             format_size(total_bytes)
         ));
     }
-    Rendered { text, display_truncated: cut }
+    Rendered { text, display_truncated: cut, shown_rows: shown_lines - 1 }
+}
+
+/// How many of each admitted file's lines the first `rows` rows of [`sections`] show, by
+/// file: the rows of a file are its header, its lines with the gaps between their runs, and
+/// its `more` row, and the text shows a prefix of them.
+pub(crate) fn lines_shown(admitted: &Admitted<'_>, rows: usize) -> Vec<usize> {
+    let mut left = rows;
+    let mut take = || {
+        let fits = left > 0;
+        left = left.saturating_sub(1);
+        fits
+    };
+    admitted
+        .files
+        .iter()
+        .map(|file| {
+            if !take() {
+                return 0;
+            }
+            let mut shown = 0;
+            each_row(&file.lines, |row| {
+                if take() && matches!(row, Row::Line(_)) {
+                    shown += 1;
+                }
+            });
+            if file.more > 0 {
+                take();
+            }
+            shown
+        })
+        .collect()
 }
 
 /// The bytes of the rows shown (the text before the notices).
@@ -296,6 +329,54 @@ mod tests {
                 assert_eq!(unshown.bytes, made.iter().map(|r| r.len() + 1).sum::<usize>(), "{display} {more}");
                 assert_eq!(clipped, made_clipped);
             }
+        }
+    }
+
+    /// [`lines_shown`] counts, for every prefix of the rows, the line rows of each file that
+    /// [`sections`] makes in that prefix: headers, gaps between runs of context, `more` rows.
+    #[test]
+    fn lines_shown_counts_the_line_rows_of_every_prefix() {
+        use super::super::admit::AdmittedFile;
+        use hashline_search::FileHits;
+        let hits =
+            |lines: Vec<HitLine>| FileHits { path: "f".into(), match_count: 20, lines, bare_cr: false, identity: None };
+        let files = [
+            // Two runs of context: a gap between them.
+            hits(vec![
+                line(1, b"a", HitKind::Context),
+                line(2, b"needle", HitKind::Match),
+                line(7, b"needle", HitKind::Match),
+                line(8, b"b", HitKind::Context),
+            ]),
+            // Matches only: no gaps.
+            hits(vec![line(3, b"needle", HitKind::Match), line(9, b"needle", HitKind::Match)]),
+            hits(vec![line(5, b"needle", HitKind::Match)]),
+        ];
+        let admitted = Admitted {
+            files: files
+                .iter()
+                .zip([0, 4, 0])
+                .map(|(hits, more)| AdmittedFile { hits, lines: hits.lines.iter().collect(), admitted: 2, more })
+                .collect(),
+            total: 20,
+        };
+        // The rows as `sections` makes them, each with the file of the line it shows.
+        let mut made: Vec<Option<usize>> = Vec::new();
+        for (index, file) in admitted.files.iter().enumerate() {
+            made.push(None);
+            let mut rows = Vec::new();
+            plain_rows("f", &file.lines, &mut rows, &mut false);
+            made.extend(rows.iter().map(|row| (row != GAP_ROW).then_some(index)));
+            if file.more > 0 {
+                made.push(None);
+            }
+        }
+        assert_eq!(made.len(), 1 + 5 + 1 + 2 + 1 + 1 + 1);
+        for rows in 0..=made.len() + 2 {
+            let expected: Vec<usize> = (0..admitted.files.len())
+                .map(|file| made.iter().take(rows).filter(|&&row| row == Some(file)).count())
+                .collect();
+            assert_eq!(lines_shown(&admitted, rows), expected, "{rows} rows");
         }
     }
 }
