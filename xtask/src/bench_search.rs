@@ -421,7 +421,9 @@ fn count_lines(command: &mut Command) -> Result<u64> {
 }
 
 fn cli_json(cli: &Path, args: &[String]) -> Result<Value> {
-    let out = Command::new(cli).args(args).output().context("cannot run the CLI")?;
+    // Without a session: a `--json` grep serves every record (~100k for an unbounded
+    // search), and every timed run after it would load them from the root's session file.
+    let out = Command::new(cli).arg("--stateless").args(args).output().context("cannot run the CLI")?;
     serde_json::from_slice(&out.stdout).with_context(|| format!("the CLI printed no JSON for {args:?}"))
 }
 
