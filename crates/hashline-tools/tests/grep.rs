@@ -287,12 +287,53 @@ fn text_mode_shows_the_same_text_and_serves_only_the_rows_it_shows() {
         let body: String = (0..60).map(|n| format!("needle {file} {n} {}\n", "x".repeat(200))).collect();
         ws.file(&format!("f{file:02}.txt"), body);
     }
-    let args = json!({"pattern": "needle", "limit": 100_000});
-    let full = grep(&ws, args.clone());
-    let records = full.ptc_value()["records"].as_array().cloned().expect("records");
+    let (records, text, fresh) = text_mode_serves_what_it_shows(&ws, json!({"pattern": "needle", "limit": 100_000}));
     // Above 50 matches, 10 a file; 500 rows of 200 characters pass the 50 KB budget.
     assert_eq!(records.len(), 500);
+    // A file is cut midway when the text shows some of its records and not all.
+    let mut files: std::collections::BTreeMap<&str, (bool, bool)> = std::collections::BTreeMap::new();
+    for record in &records {
+        let path = record["path"].as_str().expect("path");
+        let name = std::path::Path::new(path).file_name().expect("name").to_string_lossy().into_owned();
+        let in_text = text.contains(&format!("\n{name}:>>{}|", record["anchor"].as_str().expect("anchor")));
+        let (some, all) = files.entry(path).or_insert((false, true));
+        (*some, *all) = (*some || in_text, *all && in_text);
+    }
+    let cut_files: Vec<_> = files.iter().filter(|(_, (some, all))| *some && !*all).collect();
+    assert_eq!(cut_files.len(), 1, "the budget cuts one file midway: {cut_files:?}");
 
+    // The last record, past the budget: its file has no served row in the text-mode session.
+    let last = records.last().expect("a record");
+    let (path, anchor) = (last["path"].as_str().expect("path"), last["anchor"].as_str().expect("anchor"));
+    let edit = json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]});
+    let refused = execute::<EditTool>(&fresh, edit.clone(), &hashline_tools::CallContext::top_level());
+    assert!(refused.is_error, "{}", refused.text());
+    let edited = ws.call::<EditTool>(edit);
+    assert!(!edited.is_error, "{}", edited.text());
+}
+
+/// The same with symbol scope: of the scoped records (whole symbols), the text-mode session
+/// serves those whose rows the text shows.
+#[test]
+fn text_mode_serves_only_the_scoped_rows_it_shows() {
+    let ws = Ws::new();
+    for file in 0..30 {
+        let body: String =
+            (0..30).map(|n| format!("fn f{n}() {{\n    let needle = \"{file} {}\";\n}}\n", "x".repeat(200))).collect();
+        ws.file(&format!("f{file:02}.rs"), body);
+    }
+    let (records, _, _) =
+        text_mode_serves_what_it_shows(&ws, json!({"pattern": "needle", "limit": 100_000, "scope": "symbol"}));
+    // 10 matches a file, each shown with its whole function: 3 records.
+    assert_eq!(records.len(), 900);
+}
+
+/// Runs `args` with its value (in `ws`'s session) and in text mode (in a fresh stateful
+/// session); checks the texts are equal and that text mode served each record exactly when
+/// its row is in the text, some but not all. Returns the records, the text and the session.
+fn text_mode_serves_what_it_shows(ws: &Ws, args: Value) -> (Vec<Value>, String, hashline_tools::Session) {
+    let full = grep(ws, args.clone());
+    let records = full.ptc_value()["records"].as_array().cloned().expect("records");
     let fresh =
         hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).stateful(true).build())
             .expect("session");
@@ -307,34 +348,21 @@ fn text_mode_shows_the_same_text_and_serves_only_the_rows_it_shows() {
         })
         .collect();
     assert_eq!(text, full.text());
-
-    // Every record is served exactly when its row is in the text.
-    let (mut shown, mut cut_files) = (0, std::collections::BTreeSet::new());
+    let mut shown = 0;
     for record in &records {
         let (path, anchor) = (record["path"].as_str().expect("path"), record["anchor"].as_str().expect("anchor"));
         // The text names the file as below the root (the files are at its top).
         let name = std::path::Path::new(path).file_name().expect("name").to_string_lossy().into_owned();
-        let in_text = text.contains(&format!("\n{name}:>>{anchor}|"));
+        let mark = if record["kind"] == "match" { ">>" } else { "  " };
+        let in_text = text.contains(&format!("\n{name}:{mark}{anchor}|"));
         let line: u32 = anchor.split(':').next().and_then(|l| l.parse().ok()).expect("line");
         let key = fresh.resolve(path).expect("resolve").key;
         let served = fresh.ledger().served(&key).and_then(|rows| rows.hash_at(line_no(line))).is_some();
         assert_eq!(served, in_text, "{path} {anchor}");
         shown += usize::from(in_text);
-        if !in_text && text.contains(&format!("--- {name} (")) {
-            cut_files.insert(name);
-        }
     }
     assert!(shown > 0 && shown < records.len(), "{shown} rows shown of {}", records.len());
-    assert_eq!(cut_files.len(), 1, "the budget cuts one file midway: {cut_files:?}");
-
-    // The last record, past the budget: its file has no served row in the text-mode session.
-    let last = records.last().expect("a record");
-    let (path, anchor) = (last["path"].as_str().expect("path"), last["anchor"].as_str().expect("anchor"));
-    let edit = json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]});
-    let refused = execute::<EditTool>(&fresh, edit.clone(), &hashline_tools::CallContext::top_level());
-    assert!(refused.is_error, "{}", refused.text());
-    let edited = ws.call::<EditTool>(edit);
-    assert!(!edited.is_error, "{}", edited.text());
+    (records, text, fresh)
 }
 
 fn line_no(line: u32) -> hashline_core::LineNo {

@@ -315,7 +315,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         let scoped = scoped::scoped(session, &admitted, shown, args.scope_context, query.context(), limit_cut);
         warnings.extend(scoped::warnings_of(&scoped.scopes));
         scoped_records = scoped.records;
-        scoped_text = Some((scoped.rendered, scoped.scopes));
+        scoped_text = Some((scoped.rendered, scoped.scopes, scoped.record_rows));
     }
     let scoped_lines: Vec<Vec<&HitLine>> = scoped_records.iter().map(|(_, lines)| lines.iter().collect()).collect();
     // With the identity each file had when the search opened it (no second look-up per
@@ -358,8 +358,19 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     };
     let record = || shown_rows.iter().for_each(record_file);
     let (rendered, scopes) = match scoped_text {
-        Some((rendered, scopes)) => {
+        Some((rendered, scopes, _)) if !ctx.sees_text_only => {
             record();
+            (rendered, Some(scopes))
+        }
+        Some((rendered, scopes, record_rows)) => {
+            // The model sees the text alone: the records whose rows it shows.
+            let mut rows = record_rows.iter();
+            for &(path, lines, identity) in &shown_rows {
+                let shown = rows.by_ref().take(lines.len()).filter(|&&row| row < rendered.shown_rows).count();
+                if shown > 0 {
+                    record_file(&(path, &lines[..shown], identity));
+                }
+            }
             (rendered, Some(scopes))
         }
         None => {

@@ -93,6 +93,9 @@ pub(crate) struct Scoped {
     pub rendered: Rendered,
     /// The rows kept as records, per file in path order.
     pub records: Vec<(std::path::PathBuf, Vec<HitLine>)>,
+    /// Where each record's row is among the text's rows after its header, in the records'
+    /// order (rising: the text shows a prefix of the rows).
+    pub record_rows: Vec<usize>,
     /// The value's `scopes`.
     pub scopes: GrepScopes,
 }
@@ -101,6 +104,7 @@ pub(crate) struct Scoped {
 struct Rows {
     text: Vec<String>,
     records: Vec<(std::path::PathBuf, Vec<HitLine>)>,
+    record_rows: Vec<usize>,
     kept: usize,
     unshown: Unshown,
     clipped: bool,
@@ -130,11 +134,12 @@ impl Rows {
             return false;
         }
         self.clipped |= cut;
-        self.text.push(row);
-        self.kept += 1;
         if let Some((_, lines)) = self.records.last_mut() {
+            self.record_rows.push(self.text.len());
             lines.push(line);
         }
+        self.text.push(row);
+        self.kept += 1;
         true
     }
 }
@@ -148,7 +153,14 @@ pub(crate) fn scoped(
     context: usize,
     limit_cut: bool,
 ) -> Scoped {
-    let mut rows = Rows { text: Vec::new(), records: Vec::new(), kept: 0, unshown: Unshown::default(), clipped: false };
+    let mut rows = Rows {
+        text: Vec::new(),
+        records: Vec::new(),
+        record_rows: Vec::new(),
+        kept: 0,
+        unshown: Unshown::default(),
+        clipped: false,
+    };
     let mut scopes = GrepScopes { mode: GrepScope::Symbol, groups: Vec::new(), warnings: Vec::new() };
     for file in admitted.files.iter() {
         let display = shown(&file.hits.path);
@@ -197,9 +209,9 @@ pub(crate) fn scoped(
             rows.plain(render::more_row(file.more));
         }
     }
-    let Rows { text, records, unshown, clipped, .. } = rows;
+    let Rows { text, records, record_rows, unshown, clipped, .. } = rows;
     let rendered = render::matches_text(admitted, text, unshown, clipped, limit_cut);
-    Scoped { rendered, records, scopes }
+    Scoped { rendered, records, record_rows, scopes }
 }
 
 /// The warnings of the scoped result, for the value's `warnings` and the text.
