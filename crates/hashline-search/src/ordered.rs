@@ -282,6 +282,8 @@ fn walk_unit(
             Err(_) => entries.push(Entry::Broken),
         }
     }
+    // No other unit walks below `dir`: its directories' rules are not asked for again.
+    rules.forget_below(dir);
     entries
 }
 
@@ -342,6 +344,34 @@ mod tests {
         assert_eq!(walk_unit(&rules, &unit, &query, &options, 100, &stop, &mut searcher).len(), 20);
         stop.store(true, Ordering::Relaxed);
         assert!(walk_unit(&rules, &unit, &query, &options, 100, &stop, &mut searcher).is_empty());
+    }
+
+    /// A unit's directories' rules are forgotten once it is walked (a large tree kept every
+    /// directory's to the end of its walk), and were applied while it was.
+    #[test]
+    fn a_units_rules_are_applied_and_then_forgotten() {
+        let _lock = TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let dir = wide_tree();
+        for d in 0..40 {
+            let sub = dir.path().join(format!("d{d:02}/sub"));
+            std::fs::create_dir(&sub).expect("mkdir");
+            std::fs::write(sub.join(".gitignore"), "ignored.txt\n").expect("write");
+            std::fs::write(sub.join(".ignore"), "also.txt\n").expect("write");
+            for name in ["ignored.txt", "also.txt", "kept.txt"] {
+                std::fs::write(sub.join(name), "needle\n").expect("write");
+            }
+        }
+        std::fs::create_dir(dir.path().join(".git")).expect("mkdir");
+        let rules = Arc::new(TreeRules::new(dir.path(), IgnoreConfig::RG, None));
+        let query = Query::new("needle").compile().expect("query");
+        let options = SearchOptions { threads: 2, ..SearchOptions::default() };
+        let found = search_ordered(&rules, dir.path(), &query, &options, u64::MAX);
+        let names: Vec<String> = found.files.iter().map(|f| crate::shown_path(&f.path, dir.path())).collect();
+        assert_eq!(names.len(), 40 * 21, "{names:?}");
+        assert!(names.contains(&"d17/sub/kept.txt".to_owned()));
+        assert!(!names.iter().any(|n| n.ends_with("ignored.txt") || n.ends_with("also.txt")), "{names:?}");
+        // The split asked for the root's rules; every unit's are gone.
+        assert_eq!(rules.cached_dirs(), vec![dir.path().to_path_buf()]);
     }
 
     /// The root is split into its directories when they are enough for the threads, and

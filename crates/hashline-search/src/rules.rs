@@ -360,6 +360,22 @@ impl TreeRules {
         rules
     }
 
+    /// Forgets the rules of `dir` and of the directories below it, for a walk done with
+    /// them (a unit of the ordered search, whose subtree no other unit walks): a walk of a
+    /// large tree kept every directory's rules to its end. A later look-up reads them again.
+    pub(crate) fn forget_below(&self, dir: &Path) {
+        let mut dirs = self.dirs.lock().unwrap_or_else(|p| p.into_inner());
+        dirs.retain(|path, _| !path.starts_with(dir));
+    }
+
+    /// The directories whose rules are kept, in path order.
+    #[cfg(test)]
+    pub(crate) fn cached_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = self.dirs.lock().unwrap_or_else(|p| p.into_inner()).keys().cloned().collect();
+        dirs.sort();
+        dirs
+    }
+
     /// Reads the rules of one directory.
     fn read_dir(&self, dir: &Path, parent: Option<Arc<DirRules>>) -> DirRules {
         let git_type = hashline_fs::lookup::metadata(&dir.join(".git")).ok().map(|m| m.file_type());
