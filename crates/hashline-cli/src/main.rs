@@ -64,7 +64,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             .map(|t| {
                 json!({
                     "name": t.name,
-                    "description": t.description,
+                    "description": t.description(),
                     "annotations": t.annotations,
                     "inputSchema": t.input_schema(),
                     "outputSchema": t.output_schema(),

@@ -285,7 +285,7 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
         .destructive(hints.destructive_hint)
         .idempotent(hints.idempotent_hint)
         .open_world(hints.open_world_hint);
-    Tool::new(spec.name, spec.description, Arc::new(object_schema(spec.input_schema())))
+    Tool::new(spec.name, spec.description(), Arc::new(object_schema(spec.input_schema())))
         .with_title(hints.title)
         .with_raw_output_schema(Arc::new(object_schema(spec.output_schema())))
         .with_annotations(annotations)
@@ -331,7 +331,7 @@ mod tests {
         let expected: Vec<&str> = toolbox.tools().iter().map(|t| t.name).collect();
         assert_eq!(names, expected);
         for (tool, spec) in server.tools().iter().zip(toolbox.tools()) {
-            assert_eq!(tool.description.as_deref(), Some(spec.description));
+            assert_eq!(tool.description.as_deref(), Some(spec.description()));
             assert_eq!(Value::Object((*tool.input_schema).clone()), spec.input_schema());
             let output = tool.output_schema.as_ref().expect("output schema");
             assert_eq!(Value::Object((**output).clone()), spec.output_schema());

@@ -38,8 +38,10 @@ pub struct Annotations {
 pub struct ToolSpec {
     /// The tool's name.
     pub name: &'static str,
-    /// The description written for models.
-    pub description: &'static str,
+    /// The description written for models, made when first asked for: three of them list
+    /// the languages, whose names lie scattered among the grammars' data, and a call that
+    /// never shows them (the CLI's tool commands) should not page those in.
+    description: fn() -> &'static str,
     /// Client hints.
     pub annotations: Annotations,
     input_schema: fn() -> Value,
@@ -56,7 +58,7 @@ impl std::fmt::Debug for ToolSpec {
 }
 
 impl ToolSpec {
-    fn of<T: Tool>(description: &'static str, annotations: Annotations) -> Self {
+    fn of<T: Tool>(description: fn() -> &'static str, annotations: Annotations) -> Self {
         Self {
             name: T::NAME,
             description,
@@ -67,6 +69,11 @@ impl ToolSpec {
             execute: execute::<T>,
             execute_content: execute_content::<T>,
         }
+    }
+
+    /// The description written for models.
+    pub fn description(&self) -> &'static str {
+        (self.description)()
     }
 
     /// The JSON Schema of the arguments (the committed one, `fixtures/schemas/`).
@@ -161,13 +168,13 @@ impl Toolbox {
     pub fn new() -> Self {
         Self {
             tools: vec![
-                ToolSpec::of::<ReadTool>(&descriptions::READ, read_only("Read file")),
-                ToolSpec::of::<EditTool>(&descriptions::EDIT, destructive("Edit file", false)),
-                ToolSpec::of::<WriteTool>(descriptions::WRITE, destructive("Write file", true)),
-                ToolSpec::of::<LsTool>(descriptions::LS, read_only("List directory")),
-                ToolSpec::of::<FindTool>(descriptions::FIND, read_only("Find files")),
-                ToolSpec::of::<GrepTool>(descriptions::GREP, read_only("Search file contents")),
-                ToolSpec::of::<AstSearchTool>(&descriptions::AST_SEARCH, read_only("Search code structure")),
+                ToolSpec::of::<ReadTool>(|| &descriptions::READ, read_only("Read file")),
+                ToolSpec::of::<EditTool>(|| &descriptions::EDIT, destructive("Edit file", false)),
+                ToolSpec::of::<WriteTool>(|| descriptions::WRITE, destructive("Write file", true)),
+                ToolSpec::of::<LsTool>(|| descriptions::LS, read_only("List directory")),
+                ToolSpec::of::<FindTool>(|| descriptions::FIND, read_only("Find files")),
+                ToolSpec::of::<GrepTool>(|| descriptions::GREP, read_only("Search file contents")),
+                ToolSpec::of::<AstSearchTool>(|| &descriptions::AST_SEARCH, read_only("Search code structure")),
             ],
         }
     }

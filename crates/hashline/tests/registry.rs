@@ -40,7 +40,7 @@ fn descriptions_and_schemas_are_pinned() {
     for tool in toolbox.tools() {
         let listing = json!({
             "name": tool.name,
-            "description": tool.description,
+            "description": tool.description(),
             "annotations": tool.annotations,
             "inputSchema": tool.input_schema(),
             "outputSchema": tool.output_schema(),
