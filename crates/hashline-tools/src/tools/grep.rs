@@ -320,24 +320,26 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     let scoped_lines: Vec<Vec<&HitLine>> = scoped_records.iter().map(|(_, lines)| lines.iter().collect()).collect();
     // With the identity each file had when the search opened it (no second look-up per
     // file for its ledger key).
-    let shown_rows: Vec<ShownRows<'_>> = if scoped_text.is_some() {
-        scoped_records
-            .iter()
-            .zip(&scoped_lines)
-            .map(|((path, _), lines)| (path.as_path(), lines.as_slice(), None))
-            .collect()
-    } else {
-        admitted
+    // Without symbol scope they are the admitted files' own, listed by no vector (an
+    // unbounded search admits ~11k files).
+    let scoped_rows: Vec<ShownRows<'_>> = scoped_records
+        .iter()
+        .zip(&scoped_lines)
+        .map(|((path, _), lines)| (path.as_path(), lines.as_slice(), None))
+        .collect();
+    let is_scoped = scoped_text.is_some();
+    let shown_rows = || {
+        let admitted_rows = admitted
             .files
             .iter()
-            .map(|file| (file.hits.path.as_path(), file.lines.as_slice(), file.hits.identity))
-            .collect()
+            .filter(move |_| !is_scoped)
+            .map(|file| (file.hits.path.as_path(), file.lines.as_slice(), file.hits.identity));
+        admitted_rows.chain(scoped_rows.iter().copied())
     };
     // The CLI's text mode drops the value: its records (one per admitted row, ~100k for an
     // unbounded search) and the card's copies of the matching lines are not built.
-    let in_value = if ctx.text_only { &shown_rows[..0] } else { &shown_rows[..] };
-    let records: Vec<GrepRecord> = in_value
-        .iter()
+    let in_value = || shown_rows().take(if ctx.text_only { 0 } else { usize::MAX });
+    let records: Vec<GrepRecord> = in_value()
         .flat_map(|(path, lines, _)| {
             let path: std::sync::Arc<str> = path.to_string_lossy().into();
             lines.iter().map(move |line| GrepRecord {
@@ -356,7 +358,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         session.record_served(&key, lines.iter().map(|l| (l.line, l.hash)), false);
         session.note_visible(&key, ctx);
     };
-    let record = || shown_rows.iter().for_each(record_file);
+    let record = || shown_rows().for_each(|rows| record_file(&rows));
     let (rendered, scopes) = match scoped_text {
         Some((rendered, scopes, _)) if !ctx.sees_text_only => {
             record();
@@ -365,7 +367,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         Some((rendered, scopes, record_rows)) => {
             // The model sees the text alone: the records whose rows it shows.
             let mut rows = record_rows.iter();
-            for &(path, lines, identity) in &shown_rows {
+            for (path, lines, identity) in shown_rows() {
                 let shown = rows.by_ref().take(lines.len()).filter(|&&row| row < rendered.shown_rows).count();
                 if shown > 0 {
                     record_file(&(path, &lines[..shown], identity));
@@ -378,13 +380,13 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
                 || if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
             // Many rows: they are recorded in the session on another thread while the text
             // is made (the search's threads are done; neither reads what the other writes).
-            let rows: usize = shown_rows.iter().map(|(_, lines, _)| lines.len()).sum();
+            let rows: usize = shown_rows().map(|(_, lines, _)| lines.len()).sum();
             let rendered = if ctx.sees_text_only && !summary {
                 // The model sees the text alone: the rows past its budget (an unbounded
                 // search: ~100k) are not served, and not recorded.
                 let rendered = render();
-                for (&(path, lines, identity), shown) in
-                    shown_rows.iter().zip(render::lines_shown(&admitted, rendered.shown_rows))
+                for ((path, lines, identity), shown) in
+                    shown_rows().zip(render::lines_shown(&admitted, rendered.shown_rows))
                 {
                     if shown > 0 {
                         record_file(&(path, &lines[..shown], identity));
@@ -410,13 +412,13 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         matched.dedup();
         matched.len() as u64
     };
-    let returned_matches: u64 = shown_rows.iter().map(|(_, lines, _)| returned_of(lines)).sum();
+    let returned_matches: u64 = shown_rows().map(|(_, lines, _)| returned_of(lines)).sum();
     // By path, once (a lookup per file with matches: a scan of the rows per file was
     // quadratic with many matching files).
     // Text mode leaves the file list out, and so needs no map for it.
     let listed = if ctx.text_only { &[][..] } else { &found.files[..] };
     let mut returned_by_path: HashMap<&std::path::Path, u64> = HashMap::with_capacity(listed.len());
-    for (path, lines, _) in in_value {
+    for (path, lines, _) in in_value() {
         returned_by_path.entry(path).or_insert_with(|| returned_of(lines));
     }
     let files = listed
