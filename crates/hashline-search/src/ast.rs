@@ -336,6 +336,7 @@ impl AstFileHits {
                 hash: line.hash(),
                 content: line.content.to_vec(),
                 kind: HitKind::Match,
+                measured: None,
             })
             .collect()
     }

@@ -53,7 +53,7 @@ pub use hashline_fs::NotRegularFile;
 pub use hashline_syntax::LanguageId;
 pub use query::{CompiledQuery, DFA_SIZE_LIMIT, MATCHER_SIZE_LIMIT, MAX_PATTERN_BYTES, Query, QueryError};
 pub use rules::{IgnoreConfig, MAX_IGNORE_FILE_BYTES, RESERVED_DIR, SkipReason, SkippedIgnoreFile, TreeRules};
-pub use scan::{FileHits, FileScan, HitKind, HitLine, scan_bytes};
+pub use scan::{FileHits, FileScan, HitKind, HitLine, Measured, scan_bytes};
 pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};
 pub use stream::{MAX_KEPT_BYTES, MAX_LINE_BYTES};
 pub use walk::{

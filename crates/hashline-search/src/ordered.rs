@@ -186,6 +186,11 @@ fn take(outcome: &mut SearchOutcome, entry: Entry, query: &CompiledQuery, option
         }
         hits.trim(keep, query.context);
     }
+    if let Some((files, chars)) = options.measure_after
+        && outcome.files.len() >= files
+    {
+        hits.keep_measures_only(chars);
+    }
     outcome.files.push(hits);
 }
 
@@ -344,6 +349,28 @@ mod tests {
         assert_eq!(walk_unit(&rules, &unit, &query, &options, 100, &stop, &mut searcher).len(), 20);
         stop.store(true, Ordering::Relaxed);
         assert!(walk_unit(&rules, &unit, &query, &options, 100, &stop, &mut searcher).is_empty());
+    }
+
+    /// With `measure_after: (n, chars)` the files after the first `n` keep how their lines
+    /// display and not their bytes; the first `n` keep their bytes.
+    #[test]
+    fn files_past_the_first_ones_keep_only_measures() {
+        let _lock = TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let dir = wide_tree();
+        let rules = Arc::new(TreeRules::new(dir.path(), IgnoreConfig::RG, None));
+        let query = Query::new("needle").compile().expect("query");
+        let options = SearchOptions { threads: 2, measure_after: Some((5, 3)), ..SearchOptions::default() };
+        let found = search_ordered(&rules, dir.path(), &query, &options, u64::MAX);
+        assert_eq!(found.files.len(), 800);
+        for (index, file) in found.files.iter().enumerate() {
+            let line = &file.lines[0];
+            if index < 5 {
+                assert_eq!((line.content.as_slice(), line.measured), (&b"needle"[..], None));
+            } else {
+                let measured = crate::Measured { bytes: 3, clipped: true };
+                assert_eq!((line.content.as_slice(), line.measured), (&b""[..], Some(measured)), "{index}");
+            }
+        }
     }
 
     /// A unit's directories' rules are forgotten once it is walked (a large tree kept every

@@ -26,15 +26,47 @@ pub struct HitLine {
     pub line: LineNo,
     /// The line's hash.
     pub hash: LineHash,
-    /// The line's bytes, without terminator (and without the BOM on line 1).
+    /// The line's bytes, without terminator (and without the BOM on line 1); empty when
+    /// the search kept only how the line displays ([`HitLine::measured`]).
     pub content: Vec<u8>,
     /// Match or context.
     pub kind: HitKind,
+    /// How the line displays, for a line whose bytes the search did not keep
+    /// ([`SearchOptions::measure_after`](crate::SearchOptions::measure_after)); `None` when
+    /// `content` holds them.
+    pub measured: Option<Measured>,
+}
+
+/// How a line displays in a row: the bytes of its display text
+/// (`hashline_core::display::display_line`, escapes and replacement characters included)
+/// up to a number of characters, and whether the text was longer and cut there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Measured {
+    /// Bytes of the display text, cut at the characters allowed.
+    pub bytes: u32,
+    /// The display text had more characters, and was cut.
+    pub clipped: bool,
+}
+
+impl Measured {
+    /// How `content` displays cut at `chars` characters.
+    pub fn of(content: &[u8], chars: usize) -> Self {
+        let shown = hashline_core::display::display_line(content);
+        let cut = shown.char_indices().nth(chars).map(|(at, _)| at);
+        let bytes = cut.unwrap_or(shown.len());
+        Self { bytes: u32::try_from(bytes).unwrap_or(u32::MAX), clipped: cut.is_some() }
+    }
 }
 
 impl HitLine {
     pub(crate) fn new(line: LineNo, content: &[u8], kind: HitKind) -> Self {
-        Self { line, hash: LineHash::of(content), content: content.to_vec(), kind }
+        Self { line, hash: LineHash::of(content), content: content.to_vec(), kind, measured: None }
+    }
+
+    /// How the line displays cut at `chars` characters: measured now from its bytes, or as
+    /// the search measured it when it did not keep them.
+    pub fn measure(&self, chars: usize) -> Measured {
+        self.measured.unwrap_or_else(|| Measured::of(&self.content, chars))
     }
 
     /// The line's anchor, `LINE:HASH`.
@@ -65,6 +97,17 @@ impl FileHits {
     /// How many matched lines are kept in [`FileHits::lines`].
     pub fn kept_matches(&self) -> usize {
         self.lines.iter().filter(|l| l.kind == HitKind::Match).count()
+    }
+
+    /// Keeps of each line only how it displays cut at `chars` characters
+    /// ([`HitLine::measured`]), not its bytes.
+    pub fn keep_measures_only(&mut self, chars: usize) {
+        for line in &mut self.lines {
+            if line.measured.is_none() {
+                line.measured = Some(Measured::of(&line.content, chars));
+                line.content = Vec::new();
+            }
+        }
     }
 
     /// Keeps only the first `keep` matches and the lines within `context` lines of one of

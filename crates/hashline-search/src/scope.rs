@@ -67,7 +67,13 @@ impl ScopeGroup<'_> {
                     if self.matches.binary_search(&line.number).is_ok() { HitKind::Match } else { HitKind::Context };
                 ScopeRow {
                     gap_before: window > 0 && i == 0,
-                    line: HitLine { line: line.number, hash: line.hash(), content: line.content.to_vec(), kind },
+                    line: HitLine {
+                        line: line.number,
+                        hash: line.hash(),
+                        content: line.content.to_vec(),
+                        kind,
+                        measured: None,
+                    },
                 }
             })
         })

@@ -37,11 +37,24 @@ pub struct SearchOptions {
     /// `(above, keep)`: once more than `above` matches are found, each file keeps only its
     /// first `keep` matches (and their context); files kept before are trimmed to it.
     pub keep_above: Option<(u64, usize)>,
+    /// `(files, chars)`: in a search in path order (`stop_after`; ignored otherwise), the
+    /// files after the first `files` with matches keep of each line only how it displays cut
+    /// at `chars` characters ([`HitLine::measured`](crate::HitLine::measured)), not its
+    /// bytes. For a caller whose text shows at most `files` rows and only counts the rest
+    /// (grep's 2000-line budget: an unbounded search keeps ~30k lines).
+    pub measure_after: Option<(usize, usize)>,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { glob: None, threads: 0, keep_per_file: usize::MAX, stop_after: None, keep_above: None }
+        Self {
+            glob: None,
+            threads: 0,
+            keep_per_file: usize::MAX,
+            stop_after: None,
+            keep_above: None,
+            measure_after: None,
+        }
     }
 }
 

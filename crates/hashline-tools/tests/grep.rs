@@ -328,6 +328,40 @@ fn text_mode_serves_only_the_scoped_rows_it_shows() {
     assert_eq!(records.len(), 900);
 }
 
+/// Past the first 2000 files with matches the text only counts rows (its budget ends
+/// there), so text mode keeps of those files' lines only how they display: the text is
+/// still byte-equal to the one made with every line's bytes, the truncation notice counts
+/// the same bytes, and a long line cut there still brings the clipping notice.
+#[test]
+fn text_mode_counts_the_rows_of_files_past_the_budget_from_their_measures() {
+    let ws = Ws::new();
+    for file in 0..2100 {
+        ws.file(&format!("d/f{file:04}.txt"), format!("needle {file}\nother\n"));
+    }
+    // Past the budget: a line cut at 500 characters, a control character, an invalid byte.
+    let mut long = b"needle \x07 \xff ".to_vec();
+    long.extend("é".repeat(600).as_bytes());
+    ws.file("d/f2050.txt", [&long[..], b"\n\tneedle \x1b[0m tail\n"].concat());
+    let args = json!({"pattern": "needle", "limit": 100_000, "context": 1});
+    let full = grep(&ws, args.clone());
+    let fresh = hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).build())
+        .expect("session");
+    let (content, is_error) =
+        hashline_tools::execute_content::<GrepTool>(&fresh, args, &hashline_tools::CallContext::top_level());
+    assert!(!is_error);
+    let text: String = content
+        .iter()
+        .map(|block| match block {
+            hashline_view::ContentBlock::Text { text } => text.as_str(),
+            _ => panic!("grep gives text only"),
+        })
+        .collect();
+    assert_eq!(text, full.text());
+    assert!(!text.contains("f2050.txt"), "the budget shows f2050.txt");
+    assert!(text.contains("[Some lines truncated to 500 chars"), "{}", &text[text.len() - 400..]);
+    assert!(text.contains("[Output truncated: showing "), "{}", &text[text.len() - 400..]);
+}
+
 /// Runs `args` with its value (in `ws`'s session) and in text mode (in a fresh stateful
 /// session); checks the texts are equal and that text mode served each record exactly when
 /// its row is in the text, some but not all. Returns the records, the text and the session.

@@ -285,6 +285,11 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         keep_per_file: if summary { 0 } else { limit.min(PER_FILE_CAP_ABOVE) },
         stop_after: (!summary).then_some(limit as u64),
         keep_above: capped.then_some((PER_FILE_CAP_ABOVE as u64, PER_FILE_CAP)),
+        // Text alone, in sections: each file has a row, so the text's rows end within the
+        // first `MAX_LINES` files and the later ones are only counted; their lines' bytes
+        // are not needed, nor kept (the value's card, which shows them, is not made).
+        measure_after: (ctx.text_only && !summary && args.scope.is_none())
+            .then_some((crate::budget::MAX_LINES, render::MAX_LINE_CHARS)),
     };
     let found = search(&path.real, &query, &options).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {

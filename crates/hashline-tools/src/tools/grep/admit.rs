@@ -102,7 +102,7 @@ mod tests {
             .chain(context.iter().map(|&n| (n, HitKind::Context)))
             .map(|(n, kind)| {
                 let line = LineNo::new(n).expect("line");
-                HitLine { line, hash: hashline_core::LineHash::of(b"x"), content: b"x".to_vec(), kind }
+                HitLine { line, hash: hashline_core::LineHash::of(b"x"), content: b"x".to_vec(), kind, measured: None }
             })
             .collect();
         lines.sort_by_key(|l| l.line);

@@ -89,9 +89,14 @@ fn count_file(
     each_row(lines, |row| match row {
         Row::Gap => count(GAP_ROW.len()),
         Row::Line(line) => {
+            // As `write_row` writes it, from how the line displays (all a search keeps of
+            // the lines of files past the budget, `SearchOptions::measure_after`).
+            let measured = line.measure(MAX_LINE_CHARS);
             let mut length = Length(0);
-            *clipped |= write_row(&mut length, display, line);
-            count(length.0);
+            let _ = std::fmt::Write::write_fmt(&mut length, format_args!("{display}:>>{}|", line.anchor()));
+            let suffix = if measured.clipped { CLIPPED_SUFFIX.len() } else { 0 };
+            *clipped |= measured.clipped;
+            count(length.0 + measured.bytes as usize + suffix);
         }
     });
     if more > 0 {
@@ -169,6 +174,7 @@ pub(crate) fn row(display: &str, line: &HitLine) -> (String, bool) {
 /// Writes one anchored row (made by [`row`], measured past the budget); whether its content
 /// was clipped.
 fn write_row(out: &mut impl std::fmt::Write, display: &str, line: &HitLine) -> bool {
+    debug_assert!(line.measured.is_none(), "a row is made of a line whose bytes were not kept");
     let mark = if line.kind == HitKind::Match { ">>" } else { "  " };
     let content = display_line(&line.content);
     let cut = clip_at(&content);
@@ -298,7 +304,7 @@ mod tests {
 
     fn line(number: u32, content: &[u8], kind: HitKind) -> HitLine {
         let line = LineNo::new(number).expect("line number");
-        HitLine { line, hash: LineHash::of(content), content: content.to_vec(), kind }
+        HitLine { line, hash: LineHash::of(content), content: content.to_vec(), kind, measured: None }
     }
 
     /// Counting a file's rows past the budget gives the rows and bytes that making them
@@ -323,11 +329,23 @@ mod tests {
                 if more > 0 {
                     made.push(more_row(more));
                 }
-                let (mut unshown, mut clipped) = (Unshown::default(), false);
-                count_file(display, 3, &refs, more, &mut unshown, &mut clipped);
-                assert_eq!(unshown.rows, made.len(), "{display} {more}");
-                assert_eq!(unshown.bytes, made.iter().map(|r| r.len() + 1).sum::<usize>(), "{display} {more}");
-                assert_eq!(clipped, made_clipped);
+                // Counted from the lines' bytes, and from their measures alone.
+                let mut measured = hashline_search::FileHits {
+                    path: "f".into(),
+                    match_count: 3,
+                    lines: lines.to_vec(),
+                    bare_cr: false,
+                    identity: None,
+                };
+                measured.keep_measures_only(MAX_LINE_CHARS);
+                assert!(measured.lines.iter().all(|l| l.content.is_empty()));
+                for refs in [refs.clone(), measured.lines.iter().collect()] {
+                    let (mut unshown, mut clipped) = (Unshown::default(), false);
+                    count_file(display, 3, &refs, more, &mut unshown, &mut clipped);
+                    assert_eq!(unshown.rows, made.len(), "{display} {more}");
+                    assert_eq!(unshown.bytes, made.iter().map(|r| r.len() + 1).sum::<usize>(), "{display} {more}");
+                    assert_eq!(clipped, made_clipped);
+                }
             }
         }
     }
