@@ -323,10 +323,9 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         scoped_text = Some((scoped.rendered, scoped.scopes, scoped.record_rows));
     }
     let scoped_lines: Vec<Vec<&HitLine>> = scoped_records.iter().map(|(_, lines)| lines.iter().collect()).collect();
-    // With the identity each file had when the search opened it (no second look-up per
-    // file for its ledger key).
-    // Without symbol scope they are the admitted files' own, listed by no vector (an
-    // unbounded search admits ~11k files).
+    // Without symbol scope the rows are the admitted files' own, listed by no vector (an
+    // unbounded search admits ~11k files), with the identity each file had when the search
+    // opened it (no second look-up per file for its ledger key).
     let scoped_rows: Vec<ShownRows<'_>> = scoped_records
         .iter()
         .zip(&scoped_lines)
@@ -383,9 +382,6 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         None => {
             let render =
                 || if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
-            // Many rows: they are recorded in the session on another thread while the text
-            // is made (the search's threads are done; neither reads what the other writes).
-            let rows: usize = shown_rows().map(|(_, lines, _)| lines.len()).sum();
             let rendered = if ctx.sees_text_only && !summary {
                 // The model sees the text alone: the rows past its budget (an unbounded
                 // search: ~100k) are not served, and not recorded.
@@ -398,7 +394,10 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
                     }
                 }
                 rendered
-            } else if rows >= RECORD_BESIDE_ROWS {
+            } else if shown_rows().map(|(_, lines, _)| lines.len()).sum::<usize>() >= RECORD_BESIDE_ROWS {
+                // Many rows: they are recorded in the session on another thread while the
+                // text is made (the search's threads are done; neither reads what the other
+                // writes).
                 std::thread::scope(|threads| {
                     threads.spawn(record);
                     render()
