@@ -342,21 +342,7 @@ fn text_mode_counts_the_rows_of_files_past_the_budget_from_their_measures() {
     let mut long = b"needle \x07 \xff ".to_vec();
     long.extend("é".repeat(600).as_bytes());
     ws.file("d/f2050.txt", [&long[..], b"\n\tneedle \x1b[0m tail\n"].concat());
-    let args = json!({"pattern": "needle", "limit": 100_000, "context": 1});
-    let full = grep(&ws, args.clone());
-    let fresh = hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).build())
-        .expect("session");
-    let (content, is_error) =
-        hashline_tools::execute_content::<GrepTool>(&fresh, args, &hashline_tools::CallContext::top_level());
-    assert!(!is_error);
-    let text: String = content
-        .iter()
-        .map(|block| match block {
-            hashline_view::ContentBlock::Text { text } => text.as_str(),
-            _ => panic!("grep gives text only"),
-        })
-        .collect();
-    assert_eq!(text, full.text());
+    let (_, text, _) = value_and_text(&ws, json!({"pattern": "needle", "limit": 100_000, "context": 1}));
     assert!(!text.contains("f2050.txt"), "the budget shows f2050.txt");
     assert!(text.contains("[Some lines truncated to 500 chars"), "{}", &text[text.len() - 400..]);
     assert!(text.contains("[Output truncated: showing "), "{}", &text[text.len() - 400..]);
@@ -366,22 +352,8 @@ fn text_mode_counts_the_rows_of_files_past_the_budget_from_their_measures() {
 /// session); checks the texts are equal and that text mode served each record exactly when
 /// its row is in the text, some but not all. Returns the records, the text and the session.
 fn text_mode_serves_what_it_shows(ws: &Ws, args: Value) -> (Vec<Value>, String, hashline_tools::Session) {
-    let full = grep(ws, args.clone());
+    let (full, text, fresh) = value_and_text(ws, args);
     let records = full.ptc_value()["records"].as_array().cloned().expect("records");
-    let fresh =
-        hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).stateful(true).build())
-            .expect("session");
-    let (content, is_error) =
-        hashline_tools::execute_content::<GrepTool>(&fresh, args, &hashline_tools::CallContext::top_level());
-    assert!(!is_error);
-    let text: String = content
-        .iter()
-        .map(|block| match block {
-            hashline_view::ContentBlock::Text { text } => text.as_str(),
-            _ => panic!("grep gives text only"),
-        })
-        .collect();
-    assert_eq!(text, full.text());
     let mut shown = 0;
     for record in &records {
         let (path, anchor) = (record["path"].as_str().expect("path"), record["anchor"].as_str().expect("anchor"));
@@ -397,6 +369,27 @@ fn text_mode_serves_what_it_shows(ws: &Ws, args: Value) -> (Vec<Value>, String, 
     }
     assert!(shown > 0 && shown < records.len(), "{shown} rows shown of {}", records.len());
     (records, text, fresh)
+}
+
+/// Runs `args` with its value (in `ws`'s session) and in text mode (`execute_content`, in a
+/// fresh stateful session), and checks that the two texts are equal.
+fn value_and_text(ws: &Ws, args: Value) -> (ToolResult, String, hashline_tools::Session) {
+    let full = grep(ws, args.clone());
+    let fresh =
+        hashline_tools::Session::new(hashline_tools::SessionConfig::builder().root(ws.root()).stateful(true).build())
+            .expect("session");
+    let (content, is_error) =
+        hashline_tools::execute_content::<GrepTool>(&fresh, args, &hashline_tools::CallContext::top_level());
+    assert!(!is_error);
+    let text: String = content
+        .iter()
+        .map(|block| match block {
+            hashline_view::ContentBlock::Text { text } => text.as_str(),
+            _ => panic!("grep gives text only"),
+        })
+        .collect();
+    assert_eq!(text, full.text());
+    (full, text, fresh)
 }
 
 fn line_no(line: u32) -> hashline_core::LineNo {
