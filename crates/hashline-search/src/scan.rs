@@ -52,9 +52,15 @@ impl Measured {
     /// How `content` displays cut at `chars` characters.
     pub fn of(content: &[u8], chars: usize) -> Self {
         let shown = hashline_core::display::display_line(content);
-        let cut = shown.char_indices().nth(chars).map(|(at, _)| at);
+        let cut = Self::cut(&shown, chars);
         let bytes = cut.unwrap_or(shown.len());
         Self { bytes: u32::try_from(bytes).unwrap_or(u32::MAX), clipped: cut.is_some() }
+    }
+
+    /// Where a display text longer than `chars` characters is cut (a byte offset), or
+    /// `None` when it is not: the one rule for rows made and rows measured.
+    pub fn cut(shown: &str, chars: usize) -> Option<usize> {
+        shown.char_indices().nth(chars).map(|(at, _)| at)
     }
 }
 

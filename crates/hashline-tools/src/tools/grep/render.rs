@@ -25,7 +25,7 @@ pub(crate) fn clip_line(content: &str) -> (String, bool) {
 
 /// Where a row's content is cut at [`MAX_LINE_CHARS`] characters, if it is.
 fn clip_at(content: &str) -> Option<usize> {
-    content.char_indices().nth(MAX_LINE_CHARS).map(|(cut, _)| cut)
+    hashline_search::Measured::cut(content, MAX_LINE_CHARS)
 }
 
 /// A rendered result.
@@ -93,6 +93,7 @@ fn count_file(
             // the lines of files past the budget, `SearchOptions::measure_after`).
             let measured = line.measure(MAX_LINE_CHARS);
             let mut length = Length(0);
+            // `>>` or `  `: both marks are two bytes.
             let _ = std::fmt::Write::write_fmt(&mut length, format_args!("{display}:>>{}|", line.anchor()));
             let suffix = if measured.clipped { CLIPPED_SUFFIX.len() } else { 0 };
             *clipped |= measured.clipped;
