@@ -476,3 +476,35 @@ fn a_pattern_nested_thirty_thousand_deep_is_refused_and_the_server_serves_on() {
     server.assert_alive("ping");
     assert!(server.close().success());
 }
+
+/// docs/protocol.md §4.6: over MCP the model is given grep's records as well as its text, so
+/// every record is served, also those past the text's budget; an anchor only a record
+/// carries edits the file with no `read` (the CLI's text mode refuses it: see
+/// hashline-tools' `text_mode_shows_the_same_text_and_serves_only_the_rows_it_shows`).
+#[test]
+fn grep_records_past_the_text_budget_are_served_over_mcp() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for file in 0..50 {
+        let body: String = (0..60).map(|n| format!("needle {file} {n} {}\n", "x".repeat(200))).collect();
+        std::fs::write(dir.path().join(format!("f{file:02}.txt")), body).expect("write");
+    }
+    let mut server = Server::initialized(dir.path());
+    let found = server.call("grep", "grep", json!({"pattern": "needle", "limit": 100_000}));
+    assert_eq!(found["result"]["isError"], false, "{}", text(&found));
+    let records = found["result"]["structuredContent"]["records"].as_array().expect("records").clone();
+    // Above 50 matches, 10 a file: 500 records, whose rows of 200 characters pass the 50 KB budget.
+    assert_eq!(records.len(), 500);
+    let last = records.last().expect("a record");
+    let (path, anchor) = (last["path"].as_str().expect("path"), last["anchor"].as_str().expect("anchor"));
+    let name = Path::new(path).file_name().expect("name").to_string_lossy().into_owned();
+    let shown = text(&found);
+    assert!(!shown.contains(&format!("{name}:")), "the text shows {name}, which should lie past its budget");
+
+    let edit = json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]});
+    let edited = server.call("edit", "edit", edit);
+    assert_eq!(edited["result"]["isError"], false, "{}", text(&edited));
+    let line: usize = anchor.split(':').next().and_then(|l| l.parse().ok()).expect("line");
+    let after = std::fs::read_to_string(path).expect("read back");
+    assert_eq!(after.lines().nth(line - 1), Some("edited"));
+    assert_eq!(server.close().code(), Some(0));
+}
