@@ -82,16 +82,17 @@ fn recover(root: &Path) {
 
 /// Runs `tool` until it succeeds, at most three times, half a second apart, each failure
 /// reported on one line with its status and output (`before` runs before each try), and
-/// fails the test after the third: a call that is not under test (recovery's `ls`, the
+/// fails the test after the third; gives how long the try that succeeded took: a call that is not under test (recovery's `ls`, the
 /// uninterrupted edit that times the kills) once failed in a clean-clone run of the Wine
 /// lane with nothing on its standard output, and many runs here did not repeat it.
-fn run_thrice(root: &Path, tool: &str, args: &serde_json::Value, what: &str, before: impl Fn()) {
+fn run_thrice(root: &Path, tool: &str, args: &serde_json::Value, what: &str, before: impl Fn()) -> Duration {
     let mut failures = Vec::new();
     for attempt in 1..=3 {
         before();
+        let started = Instant::now();
         let out = spawn_with(root, tool, args.clone(), Stdio::piped()).wait_with_output().expect(what);
         if out.status.success() {
-            return;
+            return started.elapsed();
         }
         let failure = format!(
             "attempt {attempt}: {}: {}{}",
@@ -167,12 +168,8 @@ fn kill_rounds(name: &str, files: &[&str], link: bool, rng: &mut Rng) -> usize {
         }
     };
     // How long one uninterrupted edit takes: kills land anywhere in it.
-    let started = std::cell::Cell::new(Instant::now());
-    run_thrice(&root, "edit", &args, &format!("{name}: the uninterrupted edit"), || {
-        reset();
-        started.set(Instant::now());
-    });
-    let span = started.get().elapsed().as_micros() as u64 * 12 / 10;
+    let took = run_thrice(&root, "edit", &args, &format!("{name}: the uninterrupted edit"), reset);
+    let span = took.as_micros() as u64 * 12 / 10;
     let mut violations = 0;
     let mut outcomes = [0usize; 2];
     let rounds = rounds();

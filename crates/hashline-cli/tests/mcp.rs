@@ -491,7 +491,7 @@ fn grep_records_past_the_text_budget_are_served_over_mcp() {
     let mut server = Server::initialized(dir.path());
     let found = server.call("grep", "grep", json!({"pattern": "needle", "limit": 100_000}));
     assert_eq!(found["result"]["isError"], false, "{}", text(&found));
-    let records = found["result"]["structuredContent"]["records"].as_array().expect("records").clone();
+    let records = found["result"]["structuredContent"]["records"].as_array().expect("records");
     // Above 50 matches, 10 a file: 500 records, whose rows of 200 characters pass the 50 KB budget.
     assert_eq!(records.len(), 500);
     let last = records.last().expect("a record");
