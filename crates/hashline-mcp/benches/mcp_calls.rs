@@ -14,7 +14,8 @@
 //! cargo bench -p hashline-mcp --bench mcp_calls
 //! ```
 //!
-//! `HASHLINE_BIN` points at another binary; `ROUNDS` sets the rounds (default 200); `CALLS=read`
+//! `HASHLINE_BIN` points at another binary; `ROUNDS` sets the rounds (default 200); `SETTLE_MS`
+//! pauses (uncounted) after each call; `CALLS=read`
 //! runs only the reads.
 
 use std::io::{BufRead, BufReader, Write};
@@ -43,6 +44,15 @@ fn main() {
     let rounds: usize = std::env::var("ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(200);
     // `CALLS=read`: only the reads (e.g. to profile the server's read path).
     let reads_only = std::env::var("CALLS").is_ok_and(|calls| calls == "read");
+    // `SETTLE_MS=n`: a pause of n ms (not counted) after each call, so that no call is
+    // timed while the work another left on a background thread (the parser thread's
+    // reparse after a checked edit) still runs.
+    let settle = Duration::from_millis(std::env::var("SETTLE_MS").ok().and_then(|n| n.parse().ok()).unwrap_or(0));
+    let pause = || {
+        if !settle.is_zero() {
+            std::thread::sleep(settle);
+        }
+    };
 
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("root");
@@ -82,14 +92,21 @@ fn main() {
     for round in 0..rounds + 5 {
         let mut times = [Duration::ZERO; 7];
         times[0] = mcp.call("read", window.clone()).1;
+        pause();
         times[1] = local.call("read", window.clone());
+        pause();
         if !reads_only {
             times[2] = mcp.call("edit", files[0].next()).1;
+            pause();
             times[3] = local.call("edit", files[2].next());
+            pause();
             times[4] = mcp.call("edit", files[1].next()).1;
+            pause();
             times[5] = local.call("edit", files[3].next());
+            pause();
         }
         times[6] = local.call_then("read", window.clone(), |result| result.to_json().len());
+        pause();
         if round >= 5 {
             for (sample, time) in samples.iter_mut().zip(times) {
                 sample.push(time);

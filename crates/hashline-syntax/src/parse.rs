@@ -133,8 +133,18 @@ pub fn reparse(
     kept: impl IntoIterator<Item = (LineNo, LineNo)>,
     limits: ParseLimits,
 ) -> Result<Parsed, SyntaxError> {
-    let text_start = if after.has_bom() { 3 } else { 0 };
-    if text_start != parsed.text_start {
+    reparse_edits(parsed, after, &TextEdits::between(before, after, kept), limits)
+}
+
+/// [`reparse`] with the change's tree edits already found.
+pub fn reparse_edits(
+    parsed: &Parsed,
+    after: &Document,
+    edits: &TextEdits,
+    limits: ParseLimits,
+) -> Result<Parsed, SyntaxError> {
+    let text_start = edits.text_start;
+    if edits.whole || text_start != parsed.text_start {
         return parse_document(parsed.lang, after, limits);
     }
     let new = &after.as_bytes()[text_start..];
@@ -143,11 +153,40 @@ pub fn reparse(
     }
     let mut tree = parsed.tree.clone();
     // Applied last to first, each edit's offsets are still those of the old text.
-    for edit in edits_between(before, after, text_start, kept).iter().rev() {
+    for edit in edits.edits.iter().rev() {
         tree.edit(edit);
     }
     let tree = parse(parsed.lang, new, Some(&tree), limits)?;
     Ok(Parsed { lang: parsed.lang, tree, text_start })
+}
+
+/// The tree edits that turn one document's text into another's (see [`reparse`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdits {
+    /// The edits, in text order, in the old text's coordinates (bytes after the BOM).
+    pub edits: Vec<InputEdit>,
+    /// Where the new document's text starts (3 after a BOM, else 0).
+    pub text_start: usize,
+    /// See [`TextEdits::whole`].
+    whole: bool,
+}
+
+impl TextEdits {
+    /// The edits from `before` to `after`, with `kept` as in [`reparse`] (none when one of
+    /// the two has a BOM and the other not: see [`TextEdits::whole`]).
+    pub fn between(before: &Document, after: &Document, kept: impl IntoIterator<Item = (LineNo, LineNo)>) -> Self {
+        let text_start = if after.has_bom() { 3 } else { 0 };
+        if before.has_bom() != after.has_bom() {
+            return TextEdits { edits: Vec::new(), text_start, whole: true };
+        }
+        TextEdits { edits: edits_between(before, after, text_start, kept), text_start, whole: false }
+    }
+
+    /// Whether the texts cannot be related by edits (one has a BOM, the other not): the new
+    /// text is then parsed afresh.
+    pub fn whole(&self) -> bool {
+        self.whole
+    }
 }
 
 /// The tree edits that turn `before`'s text into `after`'s, in text order, in the old

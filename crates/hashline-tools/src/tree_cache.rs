@@ -13,7 +13,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use hashline_core::Document;
-use hashline_syntax::{Census, LanguageId, ParseLimits, Parsed, census, parse_document};
+use hashline_syntax::{Census, LanguageId, ParseLimits, Parsed, TextEdits, census, parse_document, reparse_edits};
 
 /// At most this many trees are kept; the least recently used goes first.
 pub const TREE_CACHE_FILES: usize = 8;
@@ -58,6 +58,9 @@ struct Pending {
     begun: bool,
     /// The cache's clock when it was queued: which parse of `key` it is.
     id: u64,
+    /// Whether an edit that needs these bytes waits for it even while it is queued (a
+    /// reparse after an edit, which the next edit is likely to need, is never taken back).
+    awaited: bool,
 }
 
 /// Trees by file, each valid only for the bytes it was parsed from. Clones share the trees.
@@ -116,7 +119,7 @@ impl TreeCache {
             let pending = inner.pending.iter().position(|p| p.key == key && p.bytes.as_slice() == bytes);
             let left = deadline.saturating_duration_since(Instant::now());
             let at = pending.filter(|_| !left.is_zero())?;
-            if !inner.pending[at].begun {
+            if !inner.pending[at].begun && !inner.pending[at].awaited {
                 // Still queued behind other parses: the caller parses now instead.
                 inner.pending.remove(at);
                 return None;
@@ -140,7 +143,13 @@ impl TreeCache {
             }
             inner.clock += 1;
             let (bytes, id) = (Arc::new(bytes), inner.clock);
-            inner.pending.push(Pending { key: key.to_path_buf(), bytes: Arc::clone(&bytes), begun: false, id });
+            inner.pending.push(Pending {
+                key: key.to_path_buf(),
+                bytes: Arc::clone(&bytes),
+                begun: false,
+                id,
+                awaited: false,
+            });
             (bytes, id)
         };
         let cache = self.clone();
@@ -161,6 +170,60 @@ impl TreeCache {
                     let tree = CachedTree { parsed, census: found };
                     cache.insert(&key, Arc::from(doc.into_bytes()), tree, Some(started));
                 }
+            }
+        };
+        if !submit(Box::new(job)) {
+            self.lock().pending.retain(|p| p.id != started);
+            return false;
+        }
+        true
+    }
+
+    /// Reparses `after`, what `key` will hold, on the background thread from `old` (the
+    /// tree of the text `edits` change into `after`) and keeps the tree, as a check that
+    /// judged the change without it does (`hashline_syntax::proven_clean`); an edit that
+    /// needs that tree waits for it. `false`, and nothing queued, when the bytes are over
+    /// the bound, a parse of `key` is under way, [`PREFETCH_PARSES`] are, or there is no
+    /// parser thread: the caller reparses then.
+    pub fn follow(&self, key: &Path, old: CachedTree, after: Vec<u8>, edits: TextEdits) -> bool {
+        if after.len() > TREE_CACHE_BYTES.min(ParseLimits::DEFAULT.max_bytes) {
+            return false;
+        }
+        let (bytes, started) = {
+            let mut inner = self.lock();
+            if inner.pending.len() >= PREFETCH_PARSES || inner.pending.iter().any(|p| p.key == key) {
+                return false;
+            }
+            inner.clock += 1;
+            let (bytes, id) = (Arc::new(after), inner.clock);
+            inner.pending.push(Pending {
+                key: key.to_path_buf(),
+                bytes: Arc::clone(&bytes),
+                begun: false,
+                id,
+                awaited: true,
+            });
+            (bytes, id)
+        };
+        let cache = self.clone();
+        let key = key.to_path_buf();
+        let job = move || {
+            if !cache.begin(started) {
+                return;
+            }
+            let _done = Done { cache: cache.clone(), id: started };
+            let doc = Document::parse(bytes.to_vec());
+            // As the check keeps trees: an incremental tree only when clean, else a fresh one.
+            let parsed = reparse_edits(&old.parsed, &doc, &edits, ParseLimits::DEFAULT).and_then(|parsed| {
+                if parsed.tree.root_node().has_error() {
+                    parse_document(parsed.lang, &doc, ParseLimits::DEFAULT)
+                } else {
+                    Ok(parsed)
+                }
+            });
+            if let Ok(parsed) = parsed {
+                let found = census(&parsed.tree, &doc, parsed.text_start);
+                cache.insert(&key, Arc::from(doc.into_bytes()), CachedTree { parsed, census: found }, Some(started));
             }
         };
         if !submit(Box::new(job)) {
@@ -234,11 +297,11 @@ impl TreeCache {
 }
 
 /// A background parse.
-type Job = Box<dyn FnOnce() + Send>;
+pub(crate) type Job = Box<dyn FnOnce() + Send>;
 
 /// Queues `job` for the process's parser thread (started by the first job); `false` when
 /// there is no such thread.
-fn submit(job: Job) -> bool {
+pub(crate) fn submit(job: Job) -> bool {
     static PARSER: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
     let parser = PARSER.get_or_init(|| {
         let (sender, jobs) = channel::<Job>();

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use hashline_core::{Document, LineNo};
 use hashline_syntax::{
-    Census, IssueKind, LanguageId, LineSpan, ParseLimits, census, introduced, line_list, parse_document, reparse,
+    Census, IssueKind, LanguageId, LineSpan, ParseLimits, TextEdits, census, introduced, line_list, parse_document,
+    proven_clean, region_language, reparse_edits,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -129,7 +130,10 @@ impl Old {
 ///
 /// With `trees`, the tree of `before` comes from the cache when the cache holds one for
 /// exactly those bytes, and `after` is parsed incrementally from it (afresh when that
-/// tree has errors: the verdict is always a fresh parse's). Else, when the store
+/// tree has errors: the verdict is always a fresh parse's). When that kept tree is clean
+/// and its grammar allows it (C), a change proven clean from its region alone
+/// (`hashline_syntax::proven_clean`) is judged so, and the tree of `after` is reparsed on
+/// the parser thread for the next edit ([`TreeCache::follow`]). Else, when the store
 /// holds the census of exactly those bytes, that census stands for `before` and `after` is
 /// parsed afresh (the census of a fresh parse and of an incremental one are the same); else
 /// `before` is parsed. The cache then keeps the tree of what the file will hold: `after`, or
@@ -174,23 +178,38 @@ pub fn check(
         let census = census(&parsed.tree, doc, parsed.text_start);
         Some((doc, Old::Tree(CachedTree { parsed, census }, true)))
     });
-    let new_parse = match &old {
+    // The change as tree edits of the old tree, when there is one.
+    let edits = match &old {
+        Some((doc, Old::Tree(..))) => Some(TextEdits::between(doc, after, kept_lines(doc, &new_line_of))),
+        _ => None,
+    };
+    if let (Some((doc, Old::Tree(tree, false))), Some(memo), Some(edits)) = (&old, trees, &edits)
+        && proven_from_region(tree, doc, after, edits, memo, limits)
+    {
+        if let Some((store, key)) = store {
+            let old = old.as_ref().zip(old_key).map(|((_, old), content)| (old, content));
+            remember(store, key, name, old, false, after, None, &Census::default());
+        }
+        return outcome(mode, lang, &[]);
+    }
+    let new_parse = match (&old, &edits) {
         // An incremental tree without errors is the fresh parse's tree. One with errors is
         // not always: error recovery (and an external scanner's state, e.g. TypeScript's
         // template strings) may place them differently when old subtrees are reused, so
         // its census is taken from a fresh parse. Every kept tree is thus a fresh parse or
         // clean, and its census is a fresh parse's (tests/syntax_reuse.rs).
-        Some((doc, Old::Tree(tree, _))) => reparse(&tree.parsed, doc, after, kept_lines(doc, &new_line_of), limits)
-            .and_then(|parsed| {
+        (Some((_, Old::Tree(tree, _))), Some(edits)) => {
+            reparse_edits(&tree.parsed, after, edits, limits).and_then(|parsed| {
                 if parsed.tree.root_node().has_error() {
                     parse_document(lang, after, limits).map(|parsed| (parsed, true))
                 } else {
                     Ok((parsed, false))
                 }
-            }),
+            })
+        }
         // Only the old census, or the old file could not be parsed (then every problem of
         // the new one is new): the new file is parsed afresh.
-        Some((_, Old::Census(_))) | None => parse_document(lang, after, limits).map(|parsed| (parsed, true)),
+        _ => parse_document(lang, after, limits).map(|parsed| (parsed, true)),
     };
     let (new_parse, fresh) = match new_parse {
         Ok(parsed) => parsed,
@@ -201,7 +220,7 @@ pub fn check(
     let refused = mode == SyntaxMode::Block && !new.is_empty();
     if let Some((store, key)) = store {
         let old = old.as_ref().zip(old_key).map(|((_, old), content)| (old, content));
-        remember(store, key, name, old, refused, after, &new_parse, &new_census, fresh);
+        remember(store, key, name, old, refused, after, Some((&new_parse, fresh)), &new_census);
     }
     if let Some(memo) = trees {
         match old {
@@ -210,6 +229,11 @@ pub fn check(
             _ => memo.trees.put(memo.key, after.as_bytes(), CachedTree { parsed: new_parse, census: new_census }),
         }
     }
+    outcome(mode, lang, &new)
+}
+
+/// The outcome of a check that ran: `new` is what the change introduced.
+fn outcome(mode: SyntaxMode, lang: LanguageId, new: &[hashline_syntax::SyntaxIssue]) -> SyntaxOutcome {
     SyntaxOutcome {
         mode,
         checked: true,
@@ -227,6 +251,33 @@ pub fn check(
             })
             .collect(),
     }
+}
+
+/// Whether `after` is proven clean from the changed region of `before`'s clean tree, kept
+/// by the session (`hashline_syntax::proven_clean`, for the grammars it answers for). Then
+/// the tree of `after` is reparsed on the parser thread for the next edit (here, when that
+/// thread is busy), and kept.
+fn proven_from_region(
+    tree: &CachedTree,
+    before: &Document,
+    after: &Document,
+    edits: &TextEdits,
+    memo: Memo<'_>,
+    limits: ParseLimits,
+) -> bool {
+    if !region_language(tree.parsed.lang)
+        || !tree.census.is_clean()
+        || !proven_clean(&tree.parsed, before, after, edits, limits)
+    {
+        return false;
+    }
+    if !memo.trees.follow(memo.key, tree.clone(), after.as_bytes().to_vec(), edits.clone())
+        && let Ok(parsed) = reparse_edits(&tree.parsed, after, edits, limits)
+        && !parsed.tree.root_node().has_error()
+    {
+        memo.trees.put(memo.key, after.as_bytes(), CachedTree { parsed, census: Census::default() });
+    }
+    true
 }
 
 /// Whether a stored census can be of `doc`: every issue on its lines (the store's key
@@ -250,9 +301,8 @@ fn remember(
     old: Option<(&Old, ContentKey)>,
     refused: bool,
     after: &Document,
-    new_parse: &hashline_syntax::Parsed,
+    new_parse: Option<(&hashline_syntax::Parsed, bool)>,
     new_census: &Census,
-    fresh: bool,
 ) {
     if let Some((Old::Tree(tree, true), content)) = old {
         let _ = store.store_census(key, name, content, &tree.census);
@@ -264,6 +314,8 @@ fn remember(
     let _ = store.store_census(key, name, content, new_census);
     // The map a read would build: from a fresh tree, or an incremental one without errors
     // (error recovery may shape an ERROR node's insides differently when it reuses subtrees).
+    // (Without a tree of the new file, none is built: the next read builds it.)
+    let Some((new_parse, fresh)) = new_parse else { return };
     let in_use = old.is_some_and(|(_, content)| store.has_map(key, name, content));
     if in_use && (fresh || !new_parse.tree.root_node().has_error()) {
         let map = hashline_symbols::map_parsed(new_parse, after);
@@ -361,6 +413,48 @@ pub fn line_map_of(changes: &[crate::diff::Change]) -> impl Fn(LineNo) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A C file of `n` functions, function `changed` returning `body`.
+    fn c_file(n: usize, changed: usize, body: &str) -> Document {
+        let text: String = (0..n)
+            .map(|i| match i == changed {
+                true => format!("int f{i}(int x)\n{{\n    return {body};\n}}\n\n"),
+                false => format!("int f{i}(int x)\n{{\n    return x + {i};\n}}\n\n"),
+            })
+            .collect();
+        Document::parse(text.into_bytes())
+    }
+
+    #[test]
+    fn a_clean_c_edit_is_judged_from_its_region_and_its_tree_is_reparsed_on_the_parser_thread() {
+        // The parser thread is held busy, so that the reparse is seen queued.
+        let (release, hold) = std::sync::mpsc::channel::<()>();
+        assert!(crate::tree_cache::submit(Box::new(move || {
+            let _ = hold.recv();
+        })));
+        let trees = TreeCache::default();
+        let key = Path::new("/r/a.c");
+        let before = c_file(40, 20, "x + 20");
+        let parsed = parse_document(LanguageId::C, &before, ParseLimits::DEFAULT).unwrap();
+        let found = census(&parsed.tree, &before, parsed.text_start);
+        trees.put(key, before.as_bytes(), CachedTree { parsed, census: found });
+        let memo = Some(Memo { trees: &trees, key, store: None });
+        let same = |old: LineNo| Some(old).filter(|l| l.get() != 103);
+        let after = c_file(40, 20, "x * 2");
+        let outcome = check(SyntaxMode::Warn, "a.c", Some(&before), &after, same, memo);
+        assert!(outcome.checked && outcome.new_problems.is_empty(), "{outcome:?}");
+        assert_eq!(trees.parsing(), 1, "judged without a parse of the file; its tree is queued");
+        release.send(()).expect("the holding job waits");
+        let tree = trees.get(key, LanguageId::C, after.as_bytes()).expect("the queued reparse is waited for");
+        let fresh = parse_document(LanguageId::C, &after, ParseLimits::DEFAULT).unwrap();
+        assert_eq!(tree.parsed.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp());
+        // From that tree, a change that breaks the file is not proven clean: the file is
+        // reparsed here and the problem found where a fresh parse finds it.
+        let broken = c_file(40, 20, "x *");
+        let outcome = check(SyntaxMode::Warn, "a.c", Some(&after), &broken, same, memo);
+        assert_eq!(outcome.regression_message().as_deref(), Some("syntax-regression: lines 103"));
+        assert_eq!(trees.parsing(), 0);
+    }
 
     #[test]
     fn the_kept_lines_hint_names_only_the_ends_of_kept_runs() {
