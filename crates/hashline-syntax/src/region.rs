@@ -90,10 +90,17 @@ pub fn proven_clean(
     let shift = edits.edits.iter().map(|e| e.new_end_byte as isize - e.old_end_byte as isize).sum::<isize>();
     // The unchanged neighbours: the last item ending before the change and the first
     // starting after it (an item the change touches at its edge is changed).
+    // One pass, nothing kept but the two (a file may hold millions of items).
+    let (mut prev, mut next) = (None, None);
     let mut cursor = root.walk();
-    let items: Vec<Node> = root.children(&mut cursor).filter(|n| !n.is_extra()).collect();
-    let prev = items.iter().rev().find(|n| n.end_byte() < from).copied();
-    let next = items.iter().find(|n| n.start_byte() > to).copied();
+    for item in root.children(&mut cursor).filter(|n| !n.is_extra()) {
+        if item.end_byte() < from {
+            prev = Some(item);
+        } else if item.start_byte() > to {
+            next = Some(item);
+            break;
+        }
+    }
     let new_text = &after.as_bytes()[edits.text_start..];
     let Some(old_text) = before.as_bytes().get(parsed.text_start..) else { return false };
     let start = prev.map_or(0, |n| n.start_byte());
@@ -115,12 +122,16 @@ pub fn proven_clean(
         return false;
     }
     let mut cursor = region.walk();
-    let found: Vec<Node> = region.children(&mut cursor).filter(|n| !n.is_extra()).collect();
+    let (mut first, mut last) = (None, None);
+    for item in region.children(&mut cursor).filter(|n| !n.is_extra()) {
+        first = first.or(Some(item));
+        last = Some(item);
+    }
     // Offsets in the region are the new text's less `start`; the old tree's `next` lies
     // `shift` bytes off its place in the new text.
     let start_at = start as isize;
-    let same_first = prev.is_none_or(|prev| found.first().is_some_and(|n| same_subtree(prev, start_at, *n, 0)));
-    let same_last = next.is_none_or(|next| found.last().is_some_and(|n| same_subtree(next, start_at - shift, *n, 0)));
+    let same_first = prev.is_none_or(|prev| first.is_some_and(|n| same_subtree(prev, start_at, n, 0)));
+    let same_last = next.is_none_or(|next| last.is_some_and(|n| same_subtree(next, start_at - shift, n, 0)));
     same_first && same_last
 }
 

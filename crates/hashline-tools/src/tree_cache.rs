@@ -5,7 +5,9 @@
 //! A read does not parse on its own time: [`TreeCache::prefetch`] hands the parse to the
 //! process's one background parser thread, and an edit that needs the tree of those bytes
 //! while it is being parsed waits for it (instead of parsing them a second time); one still
-//! queued is taken back, and the edit parses.
+//! queued is taken back, and the edit parses. An edit whose check did not need the new tree
+//! (a change proven clean from its region) hands its reparse to the same thread
+//! ([`TreeCache::follow`]); the next edit waits for that one even while it is queued.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Sender, channel};

@@ -444,10 +444,24 @@ mod tests {
         let outcome = check(SyntaxMode::Warn, "a.c", Some(&before), &after, same, memo);
         assert!(outcome.checked && outcome.new_problems.is_empty(), "{outcome:?}");
         assert_eq!(trees.parsing(), 1, "judged without a parse of the file; its tree is queued");
+        // With the parser thread's queue full, the next file's tree is reparsed in the call.
+        assert!(trees.prefetch(Path::new("/r/other.c"), LanguageId::C, before.as_bytes().to_vec()));
+        let key_b = Path::new("/r/b.c");
+        let parsed = parse_document(LanguageId::C, &before, ParseLimits::DEFAULT).unwrap();
+        let found = census(&parsed.tree, &before, parsed.text_start);
+        trees.put(key_b, before.as_bytes(), CachedTree { parsed, census: found });
+        let memo_b = Some(Memo { trees: &trees, key: key_b, store: None });
+        let outcome = check(SyntaxMode::Warn, "b.c", Some(&before), &after, same, memo_b);
+        assert!(outcome.checked && outcome.new_problems.is_empty(), "{outcome:?}");
+        assert_eq!(trees.parsing(), 2, "nothing more queued");
+        assert!(trees.get(key_b, LanguageId::C, after.as_bytes()).is_some(), "kept at once");
         release.send(()).expect("the holding job waits");
         let tree = trees.get(key, LanguageId::C, after.as_bytes()).expect("the queued reparse is waited for");
         let fresh = parse_document(LanguageId::C, &after, ParseLimits::DEFAULT).unwrap();
         assert_eq!(tree.parsed.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp());
+        while trees.parsing() > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         // From that tree, a change that breaks the file is not proven clean: the file is
         // reparsed here and the problem found where a fresh parse finds it.
         let broken = c_file(40, 20, "x *");
