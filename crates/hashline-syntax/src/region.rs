@@ -27,6 +27,15 @@
 //! - A comment is an extra that may stand anywhere, so it is never taken as `prev` or
 //!   `next`: an item made to run on (`case 1:` before a function, an unclosed `/*`) would
 //!   swallow it and still look the same.
+//! - All of this needs the file's tokens to be those of `P`, `R` and `S` read apart: no
+//!   token may run over `R`'s edges. C's tokens end within their line (or at the next `;`,
+//!   `}` …), but for the block comment, which runs to the first `*/` after its `/*`. Where
+//!   there is none, the lexer reads `/*` as the operators `/` and `*`, or (a preprocessor
+//!   argument may begin with `/`) into a token of lower precedence than a comment; text
+//!   beyond the part parsed may hold the `*/` that makes it a comment. So every `/*` of the
+//!   region must lie inside a comment or a string's content of the region's tree, and every
+//!   `/*` of the old file after its last `*/` (only there can one be left open) inside a
+//!   comment or a string's content of the old tree.
 //!
 //! Anything else — a problem in the old tree or the region, a neighbour parsed otherwise, an
 //! unsupported grammar — and the caller parses the file as before. The property tests
