@@ -15,7 +15,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use hashline_core::Document;
-use hashline_syntax::{Census, LanguageId, ParseLimits, Parsed, TextEdits, census, parse_document, reparse_edits};
+use hashline_syntax::{
+    Census, LanguageId, ParseLimits, Parsed, SyntaxError, TextEdits, census, parse_document, reparse_edits,
+};
 
 /// At most this many trees are kept; the least recently used goes first.
 pub const TREE_CACHE_FILES: usize = 8;
@@ -134,51 +136,10 @@ impl TreeCache {
     /// tree, unless the cache has it already, a parse of `key` is under way, or
     /// [`PREFETCH_PARSES`] are. Whether a parse was started.
     pub fn prefetch(&self, key: &Path, lang: LanguageId, bytes: Vec<u8>) -> bool {
-        if bytes.len() > TREE_CACHE_BYTES.min(ParseLimits::DEFAULT.max_bytes) {
-            return false;
-        }
-        let (bytes, started) = {
-            let mut inner = self.lock();
-            let kept = inner.entries.iter().any(|e| e.key == key && e.tree.parsed.lang == lang && *e.bytes == *bytes);
-            if kept || inner.pending.len() >= PREFETCH_PARSES || inner.pending.iter().any(|p| p.key == key) {
-                return false;
-            }
-            inner.clock += 1;
-            let (bytes, id) = (Arc::new(bytes), inner.clock);
-            inner.pending.push(Pending {
-                key: key.to_path_buf(),
-                bytes: Arc::clone(&bytes),
-                begun: false,
-                id,
-                awaited: false,
-            });
-            (bytes, id)
+        let kept = |inner: &Inner, bytes: &[u8]| {
+            inner.entries.iter().any(|e| e.key == key && e.tree.parsed.lang == lang && *e.bytes == *bytes)
         };
-        let cache = self.clone();
-        let key = key.to_path_buf();
-        let queued = Instant::now();
-        let job = {
-            let key = key.clone();
-            move || {
-                std::thread::sleep(PREFETCH_DELAY.saturating_sub(queued.elapsed()));
-                if !cache.begin(started) {
-                    return;
-                }
-                // Ends the pending parse however the job ends, waking any waiter.
-                let _done = Done { cache: cache.clone(), id: started };
-                let doc = Document::parse(bytes.to_vec());
-                if let Ok(parsed) = parse_document(lang, &doc, ParseLimits::DEFAULT) {
-                    let found = census(&parsed.tree, &doc, parsed.text_start);
-                    let tree = CachedTree { parsed, census: found };
-                    cache.insert(&key, Arc::from(doc.into_bytes()), tree, Some(started));
-                }
-            }
-        };
-        if !submit(Box::new(job)) {
-            self.lock().pending.retain(|p| p.id != started);
-            return false;
-        }
-        true
+        self.queue(key, bytes, Some(PREFETCH_DELAY), kept, move |doc| parse_document(lang, doc, ParseLimits::DEFAULT))
     }
 
     /// Reparses `after`, what `key` will hold, on the background thread from `old` (the
@@ -188,42 +149,68 @@ impl TreeCache {
     /// the bound, a parse of `key` is under way, [`PREFETCH_PARSES`] are, or there is no
     /// parser thread: the caller reparses then.
     pub fn follow(&self, key: &Path, old: CachedTree, after: Vec<u8>, edits: TextEdits) -> bool {
-        if after.len() > TREE_CACHE_BYTES.min(ParseLimits::DEFAULT.max_bytes) {
+        self.queue(
+            key,
+            after,
+            None,
+            |_, _| false,
+            move |doc| {
+                // As the check keeps trees: an incremental tree only when clean, else a fresh one.
+                reparse_edits(&old.parsed, doc, &edits, ParseLimits::DEFAULT).and_then(|parsed| {
+                    match parsed.tree.root_node().has_error() {
+                        true => parse_document(parsed.lang, doc, ParseLimits::DEFAULT),
+                        false => Ok(parsed),
+                    }
+                })
+            },
+        )
+    }
+
+    /// Queues `parse` of `bytes`, what `key` holds or will hold, for the parser thread and
+    /// keeps its tree with its census. With a `delay` the parse begins that long after it was
+    /// queued, and an edit that needs it while it is still queued takes it back; without, an
+    /// edit waits for it. Nothing is queued (`false`) when the bytes are over the bound,
+    /// `kept` says the cache has them, a parse of `key` is under way, [`PREFETCH_PARSES`]
+    /// are, or there is no parser thread.
+    fn queue(
+        &self,
+        key: &Path,
+        bytes: Vec<u8>,
+        delay: Option<Duration>,
+        kept: impl FnOnce(&Inner, &[u8]) -> bool,
+        parse: impl FnOnce(&Document) -> Result<Parsed, SyntaxError> + Send + 'static,
+    ) -> bool {
+        if bytes.len() > TREE_CACHE_BYTES.min(ParseLimits::DEFAULT.max_bytes) {
             return false;
         }
         let (bytes, started) = {
             let mut inner = self.lock();
-            if inner.pending.len() >= PREFETCH_PARSES || inner.pending.iter().any(|p| p.key == key) {
+            if kept(&inner, &bytes)
+                || inner.pending.len() >= PREFETCH_PARSES
+                || inner.pending.iter().any(|p| p.key == key)
+            {
                 return false;
             }
             inner.clock += 1;
-            let (bytes, id) = (Arc::new(after), inner.clock);
-            inner.pending.push(Pending {
-                key: key.to_path_buf(),
-                bytes: Arc::clone(&bytes),
-                begun: false,
-                id,
-                awaited: true,
-            });
+            let (bytes, id) = (Arc::new(bytes), inner.clock);
+            let (key, awaited) = (key.to_path_buf(), delay.is_none());
+            inner.pending.push(Pending { key, bytes: Arc::clone(&bytes), begun: false, id, awaited });
             (bytes, id)
         };
         let cache = self.clone();
         let key = key.to_path_buf();
+        let queued = Instant::now();
         let job = move || {
+            if let Some(delay) = delay {
+                std::thread::sleep(delay.saturating_sub(queued.elapsed()));
+            }
             if !cache.begin(started) {
                 return;
             }
+            // Ends the pending parse however the job ends, waking any waiter.
             let _done = Done { cache: cache.clone(), id: started };
             let doc = Document::parse(bytes.to_vec());
-            // As the check keeps trees: an incremental tree only when clean, else a fresh one.
-            let parsed = reparse_edits(&old.parsed, &doc, &edits, ParseLimits::DEFAULT).and_then(|parsed| {
-                if parsed.tree.root_node().has_error() {
-                    parse_document(parsed.lang, &doc, ParseLimits::DEFAULT)
-                } else {
-                    Ok(parsed)
-                }
-            });
-            if let Ok(parsed) = parsed {
+            if let Ok(parsed) = parse(&doc) {
                 let found = census(&parsed.tree, &doc, parsed.text_start);
                 cache.insert(&key, Arc::from(doc.into_bytes()), CachedTree { parsed, census: found }, Some(started));
             }

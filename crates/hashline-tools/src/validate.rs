@@ -6,7 +6,7 @@ use std::path::Path;
 use hashline_core::{Document, LineNo};
 use hashline_syntax::{
     Census, IssueKind, LanguageId, LineSpan, ParseLimits, TextEdits, census, introduced, line_list, parse_document,
-    proven_clean, region_language, reparse_edits,
+    proven_clean, reparse_edits,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -265,10 +265,7 @@ fn proven_from_region(
     memo: Memo<'_>,
     limits: ParseLimits,
 ) -> bool {
-    if !region_language(tree.parsed.lang)
-        || !tree.census.is_clean()
-        || !proven_clean(&tree.parsed, before, after, edits, limits)
-    {
+    if !proven_clean(&tree.parsed, before, after, edits, limits) {
         return false;
     }
     if !memo.trees.follow(memo.key, tree.clone(), after.as_bytes().to_vec(), edits.clone())
