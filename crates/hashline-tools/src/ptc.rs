@@ -23,8 +23,8 @@ pub struct PtcLine {
 impl PtcLine {
     /// The structured form of one line.
     pub fn new(line: LineNo, hash: LineHash, content: &[u8]) -> Self {
-        let hex = hash.hex();
-        let hash_text: String = hex.iter().map(|&b| char::from(b)).collect();
+        // The digits are ASCII: the text is borrowed, then copied once.
+        let hash_text = String::from_utf8_lossy(&hash.hex()).into_owned();
         let mut digits = itoa::Buffer::new();
         let number = digits.format(line.get());
         let mut anchor = String::with_capacity(number.len() + 4);

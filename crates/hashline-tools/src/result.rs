@@ -128,6 +128,18 @@ impl Meta {
     }
 }
 
+/// The meta's own JSON (each kind as itself).
+impl Serialize for Meta {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Meta::Read(meta) => meta.serialize(serializer),
+            Meta::Diffs(meta) => meta.serialize(serializer),
+            Meta::Paths(meta) => meta.serialize(serializer),
+            Meta::Matches(meta) => meta.serialize(serializer),
+        }
+    }
+}
+
 impl From<hashline_view::ReadMeta> for Meta {
     fn from(meta: hashline_view::ReadMeta) -> Self {
         Meta::Read(meta)
@@ -161,17 +173,28 @@ pub struct ToolOutput<V> {
     pub content: Vec<ContentBlock>,
     /// The presentation meta (SPEC §8), before the top-level rule is applied.
     pub meta: Option<Meta>,
+    /// The presentation meta as made from the value, only when a front end projects it
+    /// (a meta that repeats the value's lines costs a read as much as the lines); it takes
+    /// the place of `meta`.
+    pub meta_of: Option<fn(&V) -> Meta>,
 }
 
 impl<V> ToolOutput<V> {
     /// An output with one text block and no meta.
     pub fn text(value: V, text: String) -> Self {
-        Self { value, content: vec![ContentBlock::Text { text }], meta: None }
+        Self { value, content: vec![ContentBlock::Text { text }], meta: None, meta_of: None }
     }
 
     /// Adds presentation meta.
     pub fn with_meta(mut self, meta: impl Into<Meta>) -> Self {
         self.meta = Some(meta.into());
+        self
+    }
+
+    /// Adds presentation meta that `make` builds from the value when a front end asks for
+    /// it (a session log, `--json`); a call whose meta nobody projects never builds it.
+    pub fn with_meta_of(mut self, make: fn(&V) -> Meta) -> Self {
+        self.meta_of = Some(make);
         self
     }
 }
@@ -252,12 +275,14 @@ impl ToolResult {
 
     /// The result of a successful call.
     pub fn success<V: ToolValue>(tool: &str, output: ToolOutput<V>, ctx: &CallContext) -> Self {
-        Self {
-            content: output.content,
-            is_error: false,
-            details: ResultDetails { ptc_value: LazyJson::success(tool, output.value) },
-            meta: if ctx.is_top_level() { output.meta.map(Meta::into_json) } else { None },
-        }
+        let (ptc_value, meta) = match (ctx.is_top_level(), output.meta_of) {
+            (true, Some(make)) => {
+                let (ptc, meta) = LazyJson::success_and_derived(tool, output.value, make);
+                (ptc, Some(meta))
+            }
+            (top, _) => (LazyJson::success(tool, output.value), output.meta.filter(|_| top).map(Meta::into_json)),
+        };
+        Self { content: output.content, is_error: false, details: ResultDetails { ptc_value }, meta }
     }
 
     /// The result of a failed call.

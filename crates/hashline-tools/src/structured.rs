@@ -75,6 +75,29 @@ impl<V: Serialize + Send + Sync> Projection for Plain<V> {
     }
 }
 
+/// A JSON part made from a successful call's typed value when first asked for: a
+/// presentation meta that repeats the value's lines is built only for a front end that
+/// projects it (a session log, `--json`), not for every call.
+struct Derived<V, M> {
+    of: Arc<Success<V>>,
+    make: fn(&V) -> M,
+}
+
+impl<V: Serialize + Send + Sync, M: Serialize> Projection for Derived<V, M> {
+    fn to_value(&self) -> Value {
+        serde_json::to_value((self.make)(&self.of.value)).unwrap_or(Value::Null)
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let made = (self.make)(&self.of.value);
+        let start = out.len();
+        if serde_json::to_writer(&mut *out, &made).is_err() {
+            out.truncate(start);
+            write_value(out, &serde_json::to_value(&made).unwrap_or(Value::Null));
+        }
+    }
+}
+
 /// Appends a JSON value's text.
 fn write_value(out: &mut Vec<u8>, value: &Value) {
     // Writing a `Value` into a `Vec` cannot fail.
@@ -93,6 +116,22 @@ impl LazyJson {
     /// The `ptcValue` of a successful call of `tool` with `value`: `{tool, ok: true, ...}`.
     pub fn success<V: Serialize + Send + Sync + 'static>(tool: &str, value: V) -> Self {
         Self { typed: Some(Arc::new(Success { tool: tool.to_owned(), value })), value: OnceLock::new() }
+    }
+
+    /// The `ptcValue` of a successful call of `tool` with `value`, and a JSON part `make`
+    /// builds from the value when it is first projected (never, when nobody asks): both
+    /// share the one value.
+    pub fn success_and_derived<V, M>(tool: &str, value: V, make: fn(&V) -> M) -> (Self, Self)
+    where
+        V: Serialize + Send + Sync + 'static,
+        M: Serialize + 'static,
+    {
+        let success = Arc::new(Success { tool: tool.to_owned(), value });
+        let derived = Derived { of: Arc::clone(&success), make };
+        (
+            Self { typed: Some(success), value: OnceLock::new() },
+            Self { typed: Some(Arc::new(derived)), value: OnceLock::new() },
+        )
     }
 
     /// A typed value as itself (the value `serde_json::to_value` makes of it, `null` if none).
@@ -244,5 +283,27 @@ mod tests {
         assert_eq!(direct(&plain), serde_json::to_string(&sample()).expect("json"));
         assert_eq!(*plain, serde_json::to_value(sample()).expect("json"));
         assert_eq!(direct(&plain), serde_json::to_string(plain.value()).expect("json"));
+    }
+
+    #[test]
+    fn a_derived_part_is_made_from_the_value_only_when_projected() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        fn paths(value: &Sample) -> Vec<String> {
+            MADE.fetch_add(1, Ordering::SeqCst);
+            value.lines.iter().map(|n| format!("{}:{n}", value.path)).collect()
+        }
+        let (ptc, meta) = LazyJson::success_and_derived("read", sample(), paths);
+        assert_eq!(MADE.load(Ordering::SeqCst), 0, "nothing made before it is asked for");
+        assert_eq!(
+            direct(&ptc),
+            serde_json::to_string(&LazyJson::success("read", sample()).into_value()).expect("json")
+        );
+        assert_eq!(MADE.load(Ordering::SeqCst), 0, "the value's own projection makes nothing");
+        let expected = serde_json::json!(["/a\"b:1", "/a\"b:2"]);
+        assert_eq!(direct(&meta), expected.to_string());
+        assert_eq!(*meta, expected);
+        assert_eq!(meta.clone().into_value(), expected);
+        assert!(meta.is_typed());
     }
 }

@@ -12,7 +12,7 @@ use typed_builder::TypedBuilder;
 use crate::budget::{MAX_BYTES, MAX_LINES, cut_at_char_boundary, format_size};
 use crate::error::{ErrorCode, ToolError};
 use crate::ptc::{PtcLine, PtcRange};
-use crate::result::{CallContext, ToolOutput, ToolValue};
+use crate::result::{CallContext, Meta, ToolOutput, ToolValue};
 use crate::session::Session;
 use crate::tool::Tool;
 use crate::tools::symbol_read::{self, Ambiguity, SymbolInfo, SymbolOutcome};
@@ -415,17 +415,6 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     }
     session.record_read(&path.key, served.iter().copied(), start == 1 && shown_end == total && !bundled);
     session.note_visible(&path.key, ctx);
-    let meta = ReadMeta {
-        path: absolute.clone(),
-        offset: start as u32,
-        lines: window
-            .lines
-            .iter()
-            .map(|l| ReadFileLine { number: l.line, text: l.raw.clone(), hash: Some(l.hash.clone()) })
-            .collect(),
-        total_lines: total as u32,
-        lang: lang_from_path(&absolute).map(str::to_owned),
-    };
     let value = ReadValue::Text(TextRead {
         path: absolute,
         range: PtcRange { start_line: start as u32, end_line: shown_end as u32, total_lines: total as u32 },
@@ -445,7 +434,28 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     {
         session.syntax_trees().prefetch(&path.key, lang, loaded.into_bytes());
     }
-    Ok(ToolOutput::text(value, text).with_meta(meta))
+    Ok(ToolOutput::text(value, text).with_meta_of(window_meta))
+}
+
+/// The presentation meta of a text read: its window's lines as shown (built only when a
+/// front end asks for it; it repeats the value's lines).
+fn window_meta(value: &ReadValue) -> Meta {
+    let ReadValue::Text(read) = value else {
+        // Only a text read has a window; no other value is given this maker.
+        return ReadMeta::new(String::new(), 1, Vec::new(), 0).into();
+    };
+    ReadMeta {
+        path: read.path.clone(),
+        offset: read.range.start_line,
+        lines: read
+            .lines
+            .iter()
+            .map(|l| ReadFileLine { number: l.line, text: l.raw.clone(), hash: Some(l.hash.clone()) })
+            .collect(),
+        total_lines: read.range.total_lines,
+        lang: lang_from_path(&read.path).map(str::to_owned),
+    }
+    .into()
 }
 
 /// The rows of a window that fit the budget, as text and (unless `text_only`) as values.
@@ -647,5 +657,5 @@ fn image_output(path: String, mime_type: &str, bytes: &[u8], warnings: Vec<Warni
     content.push(ContentBlock::Image { data, mime_type: mime_type.to_owned() });
     let value =
         ReadValue::Image(ImageRead { path, mime_type: mime_type.to_owned(), bytes: bytes.len() as u64, warnings });
-    ToolOutput { value, content, meta: None }
+    ToolOutput { value, content, meta: None, meta_of: None }
 }
