@@ -429,6 +429,9 @@ mod tests {
                     ("a.ts", "const f = (a: number) => a === 1 ? a : a !== 2;\n"),
                     ("a.c", "int f(struct s *p) { return p->x == 1 && p->y != 2; }\n"),
                     ("a.go", "func f(a int) bool { b := a; return a == b }\n"),
+                    ("b.py", "x = [a + b, -c, a * b, d[0], e if f else g, h % i, ~j, k @ l]\n"),
+                    ("b.ts", "const y = a + b * -c / d % e, z = f ? g : h, w = i?.j ?? k[0] | l ^ m & n;\n"),
+                    ("b.c", "int g(int a, int b) { int c = a + b * -a / b % 2; return !c ? ~a : a ^ b | c & a; }\n"),
                 ]
                 .map(|(p, t)| (p.to_owned(), t.to_owned())),
             )
@@ -443,6 +446,16 @@ mod tests {
             "$A := $B",
             "$A === $B",
             "$A && $B",
+            "$A + $B",
+            "$A * $B",
+            "-$A",
+            "!$A",
+            "$A[$B]",
+            "$A % $B",
+            "$A ? $B : $C",
+            "$A | $B",
+            "$A ^ $B",
+            "$X.unwrap()",
         ];
         let (mut matched, mut ruled_out) = (0, 0);
         for pattern in patterns {
