@@ -13,8 +13,9 @@
 //!   guard on). Its roots: [`ServerOptions::roots`] when given; else the client's
 //!   `file://` roots (`roots/list`) when it declares the `roots` capability; else the
 //!   process working directory.
-//! - **Concurrency**: each call runs on a blocking thread, so calls on one connection run
-//!   in parallel; the session serializes mutations of one file.
+//! - **Concurrency**: each call runs on a thread of its own (its worker thread, whose other
+//!   tasks move to the runtime meanwhile), so calls on one connection run in parallel; the
+//!   session serializes mutations of one file.
 //! - **Robust framing**: a line that is not JSON gets a `-32700` parse error with
 //!   `"id": null`; a request whose id is not a string or a signed 64-bit integer (a
 //!   fraction, a larger integer, an object, a boolean, null) gets `-32600` with

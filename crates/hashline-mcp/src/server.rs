@@ -114,7 +114,7 @@ impl HashlineServer {
         open_session(&[cwd], &self.options).map(Arc::new)
     }
 
-    /// Runs one tool call on a blocking thread, so calls run in parallel. A
+    /// Runs one tool call on a thread of its own ([`run_isolated`]), so calls run in parallel. A
     /// `notifications/cancelled` for the request raises the call's cancel flag: an edit or
     /// write that has not committed yet then writes nothing (rmcp drops the reply). When
     /// the client disconnects, calls in flight get 5 seconds to finish before rmcp
@@ -219,10 +219,20 @@ impl ServerHandler for HashlineServer {
     }
 }
 
-/// Runs one call on a blocking thread. A panic in it (a bug) is caught there and becomes the
+/// Runs one call on a thread of its own: on a multi-threaded runtime the worker thread it
+/// arrived on (`block_in_place`, which moves the worker's other tasks elsewhere), else a
+/// blocking thread. A panic in it (a bug) is caught there and becomes the
 /// call's `internal-error` result: the connection, its other calls and every other session
 /// serve on.
 async fn run_isolated(tool: &str, call: impl FnOnce() -> ToolResult + Send + 'static) -> ToolResult {
+    if tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
+        // On this worker thread, which hands its other tasks to the runtime meanwhile: no
+        // hand-off to a blocking thread and back (each a wake-up of another thread).
+        return tokio::task::block_in_place(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(call))
+                .unwrap_or_else(|payload| ToolResult::failure(tool, &ToolError::panicked(tool, payload.as_ref())))
+        });
+    }
     match tokio::task::spawn_blocking(call).await {
         Ok(result) => result,
         Err(join) => {
@@ -417,12 +427,26 @@ mod tests {
         assert!(compared > 100, "{compared} results compared");
     }
 
+    /// On a multi-threaded runtime a call runs on its worker thread (`block_in_place`).
     #[tokio::test(flavor = "multi_thread")]
     async fn a_panicking_call_is_an_internal_error_result() {
+        panicking_and_fine_calls().await;
+    }
+
+    /// On a single-threaded one it runs on a blocking thread.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_panicking_call_on_a_blocking_thread_is_an_internal_error_result() {
+        panicking_and_fine_calls().await;
+    }
+
+    async fn panicking_and_fine_calls() {
         let result = run_isolated("read", || panic!("index out of bounds\nmore")).await;
         assert!(result.is_error);
         assert_eq!(result.ptc_value()["error"]["code"], "internal-error");
-        insta::assert_snapshot!(result.text(), @"Internal error: read failed unexpectedly (index out of bounds). This is a bug in hashline. A file it was writing holds its old or its new bytes, never a mix; re-read the files this call names before editing them.");
+        assert_eq!(
+            result.text(),
+            "Internal error: read failed unexpectedly (index out of bounds). This is a bug in hashline. A file it was writing holds its old or its new bytes, never a mix; re-read the files this call names before editing them."
+        );
         let fine = run_isolated("read", || {
             let dir = tempfile::tempdir().expect("tempdir");
             let session = Session::open(dir.path()).expect("session");
