@@ -108,23 +108,12 @@ pub enum Meta {
 impl Meta {
     /// The meta as a JSON part of a result, kept typed until used.
     pub fn into_json(self) -> LazyJson {
-        match self {
-            Meta::Read(meta) => LazyJson::typed(meta),
-            Meta::Diffs(meta) => LazyJson::typed(meta),
-            Meta::Paths(meta) => LazyJson::typed(meta),
-            Meta::Matches(meta) => LazyJson::typed(meta),
-        }
+        LazyJson::typed(self)
     }
 
     /// The meta as JSON.
     pub fn to_value(&self) -> Value {
-        let value = match self {
-            Meta::Read(meta) => serde_json::to_value(meta),
-            Meta::Diffs(meta) => serde_json::to_value(meta),
-            Meta::Paths(meta) => serde_json::to_value(meta),
-            Meta::Matches(meta) => serde_json::to_value(meta),
-        };
-        value.unwrap_or(Value::Null)
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 
