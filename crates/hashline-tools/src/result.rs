@@ -110,11 +110,6 @@ impl Meta {
     pub fn into_json(self) -> LazyJson {
         LazyJson::typed(self)
     }
-
-    /// The meta as JSON.
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
 }
 
 /// The meta's own JSON (each kind as itself).

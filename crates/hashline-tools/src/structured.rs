@@ -63,15 +63,25 @@ struct Plain<V>(V);
 
 impl<V: Serialize + Send + Sync> Projection for Plain<V> {
     fn to_value(&self) -> Value {
-        serde_json::to_value(&self.0).unwrap_or(Value::Null)
+        value_of(&self.0)
     }
 
     fn write_json(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        if serde_json::to_writer(&mut *out, &self.0).is_err() {
-            out.truncate(start);
-            write_value(out, &self.to_value());
-        }
+        write_typed(out, &self.0);
+    }
+}
+
+/// A typed value's JSON value (`null` when it has none).
+fn value_of<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Appends a typed value's JSON text, the bytes `serde_json::to_writer` of [`value_of`] writes.
+fn write_typed<T: Serialize>(out: &mut Vec<u8>, value: &T) {
+    let start = out.len();
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.truncate(start);
+        write_value(out, &value_of(value));
     }
 }
 
@@ -85,16 +95,11 @@ struct Derived<V, M> {
 
 impl<V: Serialize + Send + Sync, M: Serialize> Projection for Derived<V, M> {
     fn to_value(&self) -> Value {
-        serde_json::to_value((self.make)(&self.of.value)).unwrap_or(Value::Null)
+        value_of(&(self.make)(&self.of.value))
     }
 
     fn write_json(&self, out: &mut Vec<u8>) {
-        let made = (self.make)(&self.of.value);
-        let start = out.len();
-        if serde_json::to_writer(&mut *out, &made).is_err() {
-            out.truncate(start);
-            write_value(out, &serde_json::to_value(&made).unwrap_or(Value::Null));
-        }
+        write_typed(out, &(self.make)(&self.of.value));
     }
 }
 

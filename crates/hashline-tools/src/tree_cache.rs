@@ -154,15 +154,7 @@ impl TreeCache {
             after,
             None,
             |_, _| false,
-            move |doc| {
-                // As the check keeps trees: an incremental tree only when clean, else a fresh one.
-                reparse_edits(&old.parsed, doc, &edits, ParseLimits::DEFAULT).and_then(|parsed| {
-                    match parsed.tree.root_node().has_error() {
-                        true => parse_document(parsed.lang, doc, ParseLimits::DEFAULT),
-                        false => Ok(parsed),
-                    }
-                })
-            },
+            move |doc| reparse_to_keep(&old.parsed, doc, &edits, ParseLimits::DEFAULT).map(|(parsed, _)| parsed),
         )
     }
 
@@ -283,6 +275,25 @@ impl TreeCache {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.shared.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// The tree of `after` as a session keeps trees: reparsed from `old` (the tree of the text
+/// `edits` change into `after`) when that tree has no error, else a fresh parse, `true` then.
+/// An incremental tree with errors is not always a fresh parse's: error recovery (and an
+/// external scanner's state, e.g. TypeScript's template strings) may place them differently
+/// when old subtrees are reused. Every kept tree is thus a fresh parse or clean, and its
+/// census is a fresh parse's (tests/syntax_reuse.rs).
+pub(crate) fn reparse_to_keep(
+    old: &Parsed,
+    after: &Document,
+    edits: &TextEdits,
+    limits: ParseLimits,
+) -> Result<(Parsed, bool), SyntaxError> {
+    let parsed = reparse_edits(old, after, edits, limits)?;
+    if parsed.tree.root_node().has_error() {
+        return parse_document(parsed.lang, after, limits).map(|parsed| (parsed, true));
+    }
+    Ok((parsed, false))
 }
 
 /// A background parse.

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::map_store::{ContentKey, MapStore};
-use crate::tree_cache::{CachedTree, TreeCache};
+use crate::tree_cache::{CachedTree, TreeCache, reparse_to_keep};
 use crate::warning::{Warning, WarningCode};
 
 /// How a result's syntax is checked.
@@ -193,20 +193,8 @@ pub fn check(
         return outcome(mode, lang, &[]);
     }
     let new_parse = match (&old, &edits) {
-        // An incremental tree without errors is the fresh parse's tree. One with errors is
-        // not always: error recovery (and an external scanner's state, e.g. TypeScript's
-        // template strings) may place them differently when old subtrees are reused, so
-        // its census is taken from a fresh parse. Every kept tree is thus a fresh parse or
-        // clean, and its census is a fresh parse's (tests/syntax_reuse.rs).
-        (Some((_, Old::Tree(tree, _))), Some(edits)) => {
-            reparse_edits(&tree.parsed, after, edits, limits).and_then(|parsed| {
-                if parsed.tree.root_node().has_error() {
-                    parse_document(lang, after, limits).map(|parsed| (parsed, true))
-                } else {
-                    Ok((parsed, false))
-                }
-            })
-        }
+        // From the kept tree: incremental when clean, else fresh (`reparse_to_keep`).
+        (Some((_, Old::Tree(tree, _))), Some(edits)) => reparse_to_keep(&tree.parsed, after, edits, limits),
         // Only the old census, or the old file could not be parsed (then every problem of
         // the new one is new): the new file is parsed afresh.
         _ => parse_document(lang, after, limits).map(|parsed| (parsed, true)),
