@@ -200,7 +200,8 @@ fn pattern_words(pattern: &str) -> Vec<String> {
 
 /// How many of a pattern's operator tokens the prefilter looks for in each file. A look-up
 /// stops at the token's first occurrence and a token absent from a file costs one pass of
-/// `memchr` over it: next to a parse (about a hundred times slower a byte), both are free.
+/// `memchr` over it: next to a parse, both are free (a 3.3 MB Rust file without a `+`: the
+/// whole search 1.7–1.9 s, a `grep -c +` of it under 10 ms).
 const MAX_PREFILTER_TOKENS: usize = 3;
 
 /// Single-character tokens found in nearly every file of code: looked for after the others.
