@@ -11,7 +11,7 @@ lane_notes=()
 current_lane=""
 
 disk_now() {
-    echo "target/ $(du -sh target 2>/dev/null | cut -f1 || echo 0), free $(df -h --output=avail . | tail -1 | tr -d ' ')"
+    echo "target/ $(du -sh target/ 2>/dev/null | cut -f1 || echo 0), free $(df -h --output=avail target/ 2>/dev/null | tail -1 | tr -d ' ')"
 }
 
 lane() {
@@ -70,7 +70,7 @@ setup_cache() {
 cache_summary() {
     [ -n "${RUSTC_WRAPPER:-}" ] || { echo "no compiler cache was set up"; return; }
     "$RUSTC_WRAPPER" --show-stats --stats-format json 2>/dev/null | python3 .ci/cache_stats.py || echo "sccache: no statistics"
-    echo "sccache: cache $(du -sh "$SCCACHE_DIR" 2>/dev/null | cut -f1) in $SCCACHE_DIR"
+    echo "sccache: cache $(du -sh "$SCCACHE_DIR" 2>/dev/null | cut -f1 || echo "of 0") in $SCCACHE_DIR"
 }
 
 print_lane_table() {
