@@ -1,5 +1,6 @@
-// `hashline mcp` driven end to end by the official MCP TypeScript SDK
-// (`@modelcontextprotocol/sdk`, the client library most agent hosts are built on).
+// `hashline mcp --structured-content full` driven end to end by the official MCP TypeScript
+// SDK (`@modelcontextprotocol/sdk`, the client library most agent hosts are built on). The
+// default mode (the text alone, no outputSchema) is text.test.mjs's.
 //
 // After `listTools()` the SDK validates every result's `structuredContent` against the
 // tool's `outputSchema` with Ajv, error results included: a result the schema does not
@@ -90,7 +91,7 @@ before(async () => {
   }
   transport = new StdioClientTransport({
     command: PROGRAM,
-    args: [...PREFIX, "mcp", "--root", workspace],
+    args: [...PREFIX, "mcp", "--structured-content", "full", "--root", workspace],
     stderr: "pipe",
   });
   transport.stderr?.on("data", (chunk) => {
@@ -105,7 +106,7 @@ after(async () => {
   if (workspace) rmSync(workspace, { recursive: true, force: true });
 });
 
-test("listTools: every registry tool, with its schemas and hints", async () => {
+test("listTools: every registry tool, with its schemas (output too) and hints", async () => {
   const { tools } = await client.listTools();
   const registry = JSON.parse(execFileSync(PROGRAM, [...PREFIX, "tools"], { encoding: "utf8" }));
   assert.deepEqual(

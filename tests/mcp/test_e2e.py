@@ -4,8 +4,11 @@ The SDK is a client this project did not write: it launches the binary over stdi
 negotiates, lists the tools and calls them, and it validates every successful result's
 `structuredContent` against the tool's `outputSchema` on its own.
 
-Every step also checks the structured value against the text a model sees: the anchors
-of the text's rows are exactly the anchors in `structuredContent`.
+Most tests here run the server with `--structured-content full`, where every step also
+checks the structured value against the text a model sees: the anchors of the text's rows
+are exactly the anchors in `structuredContent`. The default (no structuredContent, no
+outputSchema: the text is the result, as every agent host shows it) has tests of its own
+at the end, which work from the text alone, as a model does.
 """
 
 from __future__ import annotations
@@ -75,8 +78,10 @@ def png_bytes() -> bytes:
 
 
 @asynccontextmanager
-async def connect(args: list[str], cwd: Path | None = None, list_roots_callback=None):
-    program, *rest = command("mcp", *args)
+async def connect(args: list[str], cwd: Path | None = None, list_roots_callback=None, structured: str = "full"):
+    """A client session with `hashline mcp ARGS`; `structured` is `--structured-content`
+    ("off" is the server's default)."""
+    program, *rest = command("mcp", "--structured-content", structured, *args)
     # The SDK gives the server a minimal environment; a launcher keeps this one (Wine's
     # prefix and settings).
     env = dict(os.environ) if LAUNCHER else None
@@ -362,3 +367,67 @@ async def test_root_flag_wins_over_client_roots(tmp_path: Path):
         assert not result.is_error, text
         result, text, value = await call(session, "read", {"path": str(offered / "o.txt")})
         assert value["error"]["code"] == "path-outside-root"
+
+
+# ---- The default: the text is the result -------------------------------------------------
+
+
+def text_call_checks(result: types.CallToolResult) -> str:
+    """A default-mode result: content blocks and the error flag, nothing structured."""
+    assert result.structured_content is None, f"structuredContent in the default mode: {result.structured_content}"
+    return text_of(result)
+
+
+async def test_by_default_the_model_works_from_the_text_alone(tmp_path: Path):
+    """Issue 47: hosts show their model `structuredContent` when a result has one, so by
+    default no result carries it and no tool lists an outputSchema. Everything a model needs
+    is in the text: the rows to edit by, the refusal's fresh rows, grep's matched lines."""
+    (tmp_path / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("def alpha():\n    return 1\n")
+
+    async with connect(["--root", str(tmp_path)], structured="off") as (session, _):
+        listed = (await session.list_tools()).tools
+        assert {tool.name for tool in listed} == READ_ONLY | DESTRUCTIVE
+        for tool in listed:
+            assert tool.output_schema is None, f"{tool.name} lists an outputSchema"
+            assert tool.input_schema.get("type") == "object"
+
+        text = text_call_checks(await session.call_tool("read", {"path": "notes.txt"}))
+        assert text == "1:3c8|alpha\n2:589|beta\n3:56d|gamma"
+
+        # The anchor as the model copies it from the row.
+        beta = rows(text)[1]
+        edit = {"set_line": {"anchor": beta, "new_text": "BETA"}}
+        result = await session.call_tool("edit", {"path": "notes.txt", "edits": [edit]})
+        text = text_call_checks(result)
+        assert not result.is_error, text
+        assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA\ngamma\n"
+        fresh = rows(text, {"+"})
+        assert len(fresh) == 1 and fresh[0].startswith("2:"), text
+
+        # A stale view is refused, and the refusal's text holds the fresh rows to retry with.
+        (tmp_path / "notes.txt").write_text("alpha\nBETA (changed outside)\ngamma\n")
+        stale = {"set_line": {"anchor": fresh[0], "new_text": "Beta"}}
+        result = await session.call_tool("edit", {"path": "notes.txt", "edits": [stale]})
+        text = text_call_checks(result)
+        assert result.is_error
+        assert text.startswith("Edit rejected — nothing was written.")
+        [aimed] = rows(text, {">>>"})
+        retry = {"set_line": {"anchor": aimed, "new_text": "Beta"}}
+        result = await session.call_tool("edit", {"path": "notes.txt", "edits": [retry]})
+        text = text_call_checks(result)
+        assert not result.is_error, text
+        assert (tmp_path / "notes.txt").read_text() == "alpha\nBeta\ngamma\n"
+
+        # grep shows the matched line's text in its rows, anchors ready for edit.
+        result = await session.call_tool("grep", {"pattern": "return"})
+        text = text_call_checks(result)
+        assert not result.is_error, text
+        [match] = [m for m in GREP_ROW.finditer(text) if m["mark"] == ">>"]
+        assert text[match.end():].splitlines()[0] == "    return 1"
+
+        # An error is an error result whose text says what to do.
+        result = await session.call_tool("read", {"path": "missing.txt"})
+        assert result.is_error
+        assert text_call_checks(result) == "File not found: missing.txt"

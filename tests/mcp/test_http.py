@@ -41,7 +41,7 @@ def http_server(root: Path, token: str = TOKEN):
     """The server on an ephemeral loopback port; yields its URL, stops it with SIGTERM."""
     env = dict(os.environ, HASHLINE_MCP_TOKEN=token)
     process = subprocess.Popen(
-        command("mcp", "--http", "127.0.0.1:0", "--root", str(root)),
+        command("mcp", "--http", "127.0.0.1:0", "--structured-content", "full", "--root", str(root)),
         env=env,
         stderr=subprocess.PIPE,
         text=True,

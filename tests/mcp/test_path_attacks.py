@@ -38,7 +38,9 @@ async def test_every_tool_refuses_every_path_attack(tmp_path: Path):
     for at, to in TABLE["links"]:
         os.symlink(to.replace("{base}", str(base)), base / at)
     before = snapshot(base / "out")
-    params = StdioServerParameters(command=str(BINARY), args=["mcp", "--root", str(base / "r")], cwd=base / "r")
+    # The typed value's error code is what is checked: the structured mode.
+    args = ["mcp", "--structured-content", "full", "--root", str(base / "r")]
+    params = StdioServerParameters(command=str(BINARY), args=args, cwd=base / "r")
     failures = []
     tried = 0
     async with stdio_client(params) as (read, write):

@@ -231,6 +231,12 @@ pub enum Command {
         /// A browser origin allowed to call (e.g. http://localhost:6274); repeatable.
         #[arg(long, value_name = "ORIGIN", requires = "http")]
         allow_origin: Vec<String>,
+        /// `full`: results also carry the typed value as structuredContent, and tools list
+        /// their outputSchema (for programs; hosts such as Claude Code and Codex then show
+        /// the model that JSON instead of the rows). `off` (default): the text alone. The
+        /// last one given wins.
+        #[arg(long, value_name = "off|full", default_value = "off", overrides_with = "structured_content")]
+        structured_content: hashline_mcp::StructuredContent,
     },
     /// Draw a session log's calls and results as cards: in the terminal (colour only on a
     /// terminal; NO_COLOR honoured), or as one self-contained web page with --html.

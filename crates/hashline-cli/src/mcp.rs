@@ -31,14 +31,18 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         }
         None => None,
     };
-    let options = ServerOptions { roots: cli.root.clone(), unconfined: cli.unconfined, log };
+    let structured = match &cli.command {
+        Command::Mcp { structured_content, .. } => *structured_content,
+        _ => hashline_mcp::StructuredContent::default(),
+    };
+    let options = ServerOptions { roots: cli.root.clone(), unconfined: cli.unconfined, log, structured };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("hashline-mcp")
         .build()
         .context("cannot start the async runtime")?;
     let outcome = match &cli.command {
-        Command::Mcp { http: Some(addr), token_file, allow_origin } => {
+        Command::Mcp { http: Some(addr), token_file, allow_origin, .. } => {
             let mut http = HttpOptions::new(options);
             http.tokens = tokens(token_file.as_deref())?;
             http.allowed_origins.clone_from(allow_origin);

@@ -28,9 +28,11 @@ impl Server {
         Self::start_with(root, &[])
     }
 
+    /// `hashline mcp --structured-content full` (most tests here check the typed value),
+    /// with more arguments; a later `--structured-content` wins.
     fn start_with(root: &Path, extra: &[&std::ffi::OsStr]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_hashline"));
-        command.args(["mcp", "--root"]).arg(root).args(extra);
+        command.args(["mcp", "--structured-content", "full", "--root"]).arg(root).args(extra);
         Self::start_command(command)
     }
 
@@ -477,17 +479,25 @@ fn a_pattern_nested_thirty_thousand_deep_is_refused_and_the_server_serves_on() {
     assert!(server.close().success());
 }
 
-/// docs/protocol.md §4.6: over MCP the model is given grep's records as well as its text, so
-/// every record is served, also those past the text's budget; an anchor only a record
-/// carries edits the file with no `read` (the CLI's text mode refuses it: see
-/// hashline-tools' `text_mode_shows_the_same_text_and_serves_only_the_rows_it_shows`).
-#[test]
-fn grep_records_past_the_text_budget_are_served_over_mcp() {
+/// Fifty files of sixty 200-character matches each: grep's records run past its text's
+/// 50 KB budget.
+fn grep_past_the_budget() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     for file in 0..50 {
         let body: String = (0..60).map(|n| format!("needle {file} {n} {}\n", "x".repeat(200))).collect();
         std::fs::write(dir.path().join(format!("f{file:02}.txt")), body).expect("write");
     }
+    dir
+}
+
+/// docs/protocol.md §4.6: with `--structured-content full` the model may be given grep's
+/// records as well as its text, so every record is served, also those past the text's
+/// budget; an anchor only a record carries edits the file with no `read` (the default mode
+/// and the CLI's text mode refuse it: see the next test, and hashline-tools'
+/// `text_mode_shows_the_same_text_and_serves_only_the_rows_it_shows`).
+#[test]
+fn grep_records_past_the_text_budget_are_served_with_structured_content() {
+    let dir = grep_past_the_budget();
     let mut server = Server::initialized(dir.path());
     let found = server.call("grep", "grep", json!({"pattern": "needle", "limit": 100_000}));
     assert_eq!(found["result"]["isError"], false, "{}", text(&found));
@@ -506,5 +516,57 @@ fn grep_records_past_the_text_budget_are_served_over_mcp() {
     let line: usize = anchor.split(':').next().and_then(|l| l.parse().ok()).expect("line");
     let after = std::fs::read_to_string(path).expect("read back");
     assert_eq!(after.lines().nth(line - 1), Some("edited"));
+    assert_eq!(server.close().code(), Some(0));
+}
+
+/// By default a result is its text alone (issue 47): no `structuredContent`, no tool with an
+/// `outputSchema`, and only the rows the text shows are served, so an anchor of a grep
+/// record past the text's budget, which the model never saw, does not edit an unread file.
+#[test]
+fn by_default_results_are_their_text_and_only_shown_rows_are_served() {
+    let dir = grep_past_the_budget();
+    let mut server = Server::start_with(dir.path(), &["--structured-content".as_ref(), "off".as_ref()]).initialize();
+    server.send(&json!({"jsonrpc": "2.0", "id": "list", "method": "tools/list"}));
+    let listed = server.reply("list");
+    let tools = listed["result"]["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 7);
+    for tool in tools {
+        assert!(tool.get("outputSchema").is_none(), "{} lists an outputSchema", tool["name"]);
+        assert!(tool["inputSchema"].is_object(), "{}", tool["name"]);
+    }
+
+    let found = server.call("grep", "grep", json!({"pattern": "needle", "limit": 100_000}));
+    assert_eq!(found["result"]["isError"], false, "{}", text(&found));
+    assert!(found["result"].get("structuredContent").is_none(), "{found}");
+    let shown = text(&found);
+    assert!(shown.contains("f00.txt:>>1:"), "{}", &shown[..shown.len().min(400)]);
+    assert!(!shown.contains("f49.txt:"), "f49.txt should lie past the text's budget");
+
+    // The last file's rows were never shown: its anchors do not edit it.
+    let path = dir.path().join("f49.txt");
+    let first = std::fs::read_to_string(&path).expect("read");
+    // Its first row as a stateless CLI read shows it: a valid anchor this server never served.
+    let row = Command::new(env!("CARGO_BIN_EXE_hashline"))
+        .args(["--stateless", "read", "--limit", "1"])
+        .arg(&path)
+        .current_dir(dir.path())
+        .output()
+        .expect("hashline read");
+    let row = String::from_utf8(row.stdout).expect("UTF-8");
+    let anchor = row.split('|').next().expect("a row").to_owned();
+    assert!(anchor.starts_with("1:"), "{row}");
+    let edit = json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]});
+    let refused = server.call("edit", "edit", edit);
+    assert_eq!(refused["result"]["isError"], true, "{}", text(&refused));
+    assert!(text(&refused).contains("read"), "{}", text(&refused));
+    assert!(refused["result"].get("structuredContent").is_none(), "{refused}");
+    assert_eq!(std::fs::read_to_string(&path).expect("read back"), first);
+
+    // Shown rows are served as before: an anchor of f00.txt edits it with no read.
+    let line = shown.lines().find(|l| l.starts_with("f00.txt:>>1:")).expect("f00's first row");
+    let anchor = &line["f00.txt:>>".len()..line.find('|').expect("a row")];
+    let edit = json!({"path": "f00.txt", "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]});
+    let edited = server.call("edit", "edit", edit);
+    assert_eq!(edited["result"]["isError"], false, "{}", text(&edited));
     assert_eq!(server.close().code(), Some(0));
 }

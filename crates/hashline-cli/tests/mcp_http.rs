@@ -21,7 +21,7 @@ struct Server {
 impl Server {
     fn start(root: &std::path::Path) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_hashline"))
-            .args(["mcp", "--http", "127.0.0.1:0", "--root"])
+            .args(["mcp", "--http", "127.0.0.1:0", "--structured-content", "full", "--root"])
             .arg(root)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

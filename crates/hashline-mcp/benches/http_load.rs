@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use hashline_mcp::ServerOptions;
 use hashline_mcp::http::{HttpOptions, bind_http, serve_http};
+use hashline_mcp::{ServerOptions, StructuredContent};
 use http::Request;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
@@ -55,7 +55,12 @@ async fn run(sessions: usize, duration: Duration) {
     for file in &files {
         std::fs::write(file, "head\n").expect("write");
     }
-    let mut options = HttpOptions::new(ServerOptions { roots: vec![dir.path().to_path_buf()], ..Default::default() });
+    // The clients take their anchors from the typed value: the structured mode.
+    let mut options = HttpOptions::new(ServerOptions {
+        roots: vec![dir.path().to_path_buf()],
+        structured: StructuredContent::Full,
+        ..Default::default()
+    });
     options.max_sessions = sessions + 1;
     let listener = bind_http("127.0.0.1:0".parse().expect("addr"), &options).await.expect("bind");
     let addr = listener.local_addr().expect("addr");

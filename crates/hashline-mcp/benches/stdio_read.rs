@@ -15,7 +15,8 @@
 //! cargo bench -p hashline-mcp --bench stdio_read
 //! ```
 //!
-//! `HASHLINE_BIN` points at another binary; `READS` sets the pipelined call count.
+//! `HASHLINE_BIN` points at another binary; `READS` sets the pipelined call count;
+//! `STRUCTURED=full` serves `structuredContent` too (the server's default is the text alone).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{ChildStdin, ChildStdout};
@@ -67,8 +68,9 @@ fn check(line: &str) -> usize {
     let id = value["id"].as_u64().expect("numeric id") as usize;
     let result = &value["result"];
     assert_eq!(result["isError"], false, "{line}");
-    let path = result["structuredContent"]["path"].as_str().expect("path");
-    assert!(path.ends_with(&format!("/f{}.rs", id % FILES)), "id {id} answered with {path}");
+    let text = result["content"][0]["text"].as_str().expect("text");
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.ends_with(&format!("|fn item_{}_0() -> usize {{ 0 }}", id % FILES)), "id {id} answered with {first}");
     id
 }
 

@@ -6,9 +6,14 @@
 //! - **The registry is the only list**: every tool of [`hashline::Toolbox`] is served with
 //!   its description, input and output JSON Schemas, and annotations (`readOnlyHint`,
 //!   `destructiveHint`, `idempotentHint`, `openWorldHint`).
-//! - **Results**: text blocks become MCP text content, image reads MCP image content,
-//!   `structuredContent` is the tool's `ptcValue`, and a tool failure is an `isError: true`
-//!   result (with `structuredContent.error.code`), never a JSON-RPC error.
+//! - **Results**: text blocks become MCP text content, image reads MCP image content, and a
+//!   tool failure is an `isError: true` result, never a JSON-RPC error. By default that is
+//!   all a result holds, and no tool lists an `outputSchema`: hosts that find a
+//!   `structuredContent` show their model its JSON instead of the text (Claude Code, Codex),
+//!   so the text alone is what reaches every model as written. With
+//!   [`StructuredContent::Full`] (`hashline mcp --structured-content full`),
+//!   `structuredContent` is the tool's `ptcValue` (an error's with `error.code`) and each
+//!   tool lists its output schema, for programs and code-mode hosts.
 //! - **One session per connection**, stateful (read-before-edit gate and served-lines
 //!   guard on). Its roots: [`ServerOptions::roots`] when given; else the client's
 //!   `file://` roots (`roots/list`) when it declares the `roots` capability; else the
@@ -56,7 +61,8 @@
 //! assert_eq!(init["result"]["serverInfo"]["name"], "hashline");
 //! let read: Value = serde_json::from_str(&replies.next_line().await?.unwrap())?;
 //! assert_eq!(read["result"]["content"][0]["text"], "1:3c8|alpha\n2:589|beta");
-//! assert_eq!(read["result"]["structuredContent"]["lines"][1]["anchor"], "2:589");
+//! // The text is the result: no structuredContent unless ServerOptions::structured asks for it.
+//! assert!(read["result"].get("structuredContent").is_none());
 //!
 //! drop(to_server); // end of input: the server finishes cleanly
 //! running.await??;
@@ -99,7 +105,7 @@ use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use error::Error;
-pub use server::{HashlineServer, INSTRUCTIONS, ServerOptions};
+pub use server::{HashlineServer, INSTRUCTIONS, ServerOptions, StructuredContent};
 
 /// How long the end of a connection may take to write its last responses.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);

@@ -35,6 +35,47 @@ working directory (the first root).";
 /// How long the server waits for the client's answer to `roots/list`.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// What a `tools/call` result carries besides the text a model reads, and whether each
+/// tool lists an `outputSchema` (docs/protocol.md §10, "What a host shows its model").
+///
+/// Hosts differ in what they show their model: Claude Code and Codex show
+/// `JSON.stringify(structuredContent)` when a result has one and drop the text; Gemini CLI
+/// and opencode show the text; Copilot CLI shows both. So by default a result is its text
+/// alone, which every host shows as it is; programs and code-mode hosts that want the typed
+/// value ask for [`StructuredContent::Full`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StructuredContent {
+    /// Text (and image) content only, and no `outputSchema`: every host shows the model
+    /// the rows as they are. The session's ledger holds exactly the rows that text shows.
+    #[default]
+    Off,
+    /// `structuredContent` is the tool's typed value (the `ptcValue`, with its per-line
+    /// objects) and every tool lists its `outputSchema`.
+    Full,
+}
+
+impl StructuredContent {
+    /// The option's value as `--structured-content` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Full => "full",
+        }
+    }
+}
+
+impl std::str::FromStr for StructuredContent {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "off" => Ok(Self::Off),
+            "full" => Ok(Self::Full),
+            other => Err(format!("expected `off` or `full`, not `{other}`")),
+        }
+    }
+}
+
 /// How the server sets up each connection's session.
 #[derive(Clone, Debug, Default)]
 pub struct ServerOptions {
@@ -47,6 +88,8 @@ pub struct ServerOptions {
     pub unconfined: bool,
     /// Where to log every call and its result (SPEC §9.1); no log when `None`.
     pub log: Option<Arc<LogWriter>>,
+    /// Whether results carry the typed value as `structuredContent` (off by default).
+    pub structured: StructuredContent,
 }
 
 /// The MCP server for one connection: every tool of the [`Toolbox`] over one stateful
@@ -72,7 +115,7 @@ impl HashlineServer {
     /// now, so a bad `--root` is reported before any client connects.
     pub fn new(options: ServerOptions) -> Result<Self, Error> {
         let toolbox = Toolbox::new();
-        let tools = toolbox.tools().iter().map(mcp_tool).collect();
+        let tools = toolbox.tools().iter().map(|spec| mcp_tool(spec, options.structured)).collect();
         let session = if options.roots.is_empty() {
             OnceCell::new()
         } else {
@@ -91,6 +134,15 @@ impl HashlineServer {
     /// The tools as MCP lists them.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// How this server's results carry the typed value.
+    fn structured(&self) -> Structured {
+        match (self.options.structured, self.direct) {
+            (StructuredContent::Off, _) => Structured::Off,
+            (StructuredContent::Full, false) => Structured::Value,
+            (StructuredContent::Full, true) => Structured::StandIn,
+        }
     }
 
     /// The connection's session, opened on first use once the roots are known.
@@ -130,12 +182,15 @@ impl HashlineServer {
             Err(err) => return Ok(ToolResult::failure(&name, &err)),
         };
         let cancel = CancelFlag::default();
+        let text = self.options.structured == StructuredContent::Off;
         let call = CallContext {
             call_id: Some(context.id.to_string()),
             parent_call_id: None,
             cancel: cancel.clone(),
-            text_only: false,
-            sees_text_only: false,
+            // What no one reads is not built: without structuredContent and without a log
+            // (which keeps the value and the read's meta), only the text leaves the server.
+            text_only: text && self.options.log.is_none(),
+            sees_text_only: text,
         };
         let toolbox = Arc::clone(&self.toolbox);
         // rmcp cancels the request's token on `notifications/cancelled` (before it reads
@@ -174,7 +229,7 @@ impl ServerHandler for HashlineServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
         let result = self.execute(request.name.into_owned(), args, &context).await?;
-        Ok(CallToolResponse::Complete(call_tool_result(result, self.direct)))
+        Ok(CallToolResponse::Complete(call_tool_result(result, self.structured())))
     }
 
     /// Requests whose params do not fit their method arrive here. `tools/call` with
@@ -196,7 +251,11 @@ impl ServerHandler for HashlineServer {
                     ));
                 };
                 let args = params.get("arguments").cloned().unwrap_or(Value::Null);
-                let mut result = call_tool_result(self.execute(name.to_owned(), args, &context).await?, false);
+                let structured = match self.options.structured {
+                    StructuredContent::Off => Structured::Off,
+                    StructuredContent::Full => Structured::Value,
+                };
+                let mut result = call_tool_result(self.execute(name.to_owned(), args, &context).await?, structured);
                 result.result_type = None;
                 let value =
                     serde_json::to_value(result).map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
@@ -287,18 +346,22 @@ fn warn(message: &str) {
     eprintln!("hashline mcp: {message}");
 }
 
-/// One registry entry as an MCP tool.
-fn mcp_tool(spec: &ToolSpec) -> Tool {
+/// One registry entry as an MCP tool: its output schema only when results carry the
+/// typed value (a client holds `structuredContent` to a listed `outputSchema`).
+fn mcp_tool(spec: &ToolSpec, structured: StructuredContent) -> Tool {
     let hints = spec.annotations;
     let annotations = ToolAnnotations::with_title(hints.title)
         .read_only(hints.read_only_hint)
         .destructive(hints.destructive_hint)
         .idempotent(hints.idempotent_hint)
         .open_world(hints.open_world_hint);
-    Tool::new(spec.name, spec.description(), Arc::new(object_schema(spec.input_schema())))
+    let tool = Tool::new(spec.name, spec.description(), Arc::new(object_schema(spec.input_schema())))
         .with_title(hints.title)
-        .with_raw_output_schema(Arc::new(object_schema(spec.output_schema())))
-        .with_annotations(annotations)
+        .with_annotations(annotations);
+    match structured {
+        StructuredContent::Off => tool,
+        StructuredContent::Full => tool.with_raw_output_schema(Arc::new(object_schema(spec.output_schema()))),
+    }
 }
 
 /// A schema as the JSON object MCP wants (a non-object schema accepts any object).
@@ -309,9 +372,21 @@ fn object_schema(schema: Value) -> JsonObject {
     }
 }
 
-/// A tool result as MCP's: text and image blocks, `structuredContent` = the ptcValue (with
-/// `direct`, its stand-in, see `direct.rs`).
-fn call_tool_result(result: ToolResult, direct: bool) -> CallToolResult {
+/// How a result carries the typed value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Structured {
+    /// Not at all.
+    Off,
+    /// As `structuredContent`, a `Value`.
+    Value,
+    /// As `structuredContent`, the stand-in the stdio transport swaps for the JSON text
+    /// (`direct.rs`).
+    StandIn,
+}
+
+/// A tool result as MCP's: text and image blocks, and `structuredContent` = the ptcValue
+/// unless `structured` is off.
+fn call_tool_result(result: ToolResult, structured: Structured) -> CallToolResult {
     let content = result
         .content
         .into_iter()
@@ -321,11 +396,11 @@ fn call_tool_result(result: ToolResult, direct: bool) -> CallToolResult {
         })
         .collect();
     let mut out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
-    out.structured_content = Some(if direct {
-        crate::direct::stand_in(&result.details.ptc_value)
-    } else {
-        result.details.ptc_value.into_value()
-    });
+    out.structured_content = match structured {
+        Structured::Off => None,
+        Structured::Value => Some(result.details.ptc_value.into_value()),
+        Structured::StandIn => Some(crate::direct::stand_in(&result.details.ptc_value)),
+    };
     out
 }
 
@@ -335,23 +410,44 @@ mod tests {
 
     #[test]
     fn every_registry_tool_is_listed_with_its_schemas_and_hints() {
-        let server = HashlineServer::new(ServerOptions::default()).expect("server");
         let toolbox = Toolbox::new();
-        let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_ref()).collect();
-        let expected: Vec<&str> = toolbox.tools().iter().map(|t| t.name).collect();
-        assert_eq!(names, expected);
-        for (tool, spec) in server.tools().iter().zip(toolbox.tools()) {
-            assert_eq!(tool.description.as_deref(), Some(spec.description()));
-            assert_eq!(Value::Object((*tool.input_schema).clone()), spec.input_schema());
-            let output = tool.output_schema.as_ref().expect("output schema");
-            assert_eq!(Value::Object((**output).clone()), spec.output_schema());
-            let hints = tool.annotations.as_ref().expect("annotations");
-            assert_eq!(hints.read_only_hint, Some(spec.annotations.read_only_hint));
-            assert_eq!(hints.destructive_hint, Some(spec.annotations.destructive_hint));
-            assert_eq!(hints.idempotent_hint, Some(spec.annotations.idempotent_hint));
-            assert_eq!(hints.open_world_hint, Some(false));
-            assert_eq!(tool.title.as_deref(), Some(spec.annotations.title));
+        for structured in [StructuredContent::Off, StructuredContent::Full] {
+            let server = HashlineServer::new(ServerOptions { structured, ..Default::default() }).expect("server");
+            let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_ref()).collect();
+            let expected: Vec<&str> = toolbox.tools().iter().map(|t| t.name).collect();
+            assert_eq!(names, expected);
+            for (tool, spec) in server.tools().iter().zip(toolbox.tools()) {
+                assert_eq!(tool.description.as_deref(), Some(spec.description()));
+                assert_eq!(Value::Object((*tool.input_schema).clone()), spec.input_schema());
+                match structured {
+                    StructuredContent::Off => assert!(tool.output_schema.is_none(), "{}: an output schema", spec.name),
+                    StructuredContent::Full => {
+                        let output = tool.output_schema.as_ref().expect("output schema");
+                        assert_eq!(Value::Object((**output).clone()), spec.output_schema());
+                    }
+                }
+                let hints = tool.annotations.as_ref().expect("annotations");
+                assert_eq!(hints.read_only_hint, Some(spec.annotations.read_only_hint));
+                assert_eq!(hints.destructive_hint, Some(spec.annotations.destructive_hint));
+                assert_eq!(hints.idempotent_hint, Some(spec.annotations.idempotent_hint));
+                assert_eq!(hints.open_world_hint, Some(false));
+                assert_eq!(tool.title.as_deref(), Some(spec.annotations.title));
+            }
         }
+    }
+
+    #[test]
+    fn by_default_a_result_is_its_content_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+        let session = Session::open(dir.path()).expect("session");
+        let read =
+            Toolbox::new().execute(&session, "read", serde_json::json!({"path": "a.txt"}), &CallContext::top_level());
+        let mapped = serde_json::to_value(call_tool_result(read.clone(), Structured::Off)).expect("json");
+        assert_eq!(
+            mapped,
+            serde_json::json!({"resultType": "complete", "content": [{"type": "text", "text": "1:3c8|alpha"}], "isError": false})
+        );
     }
 
     #[test]
@@ -360,7 +456,7 @@ mod tests {
         let session = Session::open(dir.path()).expect("session");
         let missing =
             Toolbox::new().execute(&session, "read", serde_json::json!({"path": "x"}), &CallContext::top_level());
-        let mapped = serde_json::to_value(call_tool_result(missing.clone(), false)).expect("json");
+        let mapped = serde_json::to_value(call_tool_result(missing.clone(), Structured::Value)).expect("json");
         assert_eq!(mapped["isError"], true);
         assert_eq!(mapped["content"][0]["type"], "text");
         assert_eq!(mapped["content"][0]["text"], missing.text());
@@ -369,7 +465,7 @@ mod tests {
         let mut image = missing;
         image.is_error = false;
         image.content = vec![ContentBlock::Image { data: "iVBORw0KGgo=".into(), mime_type: "image/png".into() }];
-        let mapped = serde_json::to_value(call_tool_result(image, false)).expect("json");
+        let mapped = serde_json::to_value(call_tool_result(image, Structured::Value)).expect("json");
         assert_eq!(mapped["isError"], false);
         assert_eq!(
             mapped["content"][0],
@@ -404,11 +500,14 @@ mod tests {
             fixture
                 .record_observed(|call, result| {
                     for legacy in [false, true] {
-                        let slow = serde_json::to_vec(&message(call_tool_result(result.clone(), false), legacy))
-                            .expect("json");
-                        let fast =
-                            crate::direct::encode_response(message(call_tool_result(result.clone(), true), legacy))
+                        let slow =
+                            serde_json::to_vec(&message(call_tool_result(result.clone(), Structured::Value), legacy))
                                 .expect("json");
+                        let fast = crate::direct::encode_response(message(
+                            call_tool_result(result.clone(), Structured::StandIn),
+                            legacy,
+                        ))
+                        .expect("json");
                         assert!(
                             fast == slow,
                             "{} {}: direct\n{}\nvalue\n{}",

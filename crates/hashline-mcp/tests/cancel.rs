@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hashline::tools::log::LogWriter;
-use hashline_mcp::{HashlineServer, ServerOptions, serve};
+use hashline_mcp::{HashlineServer, ServerOptions, StructuredContent, serve};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -46,6 +46,7 @@ async fn a_cancelled_edit_that_has_not_committed_is_not_written() {
     let options = ServerOptions {
         roots: vec![dir.path().into()],
         log: Some(Arc::new(LogWriter::new(log.clone()))),
+        structured: StructuredContent::Full,
         ..Default::default()
     };
     let server = HashlineServer::new(options).expect("server");

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bytes::Bytes;
-use hashline_mcp::ServerOptions;
 use hashline_mcp::http::{HttpOptions, Tokens, bind_http, serve_http};
+use hashline_mcp::{ServerOptions, StructuredContent};
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
@@ -29,8 +29,11 @@ struct Server {
 
 impl Server {
     async fn start(root: &Path, tune: impl FnOnce(&mut HttpOptions)) -> Self {
-        let mut options =
-            HttpOptions::new(ServerOptions { roots: vec![root.to_path_buf()], ..ServerOptions::default() });
+        let mut options = HttpOptions::new(ServerOptions {
+            roots: vec![root.to_path_buf()],
+            structured: StructuredContent::Full,
+            ..ServerOptions::default()
+        });
         tune(&mut options);
         let listener = bind_http("127.0.0.1:0".parse().expect("addr"), &options).await.expect("bind");
         let addr = listener.local_addr().expect("addr");

@@ -16,10 +16,16 @@ pub fn server_binary() -> PathBuf {
     binary
 }
 
-/// `hashline mcp --root ROOT` over pipes, initialized.
+/// The server's `--structured-content`: `STRUCTURED` (`off`, the server's default, or
+/// `full`).
+pub fn structured() -> String {
+    std::env::var("STRUCTURED").unwrap_or_else(|_| "off".to_owned())
+}
+
+/// `hashline mcp --root ROOT --structured-content $STRUCTURED` over pipes, initialized.
 pub fn start(binary: &Path, root: &Path) -> (Child, ChildStdin, BufReader<ChildStdout>) {
     let mut child = Command::new(binary)
-        .args(["mcp", "--root"])
+        .args(["mcp", "--structured-content", &structured(), "--root"])
         .arg(root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
