@@ -23,6 +23,7 @@ pub mod changes;
 pub mod diff;
 pub mod error;
 pub mod fsio;
+pub mod lean_schema;
 pub mod ledger;
 pub mod log;
 pub mod map_store;

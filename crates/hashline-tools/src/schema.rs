@@ -134,9 +134,20 @@ pub(crate) fn committed_input_text(name: &str) -> Option<&'static str> {
     COMMITTED_INPUT_SCHEMAS.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
 }
 
-/// The input JSON Schema of a tool as generated from its argument type (cached).
+/// The input JSON Schema of a tool as generated from its argument type and made lean for
+/// models ([`lean`](crate::lean_schema::lean)); cached.
 pub fn generated_input_schema<T: Tool>() -> &'static Value {
-    cached::<T::Args>(Contract::Deserialize)
+    use std::any::TypeId;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static LEAN: OnceLock<Mutex<HashMap<TypeId, &'static Value>>> = OnceLock::new();
+    let cache = LEAN.get_or_init(Default::default);
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    map.entry(TypeId::of::<T::Args>()).or_insert_with(|| {
+        let mut schema = generate::<T::Args>(Contract::Deserialize);
+        crate::lean_schema::lean(&mut schema);
+        Box::leak(Box::new(schema))
+    })
 }
 
 /// The committed input schemas, by tool name (the fixtures' pretty JSON text).

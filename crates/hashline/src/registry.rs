@@ -169,12 +169,12 @@ impl Toolbox {
         Self {
             tools: vec![
                 ToolSpec::of::<ReadTool>(|| &descriptions::READ, read_only("Read file")),
-                ToolSpec::of::<EditTool>(|| &descriptions::EDIT, destructive("Edit file", false)),
+                ToolSpec::of::<EditTool>(|| descriptions::EDIT, destructive("Edit file", false)),
                 ToolSpec::of::<WriteTool>(|| descriptions::WRITE, destructive("Write file", true)),
                 ToolSpec::of::<LsTool>(|| descriptions::LS, read_only("List directory")),
                 ToolSpec::of::<FindTool>(|| descriptions::FIND, read_only("Find files")),
                 ToolSpec::of::<GrepTool>(|| descriptions::GREP, read_only("Search file contents")),
-                ToolSpec::of::<AstSearchTool>(|| &descriptions::AST_SEARCH, read_only("Search code structure")),
+                ToolSpec::of::<AstSearchTool>(|| descriptions::AST_SEARCH, read_only("Search code structure")),
             ],
         }
     }

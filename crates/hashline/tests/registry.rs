@@ -49,6 +49,26 @@ fn descriptions_and_schemas_are_pinned() {
     }
 }
 
+/// What a model reads of the tools on every turn — each tool's name, description and input
+/// schema, as compact JSON — stays within 16 KB for the seven (issue 47; it was 28.9 KB).
+/// `cargo xtask tokens` counts it in tokens.
+#[test]
+fn the_tool_definitions_a_model_reads_fit_in_16_kb() {
+    let tools = Toolbox::new();
+    let sizes: Vec<(&str, usize)> = tools
+        .tools()
+        .iter()
+        .map(|tool| {
+            let definition =
+                json!({"name": tool.name, "description": tool.description(), "inputSchema": tool.input_schema()});
+            (tool.name, definition.to_string().len())
+        })
+        .collect();
+    let total: usize = sizes.iter().map(|(_, size)| size).sum();
+    assert_eq!(sizes.len(), 7);
+    assert!(total <= 16 * 1024, "{total} bytes in all: {sizes:?}");
+}
+
 #[test]
 fn schemas_are_self_contained_objects() {
     for tool in Toolbox::new().tools() {

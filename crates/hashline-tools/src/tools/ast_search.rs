@@ -35,26 +35,22 @@ pub const DEFAULT_LIMIT: u32 = 100;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
 #[serde(rename_all = "camelCase")]
 pub struct AstSearchArgs {
-    /// An ast-grep pattern: code of the language with metavariables, e.g. `$X.unwrap()`,
-    /// `fn $NAME($$$ARGS)`, `console.log($$$)`. `$NAME` matches one node, `$$$NAME` any
-    /// number of nodes, `$_` one node without capturing.
+    /// Code of the language with metavariables: `$X` matches one node, `$$$ARGS` any number,
+    /// `$_` one without capturing.
     #[builder(setter(into))]
     pub pattern: String,
-    /// The language, by its registry name or an alias (the schema's enum lists them all,
-    /// generated from the registry; any case is accepted). When absent, each file's language
-    /// comes from its extension. `typescript` also searches `.tsx` files (with the TSX
-    /// grammar).
+    /// Default: each file's, from its extension (`typescript` also searches `.tsx` files).
     #[builder(default, setter(strip_option, into))]
     #[serde(default)]
     #[schemars(schema_with = "lang_schema")]
     pub lang: Option<String>,
-    /// A directory searched recursively, or one file. Defaults to the working directory.
+    /// A directory (searched recursively) or one file; default: the working directory.
     #[builder(default, setter(strip_option, into))]
     pub path: Option<String>,
-    /// Only files matching this glob, e.g. `src/**/*.rs` (as grep's `glob`).
+    /// Only files matching this glob, e.g. `src/**/*.rs`.
     #[builder(default, setter(strip_option, into))]
     pub glob: Option<String>,
-    /// At most this many raw matches (default 100), in path order, before ranges merge.
+    /// At most this many matches (default 100), in path order.
     #[builder(default, setter(strip_option))]
     pub limit: Option<u32>,
 }
@@ -211,9 +207,10 @@ pub fn ast_search_in(
 /// The schema of `lang`: a registry name or alias, or null.
 fn lang_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let mut names: Vec<serde_json::Value> = Vec::new();
+    // The registry's names; their aliases (`rs`, `py`, `ts`, ...) and any case are accepted
+    // too, unlisted.
     for &lang in LanguageId::ALL {
         names.push(lang.name().into());
-        names.extend(lang.spec().aliases.iter().map(|&a| a.into()));
     }
     names.push(serde_json::Value::Null);
     schemars::json_schema!({

@@ -37,47 +37,41 @@ pub const DEFAULT_LIMIT: u32 = 1000;
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
 #[serde(rename_all = "camelCase")]
 pub struct FindArgs {
-    /// What to look for, matched against each entry's name (its basename, never the
-    /// directory part): a glob such as `*.rs`, `*.{ts,tsx}` or `Cargo.toml` (`*` also
-    /// matches names that start with a dot), or a regular expression when `regex` is true.
-    /// To search one directory, put it in `path` (path: "src", pattern: "*.rs").
+    /// A glob matched against each name alone, never its directories (`*.rs`,
+    /// `*.{ts,tsx}`, `Cargo.toml`), or a regular expression with `regex: true`. A directory
+    /// goes in `path`.
     #[builder(setter(into))]
     pub pattern: String,
-    /// The directory to search, relative to the working directory or absolute. Defaults
-    /// to the working directory.
+    /// The directory to search (default: the working directory).
     #[builder(default, setter(strip_option, into))]
     pub path: Option<String>,
-    /// Which entries to return: `file` (default), `dir` or `any`.
+    /// `file` (default), `dir` or `any`.
     #[serde(rename = "type")]
     #[builder(default, setter(strip_option))]
     pub kind: Option<FindType>,
-    /// At most this many entries (default 1000). Filters and sorting apply first. Output
-    /// is also capped at 50 KB.
+    /// At most this many entries (default 1000), after filters and sorting.
     #[builder(default, setter(strip_option))]
     pub limit: Option<u32>,
-    /// How deep to search: 1 = direct children of `path` only. Unlimited by default.
+    /// 1 = direct children of `path` only (default: unlimited).
     #[builder(default, setter(strip_option))]
     pub max_depth: Option<u32>,
-    /// Treat `pattern` as a regular expression (Rust syntax) matched against the name.
+    /// `pattern` is a regular expression (Rust syntax).
     #[builder(default, setter(strip_option))]
     pub regex: Option<bool>,
-    /// Sort by `name` (the relative path; default), `mtime` (oldest first) or `size`
-    /// (smallest first).
+    /// `name` (the path; default), `mtime` (oldest first) or `size` (smallest first).
     #[builder(default, setter(strip_option))]
     pub sort_by: Option<SortBy>,
-    /// Reverse the order: with `mtime` newest first, with `size` largest first.
+    /// Reverse the order.
     #[builder(default, setter(strip_option))]
     pub reverse: Option<bool>,
-    /// Keep only entries modified strictly after this instant: a date `2024-01-31` (UTC
-    /// midnight), a timestamp `2024-01-31T12:00:00Z` (or with an offset such as `+02:00`),
-    /// or a span back from now: `30m`, `12h`, `7d`.
+    /// Only entries modified after a date `2024-01-31`, a time `2024-01-31T12:00:00Z`, or
+    /// a span back from now: `30m`, `12h`, `7d`.
     #[builder(default, setter(strip_option, into))]
     pub modified_since: Option<String>,
-    /// Keep only files at least this large (inclusive): bytes, or a string with a
-    /// 1024-based suffix B/K/KB/M/MB/G/GB such as `500K` or `1.5MB`. Directories are kept.
+    /// Only files at least this large: bytes, or `500K`, `1.5MB` (1024-based).
     #[builder(default, setter(strip_option, into))]
     pub min_size: Option<SizeArg>,
-    /// Keep only files at most this large (inclusive); same forms as `minSize`.
+    /// Only files at most this large (as `minSize`).
     #[builder(default, setter(strip_option, into))]
     pub max_size: Option<SizeArg>,
 }

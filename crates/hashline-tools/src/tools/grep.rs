@@ -35,43 +35,37 @@ pub const DEFAULT_LIMIT: u32 = 100;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
 #[serde(rename_all = "camelCase")]
 pub struct GrepArgs {
-    /// What to search for: a regular expression (Rust syntax, like ripgrep), or the exact
-    /// text with `literal: true`. Matched line by line.
+    /// A regular expression (Rust syntax), or exact text with `literal: true`.
     #[builder(setter(into))]
     pub pattern: String,
-    /// A directory to search recursively, or one file. Defaults to the working directory.
-    /// Like ripgrep: `.gitignore` (in git repositories), `.ignore` and `.rgignore` are
-    /// honoured, hidden files and binary files are skipped.
+    /// A directory (searched recursively) or one file; default: the working directory.
     #[builder(default, setter(strip_option, into))]
     pub path: Option<String>,
-    /// Only files matching this glob, e.g. `*.rs` or `src/**/*.ts` (a glob without `/`
-    /// matches file names at any depth; a leading `!` excludes).
+    /// Only files matching this glob: `*.rs`, `src/**/*.ts`; `!` excludes.
     #[builder(default, setter(strip_option, into))]
     pub glob: Option<String>,
     /// Ignore case.
     #[builder(default, setter(strip_option))]
     pub ignore_case: Option<bool>,
-    /// Match `pattern` as plain text, not as a regular expression.
+    /// `pattern` is plain text.
     #[builder(default, setter(strip_option))]
     pub literal: Option<bool>,
-    /// Lines of context to show before and after each match.
+    /// Lines of context around each match.
     #[builder(default, setter(strip_option))]
     pub context: Option<u32>,
-    /// At most this many matches (default 100), taken in path order. Above 50 matches each
-    /// file shows its first 10. Output is also capped at 2000 lines / 50 KB.
+    /// At most this many matches (default 100), in path order; above 50, each file shows
+    /// its first 10.
     #[builder(default, setter(strip_option))]
     pub limit: Option<u32>,
-    /// Per-file match counts only (every match counted, no anchors).
+    /// Per-file match counts only.
     #[builder(default, setter(strip_option))]
     pub summary: Option<bool>,
-    /// `symbol`: group the matches by their smallest enclosing symbol (function, method,
-    /// class, ...) and show each symbol whole, or with `scopeContext` only the lines around
-    /// its matches. Files without symbols, and matches outside every symbol, show plain rows
-    /// with a warning. Ignored with `summary`.
+    /// `symbol`: group matches by their enclosing function, method or class, each shown
+    /// whole (or `scopeContext` lines around each match).
     #[builder(default, setter(strip_option))]
     pub scope: Option<GrepScope>,
-    /// With `scope: "symbol"`: only this many lines around each match, inside its symbol
-    /// (0 = the matching lines only), instead of the whole symbol. Requires `scope`.
+    /// With `scope`: this many lines around each match inside its symbol (0 = the matching
+    /// lines only).
     #[builder(default, setter(strip_option))]
     pub scope_context: Option<u32>,
 }

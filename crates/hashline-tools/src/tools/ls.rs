@@ -33,15 +33,13 @@ pub(crate) const BYTES_NOTICE: &str = "\n[… truncated at 50 KB]";
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
 #[serde(rename_all = "camelCase")]
 pub struct LsArgs {
-    /// The directory to list: relative to the working directory, or absolute. Defaults to
-    /// the working directory. Lists one directory only; use find to search recursively.
+    /// The directory (default: the working directory).
     #[builder(default, setter(strip_option, into))]
     pub path: Option<String>,
-    /// At most this many entries (default 500). Output is also capped at 50 KB.
+    /// At most this many entries (default 500).
     #[builder(default, setter(strip_option))]
     pub limit: Option<u32>,
-    /// Keep only entries whose name matches this glob, e.g. `*.rs`, `{src,tests}` or
-    /// `[A-Z]*`. `*` also matches names that start with a dot.
+    /// Only names matching this glob, e.g. `*.rs` or `{src,tests}`.
     #[builder(default, setter(strip_option, into))]
     pub glob: Option<String>,
 }

@@ -22,23 +22,23 @@ use crate::warning::{Warning, WarningCode};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadArgs {
-    /// The file to read: relative to the working directory, or absolute. A leading `@` is ignored.
+    /// The file: relative to the working directory, or absolute.
     #[builder(setter(into))]
     pub path: String,
-    /// The first line to show (1-based). Defaults to 1.
+    /// The first line to show, 1-based.
     #[builder(default, setter(strip_option))]
     pub offset: Option<u32>,
-    /// At most this many lines. Output is also capped at 2000 lines / 50 KB.
+    /// At most this many lines.
     #[builder(default, setter(strip_option))]
     pub limit: Option<u32>,
-    /// Read one symbol (function, class, method, ...) by name: `name`, `Parent.name`,
-    /// `name@LINE` (the one at or after that line), or part of a name.
+    /// One declaration (function, class, method, ...) by name: `name`, `Parent.name`,
+    /// `name@LINE`, or part of a name.
     #[builder(default, setter(strip_option, into))]
     pub symbol: Option<String>,
-    /// Append the file's structural map (its symbols with their line ranges).
+    /// Append the file's outline: its symbols with their line ranges.
     #[builder(default, setter(strip_option))]
     pub map: Option<bool>,
-    /// With `symbol`: also show the other symbols of the file that it uses.
+    /// `local`, with `symbol`: also the file's other symbols that it uses.
     #[builder(default, setter(strip_option))]
     pub bundle: Option<BundleMode>,
 }

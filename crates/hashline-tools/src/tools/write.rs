@@ -29,17 +29,17 @@ const DIFF_BASIS_MAX: u64 = 10 * 1024 * 1024;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteArgs {
-    /// The file to create or replace. Parent directories are created.
+    /// The file: relative to the working directory, or absolute.
     #[builder(setter(into))]
     pub path: String,
-    /// The complete new content of the file.
+    /// The whole new content.
     #[builder(setter(into))]
     pub content: String,
-    /// Append the file's structural map. Not available in this build yet (ignored with a warning).
+    /// Not available yet (ignored with a warning).
     #[builder(default, setter(strip_option))]
     pub map: Option<bool>,
-    /// Syntax check of the new content against the old: `warn` (default) reports syntax
-    /// errors the write introduces, `block` refuses the write, `off` skips the check.
+    /// The syntax check: `warn` (default) reports errors the write adds, `block` refuses
+    /// them, `off`.
     #[builder(default, setter(strip_option))]
     pub syntax_validate: Option<SyntaxMode>,
 }

@@ -285,131 +285,138 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-/// The schema of one edit item (for the tool's input schema; parsing is by hand above,
-/// for precise errors).
-#[derive(JsonSchema)]
-#[serde(untagged)]
-#[allow(dead_code)] // A schema-only type: never built, only described.
-pub enum EditItemSchema {
-    /// Replace one line. `new_text: ""` deletes it; `"\n"` leaves one empty line.
-    SetLine {
-        /// `{anchor: "LINE:HASH", new_text, literal?}`
-        set_line: AnchoredText,
-    },
-    /// Replace the inclusive range between two anchors.
-    ReplaceLines {
-        /// `{start_anchor, end_anchor, new_text, literal?}`
-        replace_lines: RangeText,
-    },
-    /// Insert lines after an anchored line.
-    InsertAfter {
-        /// `{anchor, new_text, literal?}`
-        insert_after: AnchoredText,
-    },
-    /// Replace exact text (must occur once unless `all`).
-    Replace {
-        /// `{old_text, new_text, all?, fuzzy?}`
-        replace: ReplaceText,
-    },
-    /// Replace a whole symbol (function, class, method, ...) by name, with its new
-    /// declaration. Leading docs and attributes stay unless `new_body` brings its own.
-    ReplaceSymbol {
-        /// `{symbol, new_body}`
-        replace_symbol: SymbolBody,
-    },
-    /// Insert code before a symbol (before its docs), separated as the file separates symbols.
-    InsertBeforeSymbol {
-        /// `{symbol, new_text}`
-        insert_before_symbol: SymbolText,
-    },
-    /// Insert code after a symbol, separated as the file separates symbols.
-    InsertAfterSymbol {
-        /// `{symbol, new_text}`
-        insert_after_symbol: SymbolText,
-    },
-    /// Copy an anchored range after another anchored line (optionally from another file).
-    CopyLines {
-        /// `{start_anchor, end_anchor, after_anchor, from_path?}`
-        copy_lines: RangeMove,
-    },
-    /// Move an anchored range after another anchored line (optionally from another file).
-    MoveLines {
-        /// `{start_anchor, end_anchor, after_anchor, from_path?}`
-        move_lines: RangeMove,
-    },
+/// The schema of one edit item, as the tool's input schema gives it to a model (parsing is
+/// by hand above, for precise errors; a test holds the two to the same keys). Written out
+/// rather than derived: one short description per op and none on the fields, whose names
+/// say what they hold and which the tool's description explains once.
+#[derive(Debug)]
+pub struct EditItemSchema;
+
+impl JsonSchema for EditItemSchema {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EditItem".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let op = |name: &str, description: &str, fields: &[(&str, &str)], required: &[&str]| {
+            let properties: Map<String, Value> =
+                fields.iter().map(|(field, kind)| ((*field).to_owned(), serde_json::json!({"type": kind}))).collect();
+            serde_json::json!({
+                "description": description,
+                "type": "object",
+                "properties": {name: {"type": "object", "properties": properties, "required": required}},
+                "required": [name],
+            })
+        };
+        let text = [("anchor", "string"), ("new_text", "string"), ("literal", "boolean")];
+        let range =
+            [("start_anchor", "string"), ("end_anchor", "string"), ("new_text", "string"), ("literal", "boolean")];
+        let moved =
+            [("start_anchor", "string"), ("end_anchor", "string"), ("after_anchor", "string"), ("from_path", "string")];
+        let symbol = [("symbol", "string"), ("new_text", "string")];
+        let branches = vec![
+            op("set_line", "Replace one line (`new_text: \"\"` deletes it).", &text, &["anchor", "new_text"]),
+            op(
+                "replace_lines",
+                "Replace the lines from start_anchor to end_anchor, inclusive.",
+                &range,
+                &["start_anchor", "end_anchor", "new_text"],
+            ),
+            op("insert_after", "Insert lines after the anchored line.", &text, &["anchor", "new_text"]),
+            op(
+                "replace",
+                "Replace exact text that occurs once (every occurrence with `all`; `fuzzy` also matches it with other trailing whitespace, quotes, dashes or Unicode spaces).",
+                &[("old_text", "string"), ("new_text", "string"), ("all", "boolean"), ("fuzzy", "boolean")],
+                &["old_text", "new_text"],
+            ),
+            op(
+                "replace_symbol",
+                "Replace a whole declaration, found by name, with new_body (re-indented; its docs stay unless new_body brings its own).",
+                &[("symbol", "string"), ("new_body", "string")],
+                &["symbol", "new_body"],
+            ),
+            op(
+                "insert_before_symbol",
+                "Insert code before a declaration (and its docs).",
+                &symbol,
+                &["symbol", "new_text"],
+            ),
+            op("insert_after_symbol", "Insert code after a declaration.", &symbol, &["symbol", "new_text"]),
+            op(
+                "copy_lines",
+                "Copy the inclusive range after after_anchor (from another file with from_path).",
+                &moved,
+                &["start_anchor", "end_anchor", "after_anchor"],
+            ),
+            op(
+                "move_lines",
+                "Move the inclusive range after after_anchor (from another file with from_path).",
+                &moved,
+                &["start_anchor", "end_anchor", "after_anchor"],
+            ),
+        ];
+        let mut schema = schemars::Schema::default();
+        schema.insert("anyOf".to_owned(), Value::Array(branches));
+        schema
+    }
 }
 
-/// `set_line` / `insert_after` fields.
-#[derive(JsonSchema)]
-#[allow(dead_code)] // A schema-only type.
-pub struct AnchoredText {
-    /// `LINE:HASH` copied from a row (e.g. `12:3c8`).
-    anchor: String,
-    /// The new lines (plain text, no `LINE:HASH|` prefixes).
-    new_text: String,
-    /// Keep `new_text` exactly as given (no cleanup of echoed anchors).
-    literal: Option<bool>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// `replace_lines` fields.
-#[derive(JsonSchema)]
-#[allow(dead_code)] // A schema-only type.
-pub struct RangeText {
-    /// Anchor of the first line to replace.
-    start_anchor: String,
-    /// Anchor of the last line to replace (inclusive).
-    end_anchor: String,
-    /// The replacement lines; `""` deletes the range.
-    new_text: String,
-    /// Keep `new_text` exactly as given.
-    literal: Option<bool>,
-}
+    /// The schema's branches, as `(op, properties, required)`.
+    fn branches() -> Vec<(String, Map<String, Value>, Vec<String>)> {
+        let schema = EditItemSchema::json_schema(&mut schemars::SchemaGenerator::default()).to_value();
+        let branches = schema["anyOf"].as_array().expect("anyOf");
+        branches
+            .iter()
+            .map(|branch| {
+                let (op, payload) = branch["properties"].as_object().expect("properties").iter().next().expect("op");
+                let properties = payload["properties"].as_object().expect("fields").clone();
+                let required = payload["required"].as_array().expect("required");
+                (op.clone(), properties, required.iter().map(|r| r.as_str().expect("name").to_owned()).collect())
+            })
+            .collect()
+    }
 
-/// `replace` fields.
-#[derive(JsonSchema)]
-#[allow(dead_code)] // A schema-only type.
-pub struct ReplaceText {
-    /// Exact text to find.
-    old_text: String,
-    /// Its replacement.
-    new_text: String,
-    /// Replace every occurrence.
-    all: Option<bool>,
-    /// If the exact text is absent, ignore trailing whitespace, quote/dash styles and Unicode spaces.
-    fuzzy: Option<bool>,
-}
+    fn sample(kind: &str, field: &str) -> Value {
+        match (kind, field.ends_with("anchor")) {
+            ("boolean", _) => Value::Bool(true),
+            (_, true) => Value::from("2:589"),
+            _ => Value::from("text"),
+        }
+    }
 
-/// `replace_symbol` fields.
-#[derive(JsonSchema)]
-#[allow(dead_code)] // A schema-only type.
-pub struct SymbolBody {
-    /// The symbol: `name`, `Parent.name`, or `name@LINE` (as for read's `symbol`).
-    symbol: String,
-    /// The complete new declaration (signature and body), indented as you like: it is
-    /// re-indented to the symbol's indentation.
-    new_body: String,
-}
-
-/// `insert_before_symbol` / `insert_after_symbol` fields.
-#[derive(JsonSchema)]
-#[allow(dead_code)] // A schema-only type.
-pub struct SymbolText {
-    /// The symbol: `name`, `Parent.name`, or `name@LINE` (as for read's `symbol`).
-    symbol: String,
-    /// The code to insert, re-indented to the symbol's indentation.
-    new_text: String,
-}
-
-/// `copy_lines` / `move_lines` fields.
-#[derive(JsonSchema)]
-#[allow(dead_code)] // A schema-only type.
-pub struct RangeMove {
-    /// Anchor of the first line.
-    start_anchor: String,
-    /// Anchor of the last line (inclusive).
-    end_anchor: String,
-    /// Anchor of the line to insert after.
-    after_anchor: String,
-    /// Take the lines from this other file (its anchors, from a read of it).
-    from_path: Option<String>,
+    /// The written-out schema and the hand-written parser name the same ops and fields: an
+    /// item with only the required fields parses, and so does one with every field, with no
+    /// key ignored; an item without one required field is refused.
+    #[test]
+    fn the_item_schema_and_the_parser_agree() {
+        let document = Arc::new(Document::parse(b"alpha\nbeta\n".to_vec()));
+        let load: &SourceLoader<'_> = &|_: &str| Ok(Arc::clone(&document));
+        let found = branches();
+        assert_eq!(found.iter().map(|(op, _, _)| op.as_str()).collect::<Vec<_>>(), OPS);
+        for (op, properties, required) in found {
+            let kind = |field: &str| properties[field]["type"].as_str().expect("type").to_owned();
+            let item = |fields: &[&String]| {
+                let payload: Map<String, Value> = fields.iter().map(|f| ((*f).clone(), sample(&kind(f), f))).collect();
+                serde_json::json!({ op.clone(): payload })
+            };
+            let minimal: Vec<&String> = required.iter().collect();
+            let mut notes = Vec::new();
+            parse_item(0, &item(&minimal), load, &mut notes).unwrap_or_else(|e| panic!("{op} (required only): {e:?}"));
+            let every: Vec<&String> = properties.keys().collect();
+            parse_item(0, &item(&every), load, &mut notes).unwrap_or_else(|e| panic!("{op} (every field): {e:?}"));
+            assert!(notes.is_empty(), "{op}: the parser ignored a field the schema names: {notes:?}");
+            for missing in &required {
+                let fewer: Vec<&String> = required.iter().filter(|f| f != &missing).collect();
+                assert!(parse_item(0, &item(&fewer), load, &mut notes).is_err(), "{op} without {missing} parsed");
+            }
+        }
+    }
 }

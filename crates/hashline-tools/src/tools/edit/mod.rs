@@ -30,14 +30,10 @@ pub use render::{DiffData, DiffEntry, DiffStats, change_line};
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema, TypedBuilder)]
 #[serde(rename_all = "camelCase")]
 pub struct EditArgs {
-    /// The file to edit (for one file; use `files` to edit several at once).
+    /// The file to edit (`files` edits several).
     #[builder(default, setter(strip_option, into))]
     pub path: Option<String>,
-    /// The edits, applied together: an array of edit items, each with exactly one key
-    /// (`set_line`, `replace_lines`, `insert_after`, `replace`, `replace_symbol`,
-    /// `insert_before_symbol`, `insert_after_symbol`, `copy_lines`, `move_lines`).
-    /// Anchors are `LINE:HASH` copied from rows. All anchors refer to the file as you last
-    /// saw it; nothing is written unless every edit is valid.
+    /// The edit items, applied together; each has exactly one key.
     #[builder(default, setter(strip_option))]
     #[schemars(with = "Option<EditsParam>")]
     pub edits: Option<Value>,
@@ -49,32 +45,31 @@ pub struct EditArgs {
     #[builder(default, setter(strip_option, into))]
     #[serde(rename = "newText")]
     pub new_text: Option<String>,
-    /// Re-read the file after writing and confirm its bytes.
+    /// Re-read the file after writing and compare its bytes.
     #[builder(default, setter(strip_option))]
     pub post_edit_verify: Option<bool>,
-    /// Syntax check of the result: `warn` (default), `block` or `off`.
+    /// The syntax check after the edit: `warn` (default), `block` (refuse an edit that
+    /// breaks the syntax) or `off`.
     #[builder(default, setter(strip_option))]
     pub syntax_validate: Option<SyntaxMode>,
-    /// Edit several files atomically: `[{path, edits}]`. Every file is validated first;
-    /// if any edit fails, nothing is written anywhere.
+    /// Several files, all or nothing: `[{path, edits}]`, every file checked before any is
+    /// written.
     #[builder(default, setter(strip_option))]
     pub files: Option<Vec<FileEdits>>,
-    /// Undo an earlier change of this session: the change id (`c<N>-<tag>`) an edit or
-    /// write result gave. Every file of that change goes back to its bytes before it, all
-    /// or none, only while each is exactly as the change left it. Give it alone (no path,
-    /// edits or files).
+    /// Undo a change: the id (`c<N>-<tag>`) an edit or write result gave. Every file of it
+    /// goes back to its bytes before, all or none, only while each is exactly as the change
+    /// left it. Given alone (no path, edits or files).
     #[builder(default, setter(strip_option, into))]
     pub revert: Option<String>,
 }
 
-/// The `edits` parameter's accepted shapes (schema only).
+/// The `edits` parameter's accepted shapes (schema only): the items, or a JSON string of
+/// them. No descriptions of their own: the parameter's says it.
 #[derive(JsonSchema)]
 #[serde(untagged)]
 #[allow(dead_code)] // A schema-only type: never built, only described.
-pub enum EditsParam {
-    /// The edit items.
+enum EditsParam {
     Items(Vec<EditItemSchema>),
-    /// The edit items as a JSON string.
     Json(String),
 }
 
@@ -83,8 +78,8 @@ pub enum EditsParam {
 pub struct FileEdits {
     /// The file.
     pub path: String,
-    /// Its edits (as in `edits`).
-    #[schemars(with = "EditsParam")]
+    /// Its edit items, as in `edits`.
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub edits: Value,
 }
 
