@@ -28,6 +28,38 @@ lane() {
     echo "-- $name: $((SECONDS - start)) s; $(disk_now)"
 }
 
+# `lane_alongside NAME FUNCTION` starts a lane in the background, its output kept aside;
+# `lane_join NAME` waits for it, prints its output and puts it in the table, marked as run
+# alongside the lanes between. For a lane that mostly uses one processor.
+declare -A alongside_pid=() alongside_start=() alongside_log=()
+lane_alongside() {
+    local name=$1 log
+    shift
+    log="target/alongside-${#alongside_pid[@]}.log"
+    echo
+    echo "== $name (alongside the next lanes; its output follows when it ends)"
+    alongside_start[$name]=$SECONDS
+    alongside_log[$name]=$log
+    ("$@") >"$log" 2>&1 &
+    alongside_pid[$name]=$!
+}
+
+lane_join() {
+    local name=$1 status=0
+    wait "${alongside_pid[$name]}" || status=$?
+    echo
+    echo "== $name (ran alongside; its output)"
+    cat "${alongside_log[$name]}"
+    if [ "$status" -ne 0 ]; then
+        current_lane="$name (alongside)"
+        return "$status"
+    fi
+    lane_names+=("$name (alongside)")
+    lane_seconds+=("$((SECONDS - alongside_start[$name]))")
+    lane_notes+=("$(disk_now)")
+    echo "-- $name: ran alongside, $((SECONDS - alongside_start[$name])) s; $(disk_now)"
+}
+
 skipped() {
     echo "SKIPPED: $1: $2"
     lane_names+=("$1")
