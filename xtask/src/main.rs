@@ -1,9 +1,11 @@
-//! Project automation: `cargo xtask bench`, `cargo xtask replay`, `cargo xtask fixtures`.
+//! Project automation: `cargo xtask bench`, `cargo xtask replay`, `cargo xtask fixtures`,
+//! `cargo xtask tokens`.
 
 mod bench;
 mod bench_search;
 mod corpus;
 mod replay;
+mod tokens;
 
 use std::path::PathBuf;
 
@@ -70,6 +72,20 @@ enum Task {
         #[arg(long, value_name = "DIR", conflicts_with_all = ["repo", "commits"])]
         cases: Option<PathBuf>,
     },
+    /// What an agent session costs in tokens with hashline, beside str_replace and
+    /// apply_patch: real commits replayed as an agent makes them, counted with o200k_base.
+    Tokens {
+        /// The git repository.
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// How many commits of the first-parent history, counting back from HEAD.
+        #[arg(long, default_value_t = 200)]
+        commits: usize,
+        /// Fail unless the targets hold (cost-weighted ≤ 0.75× str_replace, input ≤ 1.3×,
+        /// tool definitions ≤ 4,000 tokens).
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn main() -> Result<()> {
@@ -92,6 +108,7 @@ fn main() -> Result<()> {
         Task::Replay { cases: Some(dir), .. } => replay::main_cases(&dir),
         Task::Replay { repo, commits, cases: None } => replay::main(&repo, commits),
         Task::Fixtures { check, name } => fixtures(check, name.as_deref()),
+        Task::Tokens { repo, commits, check } => tokens::main(&tokens::Options { repo, commits, check }),
     }
 }
 

@@ -8,8 +8,8 @@
 
 mod cases;
 mod drive;
-mod git;
-mod script;
+pub(crate) mod git;
+pub(crate) mod script;
 #[cfg(test)]
 mod tests;
 
@@ -26,7 +26,7 @@ use git::{Change, Repo};
 use script::{Endings, Step, Unscriptable};
 
 /// Files larger than this (either side) are skipped.
-const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// Why a file can be skipped: every reason comes from the commit, none from the tools.
 pub const SKIP_REASONS: [&str; 8] = [
@@ -519,7 +519,7 @@ pub fn check(workspace: &Workspace<'_>, pre: &[u8], post: &[u8], steps: &[Step],
 
 /// The scratch directory: in memory where the system has one (`/dev/shm`), as every
 /// edit syncs its file to disk.
-fn scratch_dir() -> Result<tempfile::TempDir> {
+pub(crate) fn scratch_dir() -> Result<tempfile::TempDir> {
     let builder = {
         let mut builder = tempfile::Builder::new();
         builder.prefix("hashline-replay-");
@@ -535,7 +535,7 @@ fn scratch_dir() -> Result<tempfile::TempDir> {
 
 /// The workspace name for a repository path: the path itself when the tools take it
 /// verbatim, else a neutral name with the same extension.
-fn scratch_name(path: &[u8]) -> String {
+pub(crate) fn scratch_name(path: &[u8]) -> String {
     match std::str::from_utf8(path) {
         Ok(text)
             if !text.chars().any(|c| c.is_control() || (c.is_whitespace() && c != ' '))

@@ -237,6 +237,11 @@ pub enum Command {
         /// last one given wins.
         #[arg(long, value_name = "off|full", default_value = "off", overrides_with = "structured_content")]
         structured_content: hashline_mcp::StructuredContent,
+        /// How much text one result may show: `auto` (default) fits what the connected
+        /// host shows at once (known by its clientInfo name; 10000 bytes for a client not
+        /// in the table), or a size for every result (e.g. 50KB; 2000 lines either way).
+        #[arg(long, value_name = "auto|BYTES", default_value = "auto", overrides_with = "budget")]
+        budget: hashline_mcp::hosts::BudgetChoice,
     },
     /// Draw a session log's calls and results as cards: in the terminal (colour only on a
     /// terminal; NO_COLOR honoured), or as one self-contained web page with --html.

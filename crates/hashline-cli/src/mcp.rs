@@ -31,11 +31,11 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         }
         None => None,
     };
-    let structured = match &cli.command {
-        Command::Mcp { structured_content, .. } => *structured_content,
-        _ => hashline_mcp::StructuredContent::default(),
+    let (structured, budget) = match &cli.command {
+        Command::Mcp { structured_content, budget, .. } => (*structured_content, budget.fixed()),
+        _ => (hashline_mcp::StructuredContent::default(), None),
     };
-    let options = ServerOptions { roots: cli.root.clone(), unconfined: cli.unconfined, log, structured };
+    let options = ServerOptions { roots: cli.root.clone(), unconfined: cli.unconfined, log, structured, budget };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("hashline-mcp")

@@ -71,10 +71,15 @@ impl Server {
         Self::start_with(root, extra).initialize()
     }
 
-    fn initialize(mut self) -> Self {
+    fn initialize(self) -> Self {
+        self.initialize_as("robustness")
+    }
+
+    /// The handshake, as a client of this `clientInfo.name`.
+    fn initialize_as(mut self, client: &str) -> Self {
         let server = &mut self;
         server.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "robustness", "version": "1"}}}));
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}}));
         let init = server.reply("init");
         assert_eq!(init["result"]["serverInfo"]["name"], "hashline");
         server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -569,4 +574,89 @@ fn by_default_results_are_their_text_and_only_shown_rows_are_served() {
     let edited = server.call("edit", "edit", edit);
     assert_eq!(edited["result"]["isError"], false, "{}", text(&edited));
     assert_eq!(server.close().code(), Some(0));
+}
+
+/// Issue 47 item 3: a result fits what the host that connected shows at once, known by the
+/// `clientInfo.name` of its `initialize`; hashline cuts it at a row with its own note (an
+/// explicit `limit` too), where the host would have cut its middle or diverted it. An
+/// unknown client gets the smallest known host's budget; `--budget` sets one for all.
+#[test]
+fn a_result_fits_the_budget_of_the_host_that_connected() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body: String =
+        (1..=3000).map(|n| format!("fn item_{n}() -> usize {{ {n} }} // {}\n", "x".repeat(30))).collect();
+    std::fs::write(dir.path().join("big.rs"), body).expect("write");
+    for n in 0..600 {
+        std::fs::write(dir.path().join(format!("note_{n:03}.txt")), format!("needle {n} {}\n", "y".repeat(40)))
+            .expect("write");
+    }
+    let hosts = [
+        ("claude-code", 43 * 1024),
+        ("codex-mcp-client", 10_000),
+        ("gemini-cli-mcp-client", 35 * 1024),
+        ("opencode", 44 * 1024),
+        ("copilot-cli", 16 * 1024),
+        ("an-agent-no-one-measured", 10_000),
+    ];
+    for (client, budget) in hosts {
+        let mut server =
+            Server::start_with(dir.path(), &["--structured-content".as_ref(), "off".as_ref()]).initialize_as(client);
+        for (id, arguments) in
+            [("whole", json!({"path": "big.rs"})), ("limit", json!({"path": "big.rs", "offset": 10, "limit": 2500}))]
+        {
+            let read = server.call(id, "read", arguments);
+            let shown = text(&read);
+            assert!(shown.len() <= budget, "{client} {id}: {} bytes over {budget}", shown.len());
+            assert!(shown.len() > budget * 3 / 4, "{client} {id}: only {} of {budget} bytes", shown.len());
+            assert!(
+                shown.contains("at this client's 2000-line / "),
+                "{client} {id}: {}",
+                shown.lines().filter(|l| l.starts_with('[')).collect::<Vec<_>>().join(" / ")
+            );
+            assert!(shown.contains("Use offset="), "{client} {id}");
+            // Whole rows: the last row before the note is complete.
+            let is_row = |l: &&str| {
+                l.split_once('|')
+                    .and_then(|(anchor, _)| anchor.split_once(':'))
+                    .is_some_and(|(line, hash)| line.chars().all(|c| c.is_ascii_digit()) && hash.len() == 3)
+            };
+            let last_row = shown.lines().rev().find(is_row).expect("rows");
+            assert!(last_row.ends_with("// xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), "{client} {id}: {last_row}");
+        }
+        let found = server.call("grep", "grep", json!({"pattern": "needle", "limit": 3000}));
+        let shown = text(&found);
+        assert!(shown.len() <= budget, "{client} grep: {} bytes over {budget}", shown.len());
+        assert!(shown.contains("at this client's"), "{client} grep");
+        let listed = server.call("find", "find", json!({"pattern": "*"}));
+        assert!(text(&listed).len() <= budget, "{client} find");
+        assert_eq!(server.close().code(), Some(0));
+    }
+
+    // `--budget` sets every result's, whatever the client.
+    let mut server = Server::start_with(
+        dir.path(),
+        &["--structured-content".as_ref(), "off".as_ref(), "--budget".as_ref(), "50KB".as_ref()],
+    )
+    .initialize_as("codex-mcp-client");
+    let read = server.call("whole", "read", json!({"path": "big.rs"}));
+    let shown = text(&read);
+    assert!(shown.len() > 40 * 1024 && shown.len() <= 50 * 1024, "{}", shown.len());
+    // 50 KB is the SPEC's budget: its note is the plain one.
+    assert!(shown.contains("[Output truncated: showing "), "{}", &shown[shown.len() - 300..]);
+    assert_eq!(server.close().code(), Some(0));
+}
+
+/// A `--budget` the server cannot use is refused before it serves.
+#[test]
+fn a_budget_out_of_bounds_is_refused_at_start() {
+    for bad in ["1", "ten", "2MB", "0"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_hashline"))
+            .args(["mcp", "--budget", bad])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--budget"), "{bad}: {err}");
+    }
 }

@@ -72,6 +72,7 @@
 
 mod direct;
 mod error;
+pub mod hosts;
 pub mod http;
 mod roots;
 mod server;

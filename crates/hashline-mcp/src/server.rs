@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use hashline::tools::log::LogWriter;
 use hashline::view::ContentBlock;
-use hashline::{CallContext, CancelFlag, ErrorCode, Session, SessionConfig, ToolError, ToolResult, ToolSpec, Toolbox};
+use hashline::{
+    Budget, CallContext, CancelFlag, ErrorCode, Session, SessionConfig, ToolError, ToolResult, ToolSpec, Toolbox,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, Implementation, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
@@ -90,6 +92,9 @@ pub struct ServerOptions {
     pub log: Option<Arc<LogWriter>>,
     /// Whether results carry the typed value as `structuredContent` (off by default).
     pub structured: StructuredContent,
+    /// How much text one result may show. `None` (the default): what the host that
+    /// connected shows at once ([`crate::hosts::budget_for`] of its `clientInfo.name`).
+    pub budget: Option<Budget>,
 }
 
 /// The MCP server for one connection: every tool of the [`Toolbox`] over one stateful
@@ -166,6 +171,20 @@ impl HashlineServer {
         open_session(&[cwd], &self.options).map(Arc::new)
     }
 
+    /// The budget of a call: the server's own, else the connected host's. The client is
+    /// the one `initialize` named, or on protocol 2026-07-28 (no `initialize`) the one the
+    /// request's `_meta` names.
+    fn budget(&self, context: &RequestContext<RoleServer>) -> Budget {
+        if let Some(budget) = self.options.budget {
+            return budget;
+        }
+        let name = match context.peer.peer_info() {
+            Some(info) => Some(info.client_info.name.clone()),
+            None => context.meta.client_info().map(|info| info.name),
+        };
+        crate::hosts::budget_for(name.as_deref(), self.options.structured)
+    }
+
     /// Runs one tool call on a thread of its own ([`run_isolated`]), so calls run in parallel. A
     /// `notifications/cancelled` for the request raises the call's cancel flag: an edit or
     /// write that has not committed yet then writes nothing (rmcp drops the reply). When
@@ -191,6 +210,7 @@ impl HashlineServer {
             // (which keeps the value and the read's meta), only the text leaves the server.
             text_only: text && self.options.log.is_none(),
             sees_text_only: text,
+            budget: self.budget(context),
         };
         let toolbox = Arc::clone(&self.toolbox);
         // rmcp cancels the request's token on `notifications/cancelled` (before it reads

@@ -44,7 +44,7 @@ pub use edit::{Placement, SymbolEdit, insert_beside_symbol, replace_symbol};
 pub use extract::{map_parsed, map_source};
 pub use formats::{Format, map_format};
 pub use kind::SymbolKind;
-pub use render::{MapDetail, RenderedMap, render_map};
+pub use render::{MAX_MAP_BYTES, MapDetail, RenderedMap, render_map, render_map_within};
 pub use select::{Located, MAX_AVAILABLE, MAX_CANDIDATES, MAX_OTHERS, Selection, Tier, locate, select};
 pub use stored::{DecodeError, MAX_STORED_DEPTH};
 pub use symbol::{MAX_NESTING, Symbol, SymbolMap};

@@ -57,28 +57,65 @@ pub struct RenderedMap {
 /// assert!(rendered.text.contains("struct Point: [1-3]\norigin() -> Point: [5-7]"));
 /// ```
 pub fn render_map(file_name: &str, map: &SymbolMap) -> RenderedMap {
+    render_map_within(file_name, map, MAX_MAP_BYTES)
+}
+
+/// The largest map [`render_map`] makes.
+pub const MAX_MAP_BYTES: usize = 100 * KB;
+
+/// Renders `map` at the most detail that fits `max_bytes` (at most [`MAX_MAP_BYTES`]): each
+/// rung of the ladder held to the smaller of its own size and `max_bytes`, its label saying
+/// the size it was held to; the last rung keeps the first and last top-level symbols (at
+/// least ten of each, so a very small `max_bytes` may be passed).
+///
+/// ```
+/// use hashline_core::Document;
+/// use hashline_symbols::{map_document, render_map_within, MapDetail};
+///
+/// let source: String = (0..400).map(|n| format!("/// Item {n}.\nfn item_{n}(value: u32) -> u32 {{\n    value\n}}\n")).collect();
+/// let doc = Document::parse(source.into_bytes());
+/// let map = map_document("items.rs", &doc).unwrap().unwrap();
+/// let small = render_map_within("items.rs", &map, 4096);
+/// assert!(small.text.len() <= 4096, "{} bytes:\n{}", small.text.len(), small.text);
+/// assert_eq!(small.detail, MapDetail::Truncated);
+/// assert!(small.text.contains("[Map ≤4.0 KB | "));
+/// ```
+pub fn render_map_within(file_name: &str, map: &SymbolMap, max_bytes: usize) -> RenderedMap {
     let total = map.count();
-    for (detail, limit, label) in [
+    let cap = max_bytes.min(MAX_MAP_BYTES);
+    let mut tried: Option<(MapDetail, usize)> = None;
+    for (detail, rung, name) in [
         (MapDetail::Full, 10 * KB, None),
-        (MapDetail::Compact, 20 * KB, Some("[Map ≤20.0 KB | compact]")),
-        (MapDetail::Minimal, 25 * KB, Some("[Map ≤25.0 KB | minimal]")),
-        (MapDetail::Outline, 50 * KB, Some("[Map ≤50.0 KB | outline]")),
-        (MapDetail::Outline, 100 * KB, Some("[Map ≤100.0 KB | outline]")),
+        (MapDetail::Compact, 20 * KB, Some("compact")),
+        (MapDetail::Minimal, 25 * KB, Some("minimal")),
+        (MapDetail::Outline, 50 * KB, Some("outline")),
+        (MapDetail::Outline, 100 * KB, Some("outline")),
     ] {
+        let limit = rung.min(cap);
+        if tried == Some((detail, limit)) {
+            continue;
+        }
+        tried = Some((detail, limit));
         // A body over the limit cannot fit once framed: it is not finished.
         let Some(body) = body(map, detail, limit) else { continue };
-        let text = frame(file_name, map, label, &body, None);
+        let label = name.map(|name| format!("[Map ≤{} | {name}]", kilobytes_label(limit)));
+        let text = frame(file_name, map, label.as_deref(), &body, None);
         if text.len() <= limit {
             let shown = if matches!(detail, MapDetail::Outline) { map.symbols.len() } else { total };
             return RenderedMap { text, detail, shown, total };
         }
     }
-    truncated(file_name, map, total)
+    truncated(file_name, map, total, cap)
 }
 
-/// The first and last `n` top-level symbols, the largest `n` that fits 100 KB (at least
+/// `20.0 KB`, as a rung's label says its size.
+fn kilobytes_label(bytes: usize) -> String {
+    format!("{:.1} KB", bytes as f64 / KB as f64)
+}
+
+/// The first and last `n` top-level symbols, the largest `n` that fits `cap` (at least
 /// [`MIN_KEPT`]).
-fn truncated(file_name: &str, map: &SymbolMap, total: usize) -> RenderedMap {
+fn truncated(file_name: &str, map: &SymbolMap, total: usize, cap: usize) -> RenderedMap {
     let top = &map.symbols;
     let render = |n: usize| {
         let n = n.min(top.len() / 2);
@@ -100,15 +137,16 @@ fn truncated(file_name: &str, map: &SymbolMap, total: usize) -> RenderedMap {
     let (mut low, mut high) = (MIN_KEPT, top.len() / 2);
     while low < high {
         let mid = (low + high).div_ceil(2);
-        let (_, body, footer) = render(mid);
-        if frame(file_name, map, Some(""), &body, Some(&footer)).len() <= 100 * KB {
+        let (kept, body, footer) = render(mid);
+        let label = format!("[Map ≤{} | {} of {} symbols]", kilobytes_label(cap), 2 * kept, top.len());
+        if frame(file_name, map, Some(&label), &body, Some(&footer)).len() <= cap {
             low = mid;
         } else {
             high = mid - 1;
         }
     }
     let (n, body, footer) = render(low);
-    let label = format!("[Map ≤100.0 KB | {} of {} symbols]", 2 * n, top.len());
+    let label = format!("[Map ≤{} | {} of {} symbols]", kilobytes_label(cap), 2 * n, top.len());
     let text = frame(file_name, map, Some(&label), &body, Some(&footer));
     RenderedMap { text, detail: MapDetail::Truncated, shown: 2 * n, total }
 }

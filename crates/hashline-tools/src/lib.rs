@@ -40,6 +40,7 @@ pub mod tree_cache;
 pub mod validate;
 pub mod warning;
 
+pub use budget::Budget;
 pub use error::{ErrorCode, ToolError};
 /// The file-system layer the tools stand on.
 pub use hashline_fs as fs;

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::budget::Budget;
 use crate::error::{ErrorCode, ToolError};
 use crate::structured::LazyJson;
 use crate::warning::Warning;
@@ -34,6 +35,9 @@ pub struct CallContext {
     /// the model). It differs only for a `grep` whose records run past its text's budget:
     /// the rows past it are not served.
     pub sees_text_only: bool,
+    /// How much text the call's result may show ([`Budget::DEFAULT`] unless the caller
+    /// knows its reader shows less at once, as an MCP server does per agent host).
+    pub budget: Budget,
 }
 
 /// A cancellation flag shared between a call and whoever may cancel it.

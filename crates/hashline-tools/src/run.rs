@@ -7,6 +7,7 @@ use hashline_view::ContentBlock;
 use serde_json::Value;
 
 use crate::args::{Prepared, input_shape, prepare};
+use crate::budget::{Budget, fit_text};
 use crate::error::ToolError;
 use crate::result::{CallContext, ToolOutput, ToolResult, ToolValue};
 use crate::session::Session;
@@ -55,6 +56,7 @@ pub fn execute_content<T: Tool>(session: &Session, raw: Value, ctx: &CallContext
         Err(error) => (vec![ContentBlock::Text { text: error.text() }], true),
     };
     add_stale_notices(session, ctx, &mut content);
+    fit_content(&mut content, ctx);
     (content, is_error)
 }
 
@@ -65,7 +67,23 @@ pub fn execute<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Too
         Err(error) => ToolResult::failure(T::NAME, &error),
     };
     add_stale_notices(session, ctx, &mut result.content);
+    fit_content(&mut result.content, ctx);
     result
+}
+
+/// Holds a top-level result's text to the call's byte budget ([`fit_text`]), the blocks
+/// together; a nested call's text is its caller's to fit.
+fn fit_content(content: &mut [ContentBlock], ctx: &CallContext) {
+    if !ctx.is_top_level() {
+        return;
+    }
+    let mut left = ctx.budget.bytes;
+    for block in content {
+        if let ContentBlock::Text { text } = block {
+            fit_text(text, Budget { bytes: left.max(Budget::MIN_BYTES), ..ctx.budget });
+            left = left.saturating_sub(text.len() + 2);
+        }
+    }
 }
 
 /// A top-level result carries the pending stale-context notices (SPEC §7.2), once.

@@ -397,7 +397,8 @@ fn a_change_followed_by_one_not_kept_cannot_be_reverted() {
         head,
         "Revert refused — nothing was written. Change <first> was followed by <later> of the same file, which still stands; <later> cannot be reverted (its bytes were not kept: over the bound), so neither can <first>. a.txt changed since <first>; its lines now (+ rows, anchored) against what <first> left (- rows):"
     );
-    assert!(text.contains("[Diff cut at 400 rows; read the file for the rest.]"), "the rows shown are bounded");
+    // 1024-byte lines: the budget (50 KB less 512 bytes) cuts the rows before the 400-row cap.
+    assert!(text.contains("[Diff cut at 50 rows; read the file for the rest.]"), "the rows shown are bounded: {text}");
     assert!(text.ends_with("Edit the current content instead, with these LINE:HASH anchors."), "{text}");
     assert_eq!(std::fs::metadata(ws.path("a.txt")).expect("meta").len(), big.len() as u64);
     assert_eq!(code(&ws.revert(&later)), "change-expired");

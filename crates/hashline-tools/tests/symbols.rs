@@ -210,7 +210,7 @@ fn a_truncated_full_read_appends_the_map_on_its_own() {
     let text = result.text();
     let tail = &text[text.find("[Output truncated").unwrap_or(0)..];
     assert_snapshot!(tail.lines().take(12).collect::<Vec<_>>().join("\n"), @"
-    [Output truncated: showing 2000 of 2400 lines (31.0KB of 37.7KB). Use offset=2001 to continue.]
+    [Output truncated: showing 1247 of 2400 lines (19.3KB of 37.7KB). Use offset=1248 to continue.]
 
     ───────────────────────────────────────
     File Map: big.py

@@ -53,6 +53,7 @@ pub use hashline_tools::ls::{LsArgs, LsValue, ls};
 pub use hashline_tools::read::{ReadArgs, ReadValue, read};
 pub use hashline_tools::write::{WriteArgs, WriteValue, write};
 pub use hashline_tools::{
-    CallContext, CancelFlag, ErrorCode, Session, SessionConfig, ToolError, ToolOutput, ToolResult, Warning, WarningCode,
+    Budget, CallContext, CancelFlag, ErrorCode, Session, SessionConfig, ToolError, ToolOutput, ToolResult, Warning,
+    WarningCode,
 };
 pub use registry::{Annotations, ToolSpec, Toolbox, record_of};

@@ -16,7 +16,7 @@ use typed_builder::TypedBuilder;
 
 use super::grep::clip_line;
 use super::ls::{effective_path, file_target_error, quoted, root_error};
-use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
+use crate::budget::{Budget, format_size};
 use crate::error::{ErrorCode, ToolError};
 use crate::ptc::{PtcLine, PtcRange};
 use crate::result::{CallContext, ToolOutput, ToolValue};
@@ -182,8 +182,9 @@ pub fn ast_search_in(
     }
     let total = found.total_matches;
     let limit_cut = total > admitted as u64;
-    let rendered = render(&args.pattern, &blocks, limit_cut.then_some((admitted as u64, total)));
     let mut text: String = warnings.iter().map(|w| format!("{}\n\n", w.message)).collect();
+    let budget = Budget { lines: ctx.budget.lines, bytes: ctx.budget.bytes_after(text.len()) };
+    let rendered = render(&args.pattern, &blocks, limit_cut.then_some((admitted as u64, total)), budget);
     text.push_str(&rendered.text);
     if let Some(notice) = completeness::notice(session, &found, limits) {
         text.push_str("\n\n");
@@ -301,9 +302,10 @@ struct Rendered {
     shown: Vec<bool>,
 }
 
-/// Whole blocks in order, each only if it fits what is left of the 2000-line / 50 KB budget
-/// (a block too large is left out and later ones still get their chance), then the notice.
-fn render(pattern: &str, blocks: &[Block], limit_cut: Option<(u64, u64)>) -> Rendered {
+/// Whole blocks in order, each only if it fits what is left of the budget (by default
+/// 2000 lines / 50 KB; a block too large is left out and later ones still get their
+/// chance), then the notice.
+fn render(pattern: &str, blocks: &[Block], limit_cut: Option<(u64, u64)>, budget: Budget) -> Rendered {
     if blocks.is_empty() {
         return Rendered { text: format!("No matches found for pattern: {pattern}"), shown: Vec::new() };
     }
@@ -322,7 +324,7 @@ fn render(pattern: &str, blocks: &[Block], limit_cut: Option<(u64, u64)>) -> Ren
             block.rows.len() + usize::from(needs_header),
             rows(block) + if needs_header { header(block).len() + 1 } else { 0 },
         );
-        if lines + l > MAX_LINES - 2 || bytes + b + RESERVE > MAX_BYTES {
+        if lines + l > budget.lines.saturating_sub(2) || bytes + b + RESERVE > budget.bytes {
             continue;
         }
         if needs_header {
@@ -336,15 +338,16 @@ fn render(pattern: &str, blocks: &[Block], limit_cut: Option<(u64, u64)>) -> Ren
     }
     let shown_count = shown.iter().filter(|s| **s).count();
     let mut text = out.join("\n");
-    let budget = (shown_count < blocks.len()).then(|| {
+    let cut = (shown_count < blocks.len()).then(|| {
         format!(
-            "showing {shown_count} of {} complete blocks ({lines} of {total_lines} lines, {} of {})",
+            "showing {shown_count} of {} complete blocks ({lines} of {total_lines} lines, {} of {}){}",
             blocks.len(),
             format_size(bytes),
-            format_size(total_bytes)
+            format_size(total_bytes),
+            budget.named()
         )
     });
-    let notice = match (limit_cut, budget) {
+    let notice = match (limit_cut, cut) {
         (Some((shown_matches, total)), Some(budget)) => Some(format!(
             "[Results truncated: showing {shown_matches} of {total} matches ({} omitted); output budget {budget}. Narrow path/pattern or lower/increase limit.]",
             total - shown_matches

@@ -20,8 +20,8 @@ use typed_builder::TypedBuilder;
 pub use filters::{SizeArg, parse_modified_since, parse_size};
 
 use super::ls::{
-    EntryKind, effective_limit, effective_path, kind_through_link, paths_meta, quoted, render_listing, root_error,
-    shown_path, with_warnings,
+    EntryKind, effective_limit, effective_path, frame_of, kind_through_link, paths_meta, quoted, render_listing,
+    root_error, shown_path, with_warnings,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::result::{CallContext, ToolOutput, ToolValue};
@@ -146,8 +146,8 @@ impl Tool for FindTool {
     type Args = FindArgs;
     type Value = FindValue;
 
-    fn run(session: &Session, args: FindArgs, _ctx: &CallContext) -> Result<ToolOutput<FindValue>, ToolError> {
-        find(session, args)
+    fn run(session: &Session, args: FindArgs, ctx: &CallContext) -> Result<ToolOutput<FindValue>, ToolError> {
+        find_in(session, args, ctx)
     }
 
     fn integer_error_code(name: &str) -> ErrorCode {
@@ -163,8 +163,13 @@ impl Tool for FindTool {
 const BASENAME_GUIDANCE: &str =
     "find matches basenames only; move the directory part into path (e.g. path: \"src\", pattern: \"*.rs\").";
 
-/// Runs `find`.
+/// Runs `find` as a top-level call.
 pub fn find(session: &Session, args: FindArgs) -> Result<ToolOutput<FindValue>, ToolError> {
+    find_in(session, args, &CallContext::top_level())
+}
+
+/// Runs `find` in `ctx` (its budget).
+pub fn find_in(session: &Session, args: FindArgs, ctx: &CallContext) -> Result<ToolOutput<FindValue>, ToolError> {
     let mut adjustments = Vec::new();
     let limit = effective_limit(args.limit, DEFAULT_LIMIT, &mut adjustments);
     let raw_path = effective_path(args.path.as_deref(), &mut adjustments);
@@ -197,14 +202,13 @@ pub fn find(session: &Session, args: FindArgs) -> Result<ToolOutput<FindValue>, 
     let lines: Vec<String> = entries.iter().map(|e| shown_path(&e.path, e.kind)).collect();
     let more = (total > entries.len())
         .then(|| format!("[… {} more entries — refine pattern or increase limit]", total - entries.len()));
-    let listing = render_listing(lines, more);
-
     let mut warnings = Vec::new();
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Find params", &adjustments));
     }
     warnings
         .extend(skipped.iter().map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)));
+    let listing = render_listing(lines, more, ctx.budget, frame_of(&warnings));
     let body = if total == 0 {
         let mut none = format!("No files found matching pattern: {}", args.pattern);
         if !regex && args.pattern.contains('/') {

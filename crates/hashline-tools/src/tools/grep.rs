@@ -283,7 +283,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         // first `MAX_LINES` files and the later ones are only counted; their lines' bytes
         // are not needed, nor kept (the value's card, which shows them, is not made).
         measure_after: (ctx.text_only && !summary && args.scope.is_none())
-            .then_some((crate::budget::MAX_LINES, render::MAX_LINE_CHARS)),
+            .then_some((ctx.budget.lines, render::MAX_LINE_CHARS)),
     };
     let found = search(&path.real, &query, &options).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
@@ -311,7 +311,8 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     let mut scoped_records: Vec<(std::path::PathBuf, Vec<HitLine>)> = Vec::new();
     let mut scoped_text = None;
     if let Some(GrepScope::Symbol) = scope {
-        let scoped = scoped::scoped(session, &admitted, shown, args.scope_context, query.context(), limit_cut);
+        let scoped =
+            scoped::scoped(session, &admitted, shown, args.scope_context, query.context(), limit_cut, ctx.budget);
         warnings.extend(scoped::warnings_of(&scoped.scopes));
         scoped_records = scoped.records;
         scoped_text = Some((scoped.rendered, scoped.scopes, scoped.record_rows));
@@ -374,8 +375,13 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             (rendered, Some(scopes))
         }
         None => {
-            let render =
-                || if summary { render::summary(&found) } else { render::sections(&admitted, shown, limit_cut) };
+            let render = || {
+                if summary {
+                    render::summary(&found, ctx.budget)
+                } else {
+                    render::sections(&admitted, shown, limit_cut, ctx.budget)
+                }
+            };
             let rendered = if ctx.sees_text_only && !summary {
                 // The model sees the text alone: the rows past its budget (an unbounded
                 // search: ~100k) are not served, and not recorded.

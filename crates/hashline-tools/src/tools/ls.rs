@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use typed_builder::TypedBuilder;
 
+use crate::budget::Budget;
+#[cfg(test)]
 use crate::budget::MAX_BYTES;
 use crate::error::{ErrorCode, ToolError};
 use crate::paths::ResolvedPath;
@@ -26,8 +28,13 @@ use crate::warning::Warning;
 /// How many entries `ls` shows when `limit` is not given.
 pub const DEFAULT_LIMIT: u32 = 500;
 
-/// The notice appended when the listing was cut at the byte budget.
+/// The notice appended when the listing was cut at the default budget.
 pub(crate) const BYTES_NOTICE: &str = "\n[… truncated at 50 KB]";
+
+/// The notice appended when the listing was cut at `budget`.
+fn bytes_notice(budget: Budget) -> String {
+    if budget.is_default() { BYTES_NOTICE.to_owned() } else { format!("\n[… truncated{}]", budget.named()) }
+}
 
 /// Arguments of `ls`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, TypedBuilder)]
@@ -96,13 +103,18 @@ impl Tool for LsTool {
     type Args = LsArgs;
     type Value = LsValue;
 
-    fn run(session: &Session, args: LsArgs, _ctx: &CallContext) -> Result<ToolOutput<LsValue>, ToolError> {
-        ls(session, args)
+    fn run(session: &Session, args: LsArgs, ctx: &CallContext) -> Result<ToolOutput<LsValue>, ToolError> {
+        ls_in(session, args, ctx)
     }
 }
 
-/// Runs `ls`.
+/// Runs `ls` as a top-level call.
 pub fn ls(session: &Session, args: LsArgs) -> Result<ToolOutput<LsValue>, ToolError> {
+    ls_in(session, args, &CallContext::top_level())
+}
+
+/// Runs `ls` in `ctx` (its budget).
+pub fn ls_in(session: &Session, args: LsArgs, ctx: &CallContext) -> Result<ToolOutput<LsValue>, ToolError> {
     let mut adjustments = Vec::new();
     let limit = effective_limit(args.limit, DEFAULT_LIMIT, &mut adjustments);
     let raw_path = effective_path(args.path.as_deref(), &mut adjustments);
@@ -151,12 +163,11 @@ pub fn ls(session: &Session, args: LsArgs) -> Result<ToolOutput<LsValue>, ToolEr
     let lines: Vec<String> = entries.iter().map(|e| shown_path(&e.name, e.kind)).collect();
     let more = (total > entries.len())
         .then(|| format!("[… {} more entries — use glob to narrow results]", total - entries.len()));
-    let listing = render_listing(lines, more);
-
     let mut warnings = Vec::new();
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Ls params", &adjustments));
     }
+    let listing = render_listing(lines, more, ctx.budget, frame_of(&warnings));
     let body = match (total, &args.glob) {
         (0, Some(g)) if unfiltered > 0 => format!("(no entries match glob {})", quoted(g)),
         (0, _) => "(empty directory)".to_owned(),
@@ -276,15 +287,22 @@ pub(crate) struct Listing {
     pub shown: Vec<String>,
 }
 
-/// Joins entry lines and an optional "more entries" notice, cut at whole lines to fit
-/// [`MAX_BYTES`].
-pub(crate) fn render_listing(lines: Vec<String>, more: Option<String>) -> Listing {
+/// Bytes the warnings take before a listing.
+pub(crate) fn frame_of(warnings: &[Warning]) -> usize {
+    warnings.iter().map(|w| w.message.len() + 2).sum()
+}
+
+/// Joins entry lines and an optional "more entries" notice, cut at whole lines so that
+/// with `frame` bytes before it and its notice it fits `budget`.
+pub(crate) fn render_listing(lines: Vec<String>, more: Option<String>, budget: Budget, frame: usize) -> Listing {
+    let notice = bytes_notice(budget);
+    let room = budget.bytes_after(frame + notice.len());
     let mut text = String::new();
     let mut fitted = 0usize;
     let total_lines = lines.len() + usize::from(more.is_some());
     for line in lines.iter().chain(more.iter()) {
         let separator = usize::from(!text.is_empty());
-        if text.len() + separator + line.len() > MAX_BYTES {
+        if text.len() + separator + line.len() > room || fitted == budget.lines {
             break;
         }
         if separator == 1 {
@@ -294,7 +312,7 @@ pub(crate) fn render_listing(lines: Vec<String>, more: Option<String>) -> Listin
         fitted += 1;
     }
     if fitted < total_lines {
-        text.push_str(BYTES_NOTICE);
+        text.push_str(&notice);
     }
     let mut shown = lines;
     shown.truncate(fitted);
@@ -355,11 +373,23 @@ mod tests {
     #[test]
     fn listing_is_cut_at_whole_lines() {
         let lines: Vec<String> = (0..100).map(|i| format!("{i:0>1000}")).collect();
-        let listing = render_listing(lines, Some("[more]".to_owned()));
+        let listing = render_listing(lines.clone(), Some("[more]".to_owned()), Budget::DEFAULT, 0);
         assert_eq!(listing.shown.len(), 51);
         assert!(listing.text.ends_with(BYTES_NOTICE));
-        assert!(listing.text.len() <= MAX_BYTES + BYTES_NOTICE.len());
-        let small = render_listing(vec!["a".into()], Some("[more]".into()));
+        assert!(listing.text.len() <= MAX_BYTES);
+        let small = render_listing(vec!["a".into()], Some("[more]".into()), Budget::DEFAULT, 0);
         assert_eq!(small.text, "a\n[more]");
+        // A client's smaller budget: the whole text, warnings before it included, fits.
+        let budget = Budget::new(2000, 10_000);
+        let listing = render_listing(lines, Some("[more]".to_owned()), budget, 300);
+        assert_eq!(listing.shown.len(), 9);
+        assert!(
+            listing.text.ends_with("\n[… truncated at this client's 2000-line / 9.8KB budget]"),
+            "{}",
+            listing.text
+        );
+        assert!(300 + listing.text.len() <= 10_000);
+        let few = render_listing((0..100).map(|i| i.to_string()).collect(), None, Budget::new(20, 10_000), 0);
+        assert_eq!(few.shown.len(), 20);
     }
 }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
-use crate::budget::{MAX_BYTES, MAX_LINES, cut_at_char_boundary, format_size};
+use crate::budget::{Budget, cut_at_char_boundary, format_size};
 use crate::error::{ErrorCode, ToolError};
 use crate::ptc::{PtcLine, PtcRange};
 use crate::result::{CallContext, Meta, ToolOutput, ToolValue};
@@ -250,6 +250,15 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     // A symbol read parses the file, so it splits every line; any other read counts the
     // lines of the bytes it loaded and splits only those its window shows.
     let mut loaded = if symbol.is_some() { Loaded::Parsed(Document::parse(bytes)) } else { Loaded::Bytes(bytes) };
+    // The structural map goes after the rows, inside the same budget: when it is asked
+    // for, or a whole-file read will be cut, it is made first and the rows get what it
+    // leaves.
+    let map_requested = args.map == Some(true);
+    let full_read = offset.is_none() && limit.is_none() && symbol.is_none();
+    let mut early_map = None;
+    if map_requested || (full_read && symbol_read::has_map(&path) && rows_overrun(loaded.bytes(), ctx.budget)) {
+        early_map = Some(map_of(session, &path, &mut loaded, ctx.budget.bytes / 2));
+    }
     let index = LineIndex::new(loaded.bytes());
     let total = index.line_count();
     let start = offset.map_or(1, |o| o as usize);
@@ -310,18 +319,38 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         ));
     }
 
-    let window = render_window(loaded.rows(&index, start - 1..requested_end), index.as_bytes().len(), ctx.text_only);
+    // What the text holds besides rows: the warnings, the symbol's header, the notes.
+    let bundled = selected.is_some() && args.bundle.is_some() && bundle_info.is_none();
+    let header = selected.as_ref().map(|(info, _, _)| symbol_read::header(info, total));
+    let mut frame = warnings.iter().map(|w| w.message.len() + 2).sum::<usize>()
+        + header.as_ref().map_or(0, |h| h.len() + 2)
+        + if bundled { 40 } else { 0 }
+        + NOTE_RESERVE;
+    // A map over half the budget is left out below, with a note: the rows keep their room
+    // less the note's. A read that may get its map after the rows keeps room for that note.
+    match &early_map {
+        Some(Ok(map)) if map.len() <= ctx.budget.bytes / 2 => frame += map.len() + 2,
+        Some(Ok(_)) => frame += NOTE_RESERVE,
+        _ if full_read && symbol_read::has_map(&path) => frame += NOTE_RESERVE,
+        _ => {}
+    }
+    let rows_budget = Budget { lines: ctx.budget.lines, bytes: ctx.budget.bytes_after(frame) };
+    let window = render_window(
+        loaded.rows(&index, start - 1..requested_end),
+        index.as_bytes().len(),
+        ctx.text_only,
+        rows_budget,
+    );
     let shown_end = start + window.shown() - 1;
     let mut text = String::with_capacity(window.rows.len() + 256);
     for warning in &warnings {
         text.push_str(&warning.message);
         text.push_str("\n\n");
     }
-    if let Some((info, _, _)) = &selected {
-        text.push_str(&symbol_read::header(info, total));
+    if let Some(header) = &header {
+        text.push_str(header);
         text.push_str("\n\n");
     }
-    let bundled = selected.is_some() && args.bundle.is_some() && bundle_info.is_none();
     if bundled {
         text.push_str("## Requested symbol\n");
     }
@@ -334,8 +363,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         for located in &support {
             let symbol = &located.symbol;
             let lines = (symbol.start_line as usize).saturating_sub(1)..(symbol.end_line as usize).min(total);
-            let part = render_window(loaded.rows(&index, lines), index.as_bytes().len(), false);
-            if used + part.rows.len() > MAX_BYTES {
+            let part = render_window(loaded.rows(&index, lines), index.as_bytes().len(), false, rows_budget);
+            if used + part.rows.len() > rows_budget.bytes {
                 break;
             }
             used += part.rows.len();
@@ -371,7 +400,8 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     });
     if let Some(t) = &truncation {
         text.push_str(&format!(
-            "\n\n[Output truncated: showing {} of {} lines ({} of {}). Use offset={} to continue.]",
+            "\n\n[Output truncated{}: showing {} of {} lines ({} of {}). Use offset={} to continue.]",
+            ctx.budget.named(),
             t.output_lines,
             t.total_lines,
             format_size(t.output_bytes as usize),
@@ -387,25 +417,25 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         ));
     }
 
-    let map_requested = args.map == Some(true);
-    let full_read = offset.is_none() && limit.is_none() && symbol.is_none();
     let mut map_appended = false;
     if map_requested || (full_read && truncation.is_some()) {
-        // The map needs the whole document: split now unless its file type has none.
-        let map = if symbol_read::has_map(&path) {
-            let doc = loaded.into_document();
-            let map = symbol_read::map_text(session, &path, &doc);
-            loaded = Loaded::Parsed(doc);
-            map
-        } else {
-            Err(symbol_read::no_map_warning(&path))
+        let map = match early_map {
+            Some(map) => map,
+            None => map_of(session, &path, &mut loaded, ctx.budget.bytes / 2),
         };
         match map {
-            Ok(map) => {
+            // A map made after the rows (a whole-file read cut by its line budget) goes
+            // only where it fits.
+            Ok(map) if text.len() + 2 + map.len() <= ctx.budget.bytes => {
                 text.push_str("\n\n");
                 text.push_str(&map);
                 map_appended = true;
             }
+            Ok(map) => text.push_str(&format!(
+                "\n\n[Structural map left out: its {} do not fit this result's {} budget; read with map=true and a smaller limit.]",
+                format_size(map.len()),
+                ctx.budget
+            )),
             Err(warning) if map_requested => {
                 text = format!("{}\n\n{text}", warning.message);
                 warnings.push(warning);
@@ -521,9 +551,9 @@ impl Loaded {
 
 /// Renders the rows `renderer` gives (of a file of `file_len` bytes), as many as fit the
 /// budget.
-fn render_window(mut renderer: Rows<'_>, file_len: usize, text_only: bool) -> Window {
-    let count = renderer.remaining().min(MAX_LINES);
-    let mut rows = Vec::with_capacity(MAX_BYTES.min(file_len + count * 12));
+fn render_window(mut renderer: Rows<'_>, file_len: usize, text_only: bool, budget: Budget) -> Window {
+    let count = renderer.remaining().min(budget.lines);
+    let mut rows = Vec::with_capacity(budget.bytes.min(file_len + count * 12));
     let mut lines = Vec::with_capacity(if text_only { 0 } else { count });
     let mut served = Vec::with_capacity(count);
     loop {
@@ -535,9 +565,9 @@ fn render_window(mut renderer: Rows<'_>, file_len: usize, text_only: bool) -> Wi
             break;
         };
         let row_len = rows.len() - before - separator;
-        if served.is_empty() && row_len > MAX_BYTES {
+        if served.is_empty() && row_len > budget.bytes {
             // One row alone is over the budget: show its start so the anchor is usable.
-            let keep = MAX_BYTES - LONG_LINE_NOTE.len() - 32;
+            let keep = budget.bytes.saturating_sub(LONG_LINE_NOTE.len() + 32);
             let text = into_text(std::mem::take(&mut rows));
             rows.extend_from_slice(cut_at_char_boundary(&text, keep).as_bytes());
             rows.extend_from_slice(LONG_LINE_NOTE.as_bytes());
@@ -550,7 +580,7 @@ fn render_window(mut renderer: Rows<'_>, file_len: usize, text_only: bool) -> Wi
             served.push((line.number, hash));
             break;
         }
-        if served.len() == MAX_LINES || rows.len() > MAX_BYTES {
+        if served.len() == budget.lines || rows.len() > budget.bytes {
             rows.truncate(before);
             break;
         }
@@ -560,6 +590,39 @@ fn render_window(mut renderer: Rows<'_>, file_len: usize, text_only: bool) -> Wi
         served.push((line.number, hash));
     }
     Window { rows: into_text(rows), lines, served }
+}
+
+/// Whether the rows of all of `bytes` would not fit `budget` (estimated: each row is its
+/// line and a `LINE:HASH|` prefix; exact enough to know when a whole-file read is cut, so
+/// that its map is made first and has its room).
+fn rows_overrun(bytes: &[u8], budget: Budget) -> bool {
+    if bytes.len() > budget.bytes {
+        return true;
+    }
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+    let prefix = lines.to_string().len() + 5;
+    lines > budget.lines || bytes.len() + lines * prefix > budget.bytes.saturating_sub(NOTE_RESERVE)
+}
+
+/// Room kept in a read's budget for its continuation note.
+const NOTE_RESERVE: usize = 160;
+
+/// The structural map of the file, at most `max_bytes` long (half the call's budget), or
+/// the warning that says why there is none. The map needs the whole document: `loaded` is
+/// split now unless its file type has no map.
+fn map_of(
+    session: &Session,
+    path: &crate::paths::ResolvedPath,
+    loaded: &mut Loaded,
+    max_bytes: usize,
+) -> Result<String, Warning> {
+    if !symbol_read::has_map(path) {
+        return Err(symbol_read::no_map_warning(path));
+    }
+    let doc = std::mem::replace(loaded, Loaded::Bytes(Vec::new())).into_document();
+    let map = symbol_read::map_text_within(session, path, &doc, max_bytes);
+    *loaded = Loaded::Parsed(doc);
+    map
 }
 
 /// Bytes of lines `first..=last` (1-based) in the file, terminators included.
@@ -588,8 +651,17 @@ fn agent_instructions(session: &Session, path: &crate::paths::ResolvedPath, ctx:
         }
         let Ok(bytes) = hashline_fs::open::read_regular(&file, hashline_fs::MAX_FILE_BYTES) else { continue };
         let text = String::from_utf8_lossy(&bytes);
-        let shown = cut_at_char_boundary(text.trim_end(), MAX_INSTRUCTIONS_BYTES);
-        let cut = if shown.len() < text.trim_end().len() { "\n[… instructions cut at 16 KB]" } else { "" };
+        // At most 16 KB, and at most a third of the result's budget: the rows come too.
+        let max = MAX_INSTRUCTIONS_BYTES.min(ctx.budget.bytes / 3);
+        let shown = cut_at_char_boundary(text.trim_end(), max);
+        let cut = if shown.len() < text.trim_end().len() {
+            format!(
+                "\n[… instructions cut at {}]",
+                if max == MAX_INSTRUCTIONS_BYTES { "16 KB".to_owned() } else { format_size(max) }
+            )
+        } else {
+            String::new()
+        };
         notices.push(Warning::new(
             WarningCode::AgentInstructions,
             format!("[Instructions from {}:]\n{shown}{cut}", session.relative_display(&file)),

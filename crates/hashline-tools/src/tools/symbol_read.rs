@@ -322,6 +322,29 @@ pub(crate) fn header(info: &SymbolInfo, total: usize) -> String {
     format!("[Symbol: {} ({}){parent}, lines {}-{} of {total}]", info.name, info.kind, info.start_line, info.end_line)
 }
 
+/// The map text to append, at most `max_bytes` long (the ladder's rungs held to it), or the
+/// warning that says why there is none.
+pub(crate) fn map_text_within(
+    session: &Session,
+    path: &ResolvedPath,
+    doc: &Document,
+    max_bytes: usize,
+) -> Result<String, Warning> {
+    let text = map_text(session, path, doc)?;
+    if text.len() <= max_bytes {
+        return Ok(text);
+    }
+    let name = path.display.rsplit(['/', '\\']).next().unwrap_or(&path.display);
+    let mtime = session.modified(&path.key);
+    match cached_map_keyed(session, &path.key, &path.display, doc, mtime, None, &mut None) {
+        Ok(Some(map)) => Ok(hashline_symbols::render_map_within(name, &map, max_bytes).text),
+        Ok(None) => Err(no_map_warning(path)),
+        Err(reason) => {
+            Err(Warning::new(WarningCode::MapUnavailable, format!("[Warning: structural map not available: {reason}]")))
+        }
+    }
+}
+
 /// The map text to append, or the warning that says why there is none.
 ///
 /// With a map store (the CLI), the text itself is kept for the file's bytes: a warm read

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_builder::TypedBuilder;
 
-use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
+use crate::budget::format_size;
 use crate::changes::{Before, NewFile};
 use crate::diff::{changes_between, file_diffs, unified};
 use crate::error::{ErrorCode, ToolError};
@@ -221,7 +221,10 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     }
 
     let mut rows = Vec::new();
-    let mut over_budget = doc.line_count() > MAX_LINES;
+    // The rows, the notes before them and the summary and change lines around them fit
+    // the call's budget.
+    let rows_bytes = ctx.budget.bytes_after(notes.len() + change_line.len() + path.display.len() + 64);
+    let mut over_budget = doc.line_count() > ctx.budget.lines;
     if !over_budget {
         let mut renderer = Rows::new(&doc, 0..doc.line_count());
         while renderer.remaining() > 0 {
@@ -229,7 +232,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
                 rows.push(b'\n');
             }
             renderer.push_next(&mut rows);
-            if rows.len() > MAX_BYTES {
+            if rows.len() > rows_bytes {
                 over_budget = true;
                 break;
             }
@@ -240,9 +243,10 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         let warning = Warning::new(
             WarningCode::AnchorsOmitted,
             format!(
-                "[Anchors omitted: {} is {total_lines} lines ({}), over the 2000-line / 50 KB result budget. Use read with offset/limit to get anchors.]",
+                "[Anchors omitted: {} is {total_lines} lines ({}), over the {} result budget. Use read with offset/limit to get anchors.]",
                 path.display,
-                format_size(byte_count as usize)
+                format_size(byte_count as usize),
+                ctx.budget
             ),
         );
         let text = format!(

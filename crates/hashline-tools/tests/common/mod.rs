@@ -52,7 +52,13 @@ impl Workspace {
     /// Runs a tool on JSON arguments as a top-level call; the structured value, success
     /// or error, must be valid against the tool's output schema.
     pub fn call<T: Tool>(&self, args: Value) -> ToolResult {
-        let result = execute::<T>(&self.session, args.clone(), &CallContext::top_level());
+        self.call_in::<T>(args, &CallContext::top_level())
+    }
+
+    /// [`Workspace::call`] in a context of the test's (its budget).
+    #[allow(dead_code)]
+    pub fn call_in<T: Tool>(&self, args: Value, ctx: &CallContext) -> ToolResult {
+        let result = execute::<T>(&self.session, args.clone(), ctx);
         assert_matches_output_schema::<T>(&result, &args);
         result
     }

@@ -92,8 +92,11 @@ pub(crate) fn run(
     let mut texts = Vec::with_capacity(prepared.len());
     let mut changes = Vec::with_capacity(prepared.len());
     let mut counts = Vec::with_capacity(prepared.len());
+    // Each file's diff gets its share of the call's budget (the summary lines, notes and
+    // the change line take the rest).
+    let max_bytes = ctx.budget.bytes_after(512) / prepared.len().max(1);
     for file in &prepared {
-        let done = finish(session, file, ctx.text_only)?;
+        let done = finish(session, file, ctx.text_only, max_bytes)?;
         values.push(done.value);
         texts.push(done.text);
         changes.push(done.found);
@@ -238,7 +241,7 @@ fn record_change(session: &Session, prepared: &[Prepared], counts: &[(usize, usi
 /// logical changes (for the diff cards) and its lines added and removed. With
 /// `text_only`, the value leaves out what only the structured projection shows
 /// (`diffData`, `patch`, `anchors`).
-fn finish(session: &Session, file: &Prepared, text_only: bool) -> Result<Finished, ToolError> {
+fn finish(session: &Session, file: &Prepared, text_only: bool, max_bytes: usize) -> Result<Finished, ToolError> {
     let outcome = &file.outcome;
     let (old, new) = (&file.before, &outcome.document);
     let noop = outcome.is_noop(old);
@@ -254,7 +257,7 @@ fn finish(session: &Session, file: &Prepared, text_only: bool) -> Result<Finishe
     } else {
         render::summary(&file.path.display, file.edits, added, removed)
     };
-    let (diff, cut) = render::anchored_diff(old, new, &hunks);
+    let (diff, cut) = render::anchored_diff(old, new, &hunks, max_bytes);
     let mut text = summary.clone();
     for warning in &file.warnings {
         text.push('\n');
@@ -263,8 +266,8 @@ fn finish(session: &Session, file: &Prepared, text_only: bool) -> Result<Finishe
     if !diff.is_empty() {
         text.push_str("\n\n");
         text.push_str(&diff);
-        if cut {
-            text.push_str(&format!("\n[Diff cut at {} rows; read the file for the rest.]", render::MAX_DIFF_ROWS));
+        if let Some(rows) = cut {
+            text.push_str(&render::diff_cut_note(rows));
         }
     }
     let anchors = if text_only {

@@ -93,22 +93,28 @@ pub fn counts(hunks: &[Hunk]) -> (usize, usize) {
 }
 
 /// The anchored compact diff: `@@` headers, ` ` context and `+` added rows with their NEW
-/// anchors (usable at once), `-` removed rows with their old anchors. Returns the text
-/// and whether it was cut at [`MAX_DIFF_ROWS`].
-pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk]) -> (String, bool) {
+/// anchors (usable at once), `-` removed rows with their old anchors; at most
+/// [`MAX_DIFF_ROWS`] rows and `max_bytes` bytes, cut at whole rows. Returns the text and,
+/// when it was cut, how many rows it shows.
+pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk], max_bytes: usize) -> (String, Option<usize>) {
     let mut out = Vec::new();
     let mut rows = 0;
     let mut cut = false;
     for hunk in hunks {
-        if rows >= MAX_DIFF_ROWS {
+        let header = hunk.header();
+        if rows >= MAX_DIFF_ROWS || out.len() + header.len() + 1 > max_bytes {
             cut = true;
             break;
         }
-        out.extend_from_slice(hunk.header().as_bytes());
+        let before_hunk = out.len();
+        out.extend_from_slice(header.as_bytes());
         out.push(b'\n');
+        let rows_before = rows;
         hunk.walk(|kind, o, n| {
-            rows += 1;
-            if rows > MAX_DIFF_ROWS {
+            if cut {
+                return;
+            }
+            if rows == MAX_DIFF_ROWS {
                 cut = true;
                 return;
             }
@@ -118,16 +124,35 @@ pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk]) -> (String,
                 LineKind::Remove => (b'-', old, o),
             };
             if let Some(line) = index.and_then(|i| doc.line(LineNo::from_index(i as usize))) {
+                let before = out.len();
                 out.push(marker);
                 push_row(&mut out, line.number, line.hash(), line.content);
                 out.push(b'\n');
+                if out.len() > max_bytes {
+                    out.truncate(before);
+                    cut = true;
+                    return;
+                }
             }
+            rows += 1;
         });
+        if cut && rows == rows_before {
+            // Not one row of this hunk fit: no header without rows.
+            out.truncate(before_hunk);
+        }
+        if cut {
+            break;
+        }
     }
     if out.ends_with(b"\n") {
         out.pop();
     }
-    (into_text(out), cut)
+    (into_text(out), cut.then_some(rows))
+}
+
+/// The note after a diff cut at `rows` rows.
+pub fn diff_cut_note(rows: usize) -> String {
+    format!("\n[Diff cut at {rows} rows; read the file for the rest.]")
 }
 
 /// The new document's lines inside the hunks (context included): the fresh anchors.

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::render::{self, FRESH_CONTEXT};
 use super::{EditValue, FileEditValue};
+use crate::budget::Budget;
 use crate::changes::{Before, Change, ChangedFile, Lookup, NewFile};
 use crate::diff::{Change as LineChange, changes_between};
 use crate::error::{ErrorCode, ToolError};
@@ -70,7 +71,7 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
         .map(|h| Moved { file: h.file, path: &h.path, now: h.now.as_deref() })
         .collect();
     if !moved.is_empty() {
-        return Err(refusal(session, &change, &moved));
+        return Err(refusal(session, &change, &moved, ctx.budget));
     }
     for file in &mut held {
         if let Some(blob) = &file.file.before {
@@ -105,7 +106,7 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
             let file = &held[index];
             let now = session.read_file(&file.path).ok();
             let moved = Moved { file: file.file, path: &file.path, now: now.as_deref() };
-            return Err(refusal(session, &change, &[moved]));
+            return Err(refusal(session, &change, &[moved], ctx.budget));
         }
         Err((index, CommitError::Io(err))) => {
             let failure = write_error(&err, &held[index].path);
@@ -186,7 +187,7 @@ struct Moved<'a> {
 /// `change-superseded` when a later change of the session stands on a file that moved,
 /// else `change-conflict`: the rows of each such file that changed since the change (the
 /// file's rows now, anchored and counted as shown).
-fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError {
+fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budget) -> ToolError {
     let log = session.changes();
     let mut later: Vec<String> = Vec::new();
     // Later changes that stand but cannot be reverted themselves (their bytes were not kept).
@@ -203,7 +204,7 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError
         }
         let standing: Vec<String> = standing_changes.into_iter().map(|c| c.id.clone()).collect();
         let left = held.file.after.as_ref().and_then(|blob| log.load(blob).ok());
-        let (rows, fresh) = changed_rows(left.as_deref(), held.now);
+        let (rows, fresh) = changed_rows(left.as_deref(), held.now, budget.bytes_after(512) / moved.len().max(1));
         if let Some(now) = held.now {
             let doc = Document::parse(now.to_vec());
             let shown = fresh.iter().filter_map(|&n| doc.line(n)).map(|l| (l.number, l.hash()));
@@ -273,7 +274,7 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>]) -> ToolError
 /// The anchored rows that differ between what a change left (`left`) and the file now:
 /// the diff text and the current lines it shows; `None` when either side is missing or
 /// binary.
-fn changed_rows(left: Option<&[u8]>, now: Option<&[u8]>) -> (Option<String>, Vec<LineNo>) {
+fn changed_rows(left: Option<&[u8]>, now: Option<&[u8]>, max_bytes: usize) -> (Option<String>, Vec<LineNo>) {
     let (Some(left), Some(now)) = (left, now) else { return (None, Vec::new()) };
     if looks_binary(left) || looks_binary(now) {
         return (None, Vec::new());
@@ -281,11 +282,11 @@ fn changed_rows(left: Option<&[u8]>, now: Option<&[u8]>) -> (Option<String>, Vec
     let (old, new) = (Document::parse(left.to_vec()), Document::parse(now.to_vec()));
     let (_, found) = line_changes(&old, &new);
     let hunks = render::hunks_of(&old, &new, found, FRESH_CONTEXT);
-    let (diff, cut) = render::anchored_diff(&old, &new, &hunks);
+    let (diff, cut) = render::anchored_diff(&old, &new, &hunks, max_bytes);
     let fresh = render::fresh_lines(&hunks);
     let diff = match cut {
-        true => format!("{diff}\n[Diff cut at {} rows; read the file for the rest.]", render::MAX_DIFF_ROWS),
-        false => diff,
+        Some(rows) => format!("{diff}{}", render::diff_cut_note(rows)),
+        None => diff,
     };
     (Some(diff), fresh)
 }
@@ -325,6 +326,7 @@ fn finish(
     let mut texts = Vec::with_capacity(held.len());
     let mut counts = Vec::with_capacity(held.len());
     let mut diffs = Vec::new();
+    let max_bytes = ctx.budget.bytes_after(512) / held.len().max(1);
     for file in &held {
         let old = Document::parse(file.now.clone().unwrap_or_default());
         let new = Document::parse(file.back.clone().unwrap_or_default());
@@ -363,13 +365,14 @@ fn finish(
             _ => format!("Reverted {display} to its content before {} (+{added} -{removed} {lines}).", change.id),
         };
         let binary = looks_binary(old.as_bytes()) || looks_binary(new.as_bytes());
-        let (diff, cut) = if binary { (String::new(), false) } else { render::anchored_diff(&old, &new, &hunks) };
+        let (diff, cut) =
+            if binary { (String::new(), None) } else { render::anchored_diff(&old, &new, &hunks, max_bytes) };
         let mut text = summary.clone();
         if !diff.is_empty() {
             text.push_str("\n\n");
             text.push_str(&diff);
-            if cut {
-                text.push_str(&format!("\n[Diff cut at {} rows; read the file for the rest.]", render::MAX_DIFF_ROWS));
+            if let Some(rows) = cut {
+                text.push_str(&render::diff_cut_note(rows));
             }
         }
         texts.push(text);

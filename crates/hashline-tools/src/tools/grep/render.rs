@@ -7,7 +7,7 @@ use hashline_core::display::display_line;
 use hashline_search::{HitKind, HitLine, SearchOutcome};
 
 use super::admit::Admitted;
-use crate::budget::{MAX_BYTES, MAX_LINES, format_size};
+use crate::budget::{Budget, format_size};
 
 /// Longer lines are clipped for display (the anchor covers the whole line).
 pub const MAX_LINE_CHARS: usize = 500;
@@ -40,7 +40,12 @@ pub(crate) struct Rendered {
 }
 
 /// Sections of anchored rows. `limit_cut` adds the "results truncated" notice.
-pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String, limit_cut: bool) -> Rendered {
+pub(crate) fn sections(
+    admitted: &Admitted<'_>,
+    shown: impl Fn(&Path) -> String,
+    limit_cut: bool,
+    budget: Budget,
+) -> Rendered {
     let mut rows = Vec::new();
     let mut clipped = false;
     // Rows past the line budget can never show: only their count and bytes are kept.
@@ -48,7 +53,7 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
     let mut file_rows = Vec::new();
     for file in &admitted.files {
         let display = shown(&file.hits.path);
-        if rows.len() >= MAX_LINES {
+        if rows.len() >= budget.lines {
             // Past the budget (an unbounded search: ~100k rows) the rows are measured, not
             // made: the same lengths, no string each.
             count_file(&display, file.admitted, &file.lines, file.more, &mut unshown, &mut clipped);
@@ -60,7 +65,7 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
             file_rows.push(more_row(file.more));
         }
         for row in file_rows.drain(..) {
-            if rows.len() < MAX_LINES {
+            if rows.len() < budget.lines {
                 rows.push(row);
             } else {
                 unshown.rows += 1;
@@ -68,7 +73,7 @@ pub(crate) fn sections(admitted: &Admitted<'_>, shown: impl Fn(&Path) -> String,
             }
         }
     }
-    matches_text(admitted, rows, unshown, clipped, limit_cut)
+    matches_text(admitted, rows, unshown, clipped, limit_cut, budget)
 }
 
 /// Counts the rows of one file that cannot show (the rows [`sections`] would make: its
@@ -202,6 +207,7 @@ pub(crate) fn matches_text(
     unshown: Unshown,
     clipped: bool,
     limit_cut: bool,
+    budget: Budget,
 ) -> Rendered {
     let mut notices = Vec::new();
     if clipped {
@@ -215,31 +221,37 @@ pub(crate) fn matches_text(
         ));
     }
     let header = format!("[{} matches in {} files]", admitted.total, admitted.files.len());
-    let mut rendered = finish(header, rows, unshown, &notices);
+    let mut rendered = finish(header, rows, unshown, &notices, budget);
     rendered.display_truncated |= clipped;
     rendered
 }
 
 /// Summary mode: the header, then `PATH: K matches` per file, most matches first.
-pub(crate) fn summary(found: &SearchOutcome) -> Rendered {
+pub(crate) fn summary(found: &SearchOutcome, budget: Budget) -> Rendered {
     let mut files: Vec<_> = found.files.iter().collect();
     files.sort_by(|a, b| b.match_count.cmp(&a.match_count).then_with(|| a.path.cmp(&b.path)));
     let rows = files.iter().map(|f| format!("{}: {} matches", f.path.to_string_lossy(), f.match_count)).collect();
-    finish(format!("[{} matches in {} files]", found.total_matches, found.files.len()), rows, Unshown::default(), &[])
+    finish(
+        format!("[{} matches in {} files]", found.total_matches, found.files.len()),
+        rows,
+        Unshown::default(),
+        &[],
+        budget,
+    )
 }
 
-/// Joins the header and the rows that fit the budget (2000 lines / 50 KB, whole rows),
+/// Joins the header and the rows that fit the budget (by default 2000 lines / 50 KB, whole rows),
 /// then the notices, each after a blank line. `unshown` rows come after `rows` and never
 /// fit (they only count in the budget notice).
-fn finish(header: String, rows: Vec<String>, unshown: Unshown, notices: &[String]) -> Rendered {
-    let reserved: usize = notices.iter().map(|n| n.len() + 2).sum::<usize>() + 160;
-    let budget = MAX_BYTES.saturating_sub(reserved);
+fn finish(header: String, rows: Vec<String>, unshown: Unshown, notices: &[String], budget: Budget) -> Rendered {
+    let reserved: usize = notices.iter().map(|n| n.len() + 2).sum::<usize>() + 160 + budget.named().len();
+    let bytes = budget.bytes.saturating_sub(reserved);
     let mut text = header;
     let total_bytes: usize = text.len() + rows.iter().map(|r| r.len() + 1).sum::<usize>() + unshown.bytes;
     let total_lines = rows.len() + 1 + unshown.rows;
     let mut shown_lines = 1;
     for row in &rows {
-        if shown_lines == MAX_LINES || text.len() + 1 + row.len() > budget {
+        if shown_lines == budget.lines || text.len() + 1 + row.len() > bytes {
             break;
         }
         text.push('\n');
@@ -253,7 +265,8 @@ fn finish(header: String, rows: Vec<String>, unshown: Unshown, notices: &[String
     }
     if cut {
         text.push_str(&format!(
-            "\n\n[Output truncated: showing {shown_lines} of {total_lines} lines ({} of {}). Refine pattern or increase limit.]",
+            "\n\n[Output truncated{}: showing {shown_lines} of {total_lines} lines ({} of {}). Refine pattern or increase limit.]",
+            budget.named(),
             format_size(text_len_of(&text, notices)),
             format_size(total_bytes)
         ));

@@ -152,6 +152,7 @@ pub(crate) fn scoped(
     scope_context: Option<u32>,
     context: usize,
     limit_cut: bool,
+    budget: crate::budget::Budget,
 ) -> Scoped {
     let mut rows = Rows {
         text: Vec::new(),
@@ -210,7 +211,7 @@ pub(crate) fn scoped(
         }
     }
     let Rows { text, records, record_rows, unshown, clipped, .. } = rows;
-    let rendered = render::matches_text(admitted, text, unshown, clipped, limit_cut);
+    let rendered = render::matches_text(admitted, text, unshown, clipped, limit_cut, budget);
     Scoped { rendered, records, record_rows, scopes }
 }
 
