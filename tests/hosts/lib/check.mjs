@@ -23,7 +23,6 @@ export const KNOWN = {
     refusal: {
       rows: "Gemini CLI shows an error result as one escaped JSON string (the rows only escaped)",
       size: "Gemini CLI shows an error result as one escaped JSON string (escapes and the call's JSON)",
-      "fresh-rows": "Gemini CLI shows an error result as one escaped JSON string (the fresh rows only escaped)",
     },
   },
 };
