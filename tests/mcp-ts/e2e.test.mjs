@@ -135,13 +135,15 @@ test("read: rows in the text, the same anchors in the structured value", async (
 
 let fresh;
 
-test("edit by anchor lands, and its diff rows are the fresh anchors", async () => {
+test("edit by anchor lands: its text shows the added rows, its value's diff rows are the fresh anchors", async () => {
   const edit = { set_line: { anchor: "2:589", new_text: "BETA" } };
   const { result, text, value } = await call("edit", { path: "notes.txt", edits: [edit] });
   assert.equal(result.isError, false, text);
   assert.equal(readFileSync(join(workspace, "notes.txt"), "utf8"), "alpha\nBETA\ngamma\n");
-  assert.deepEqual(rows(text, [" ", "+"]), anchors(value.anchors));
-  assert.ok(rows(text, ["-"]).includes("2:589"));
+  assert.deepEqual(rows(text), ["2:a21"]);
+  assert.deepEqual(rows(text, ["+"]), rows(text));
+  assert.deepEqual(rows(value.diff, [" ", "+"]), anchors(value.anchors));
+  assert.ok(rows(value.diff, ["-"]).includes("2:589"));
   fresh = value.anchors;
 });
 
@@ -165,7 +167,9 @@ test("a stale anchor is an isError result with hash-mismatch and fresh rows; the
   const retry = { set_line: { anchor: target.anchor, new_text: "Beta" } };
   const { result, text: retried, value: done } = await call("edit", { path: "notes.txt", edits: [retry] });
   assert.equal(result.isError, false, retried);
-  assert.deepEqual(rows(retried, [" ", "+"]), anchors(done.anchors));
+  assert.deepEqual(rows(retried, ["+"]), rows(retried));
+  assert.ok(rows(retried).every((anchor) => anchors(done.anchors).includes(anchor)));
+  assert.deepEqual(rows(done.diff, [" ", "+"]), anchors(done.anchors));
   assert.equal(readFileSync(join(workspace, "notes.txt"), "utf8"), "alpha\nBeta\ngamma\n");
 });
 

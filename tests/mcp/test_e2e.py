@@ -157,13 +157,16 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         assert text == "1:3c8|alpha\n2:589|beta\n3:56d|gamma"
         assert rows(text) == anchors(value["lines"]) == ["1:3c8", "2:589", "3:56d"]
 
-        # edit by anchor: the diff's new-side rows are the fresh anchors of the value.
+        # edit by anchor: the text's rows are the added lines with their new anchors; the
+        # value's anchored diff has context and removed rows too, its new-side rows the
+        # fresh anchors of the value.
         edit = {"set_line": {"anchor": "2:589", "new_text": "BETA"}}
         result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [edit]})
         assert not result.is_error, text
         assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA\ngamma\n"
-        assert rows(text, {" ", "+"}) == anchors(value["anchors"])
-        assert "2:589" in rows(text, {"-"})
+        assert rows(text) == rows(text, {"+"}) == ["2:a21"]
+        assert rows(value["diff"], {" ", "+"}) == anchors(value["anchors"])
+        assert "2:589" in rows(value["diff"], {"-"})
 
         # An external change, then an edit from the stale view: refused with fresh rows.
         (tmp_path / "notes.txt").write_text("alpha\nBETA (changed outside)\ngamma\n")
@@ -189,7 +192,8 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         retry = {"set_line": {"anchor": target["anchor"], "new_text": "Beta"}}
         result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [retry]})
         assert not result.is_error, text
-        assert rows(text, {" ", "+"}) == anchors(value["anchors"])
+        assert rows(text) == rows(text, {"+"}) and set(rows(text)) <= set(anchors(value["anchors"]))
+        assert rows(value["diff"], {" ", "+"}) == anchors(value["anchors"])
         assert (tmp_path / "notes.txt").read_text() == "alpha\nBeta\ngamma\n"
 
         # An image read: image content, a structured value of kind image, no anchors.

@@ -160,7 +160,7 @@ fn the_session_file_holds_each_files_rows_as_one_string_as_documented() {
     // change's time aside).
     let path = serde_json::to_string(&real).expect("path");
     let expected = format!(
-        r#"{{"version":3,"ledger":{{"files":{{{path}:"1:3c8bdc 3:589@2,3"}}}},"changes":{{"next":2,"changes":[{{"id":"c1-8fa4","seq":1,"time":TIME,"tool":"edit","files":[{{"path":{path},"display":"a.txt","before":{{"sha256":"e49c81e2d2f84e259d40e2fb8192f3bcd198b355184845d76d8f58807d0d78ee","len":11}},"after":{{"sha256":"5b242b6ad483c742605178e79569006a93eec7b06435e193ee4c39d4a1ed9c79","len":15}},"added":1,"removed":0}}]}}],"expired":[]}}}}"#
+        r#"{{"version":3,"ledger":{{"files":{{{path}:"1:3c8bdc 3:589@2"}}}},"changes":{{"next":2,"changes":[{{"id":"c1-8fa4","seq":1,"time":TIME,"tool":"edit","files":[{{"path":{path},"display":"a.txt","before":{{"sha256":"e49c81e2d2f84e259d40e2fb8192f3bcd198b355184845d76d8f58807d0d78ee","len":11}},"after":{{"sha256":"5b242b6ad483c742605178e79569006a93eec7b06435e193ee4c39d4a1ed9c79","len":15}},"added":1,"removed":0}}]}}],"expired":[]}}}}"#
     );
     let saved = std::fs::read_to_string(&file).expect("saved");
     let time = serde_json::from_str::<Value>(&saved).expect("json")["changes"]["changes"][0]["time"].to_string();

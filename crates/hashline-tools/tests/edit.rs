@@ -59,11 +59,7 @@ fn read_then_edit_shows_the_change_with_fresh_anchors() {
     assert_snapshot!(result.text(), @r#"
     Edited a.txt (1 change, +1 -1 line)
 
-    @@ -1,3 +1,3 @@
-     1:3c8|alpha
-    -2:589|beta
     +2:a21|BETA
-     3:56d|gamma
 
     Change c1-da19 (undo: edit {"revert": "c1-da19"})
     "#);
@@ -78,6 +74,87 @@ fn read_then_edit_shows_the_change_with_fresh_anchors() {
     // The fresh anchors are usable at once.
     let next = ws.edit("a.txt", json!([set_line(2, "BETA", "beta again")]));
     assert!(!next.is_error, "{}", next.text());
+}
+
+/// The text shows the added rows alone; the value's `diff` is the whole anchored diff
+/// (headers, context and removed rows) and its `anchors` the changed region ±2 lines. A
+/// model that sees the text alone is served the added rows; otherwise the fresh rows.
+#[test]
+fn the_text_shows_the_added_rows_and_serves_them_when_the_model_sees_it_alone() {
+    for sees_text_only in [false, true] {
+        let ws = Workspace::new();
+        ws.file("a.txt", "one\ntwo\nthree\nfour\nfive\nsix\nseven\n");
+        let read = ws.call::<ReadTool>(json!({"path": "a.txt", "offset": 4, "limit": 1}));
+        assert!(!read.is_error, "{}", read.text());
+        let ctx = hashline_tools::CallContext { sees_text_only, ..hashline_tools::CallContext::top_level() };
+        let result = ws.call_in::<EditTool>(
+            json!({"path": "a.txt", "edits": [{"set_line": {"anchor": anchor(4, "four"), "new_text": "FOUR\nmore"}}]}),
+            &ctx,
+        );
+        assert!(!result.is_error, "{}", result.text());
+        let id = result.ptc_value()["changeId"].as_str().expect("an id").to_owned();
+        assert_eq!(
+            result.text().replace(&id, "<id>"),
+            format!(
+                "Edited a.txt (1 change, +2 -1 lines)\n\n+4:{}|FOUR\n+5:{}|more\n\nChange <id> (undo: edit {{\"revert\": \"<id>\"}})",
+                LineHash::of(b"FOUR"),
+                LineHash::of(b"more")
+            )
+        );
+        let diff = result.ptc_value()["diff"].as_str().expect("diff").to_owned();
+        assert!(diff.starts_with("@@ -2,5 +2,6 @@\n"), "{diff}");
+        assert!(diff.contains(&format!("\n-{}|four\n", anchor(4, "four"))), "{diff}");
+        assert!(diff.contains(&format!("\n {}|three\n", anchor(3, "three"))), "{diff}");
+        let anchors = result.ptc_value()["anchors"].as_array().expect("anchors").len();
+        assert_eq!(anchors, 6, "lines 2 to 7");
+        let key = ws.session.resolve("a.txt").expect("resolve").key;
+        let ledger = ws.session.ledger();
+        let served = ledger.served(&key).expect("served");
+        let at = |line: u32| served.hash_at(hashline_core::LineNo::new(line).expect("line")).is_some();
+        assert!(at(4) && at(5), "the added rows are served");
+        for line in [2, 3, 6, 7] {
+            assert_eq!(at(line), !sees_text_only, "line {line}, sees_text_only {sees_text_only}");
+        }
+    }
+}
+
+/// An edit that only removes lines shows no rows (the summary counts them); one that adds
+/// more than 400 lines shows the first 400 with the note; the value's `diff` is as before.
+#[test]
+fn a_removal_shows_no_rows_and_many_added_rows_are_cut_with_a_note() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "alpha\nbeta\ngamma\n");
+    ws.read_file("a.txt");
+    let removed = ws.edit(
+        "a.txt",
+        json!([{"replace_lines": {"start_anchor": anchor(2, "beta"), "end_anchor": anchor(2, "beta"), "new_text": ""}}]),
+    );
+    assert!(!removed.is_error, "{}", removed.text());
+    assert_eq!(ws.bytes("a.txt"), b"alpha\ngamma\n");
+    let id = removed.ptc_value()["changeId"].as_str().expect("an id").to_owned();
+    assert_eq!(
+        removed.text().replace(&id, "<id>"),
+        "Edited a.txt (1 change, +0 -1 line)\n\nChange <id> (undo: edit {\"revert\": \"<id>\"})"
+    );
+    assert_eq!(
+        removed.ptc_value()["diff"],
+        format!("@@ -1,3 +1,2 @@\n {}|alpha\n-2:589|beta\n {}|gamma", anchor(1, "alpha"), anchor(2, "gamma"))
+    );
+
+    let many: String = (0..500).map(|n| format!("line {n}\n")).collect();
+    let added = ws.edit("a.txt", json!([{"insert_after": {"anchor": anchor(1, "alpha"), "new_text": many}}]));
+    assert!(!added.is_error, "{}", added.text());
+    let text = added.text();
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains('|')).collect();
+    assert_eq!(rows.len(), 400);
+    assert!(rows.iter().all(|r| r.starts_with('+')), "only + rows");
+    assert_eq!(rows[0], format!("+2:{}|line 0", LineHash::of(b"line 0")));
+    assert_eq!(rows[399], format!("+401:{}|line 399", LineHash::of(b"line 399")));
+    assert!(text.contains("\n[Diff cut at 400 rows; read the file for the rest.]\n\nChange "), "{text}");
+    // The value's diff: the header, a context row, then the added rows up to 400 rows.
+    let diff = added.ptc_value()["diff"].as_str().expect("diff").to_owned();
+    assert!(diff.starts_with(&format!("@@ -1,2 +1,502 @@\n {}|alpha\n+2:", anchor(1, "alpha"))), "{diff}");
+    assert_eq!(diff.lines().filter(|l| l.contains('|')).count(), 400);
 }
 
 #[test]
@@ -108,8 +185,6 @@ fn a_unique_replace_needs_no_read() {
     Edited r.txt (1 change, +1 -1 line)
     [info: edits[0] used replace: matched by text, not by an anchor, so it did not check that the file still reads as you last saw it. For safer edits, prefer set_line/replace_lines with anchors from read/grep/ast_search.]
 
-    @@ -1,1 +1,1 @@
-    -1:80d|one two three
     +1:909|one 2 three
 
     Change c1-bf10 (undo: edit {"revert": "c1-bf10"})

@@ -81,13 +81,7 @@ fn an_edit_is_reverted_byte_for_byte_with_its_bom_and_crlf() {
     assert_snapshot!(text, @r#"
     Reverted a.txt to its content before <edit> (+1 -2 lines).
 
-    @@ -1,5 +1,4 @@
-     1:3c8|alpha
-    -2:a21|BETA
-    -3:0d8|and more
     +2:589|beta
-     3:56d|gamma
-     4:6c9|no newline at end
 
     Change <revert> (undo: edit {"revert": "<revert>"})
     "#);

@@ -44,13 +44,7 @@ fn warn_mode_writes_and_names_the_new_errors_lines() {
     Edited lib.rs (1 change, +1 -1 line)
     syntax-regression: lines 5 — the change added Rust syntax errors (it was written; errors the file already had are not counted)
 
-    @@ -3,5 +3,5 @@
-     3:b18|}
-     4:d05|
-    -5:b9e|fn beta() -> u32 {
     +5:7ce|fn beta( -> u32 {
-     6:9f7|    2
-     7:b18|}
 
     Change c1-b5d8 (undo: edit {"revert": "c1-b5d8"})
     "#);

@@ -55,6 +55,6 @@ insert_before_symbol, insert_after_symbol, copy_lines, move_lines). Every anchor
 it: do not shift line numbers for other edits of the same call. new_text is plain content without row prefixes \
 (echoed ones are removed unless `literal: true`); `\"\"` deletes, `\"\\n\"` leaves one empty line. Nothing is \
 written unless every edit is valid. If the file changed since you saw it, the edit is refused with `hash-mismatch` \
-and fresh rows: retry with those anchors, no re-read needed. The result shows the changed lines with their new \
-anchors. Symbol edits and the syntax check after each edit (a warning naming only lines the edit broke) work in the \
-languages of read's `symbol`.";
+and fresh rows: retry with those anchors, no re-read needed. The result shows the added lines as `+LINE:HASH|` \
+rows with their new anchors. Symbol edits and the syntax check after each edit (a warning naming only lines the edit \
+broke) work in the languages of read's `symbol`.";

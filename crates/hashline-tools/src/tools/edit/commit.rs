@@ -96,7 +96,7 @@ pub(crate) fn run(
     // the change line take the rest).
     let max_bytes = ctx.budget.bytes_after(512) / prepared.len().max(1);
     for file in &prepared {
-        let done = finish(session, file, ctx.text_only, max_bytes)?;
+        let done = finish(session, file, ctx, max_bytes)?;
         values.push(done.value);
         texts.push(done.text);
         changes.push(done.found);
@@ -238,18 +238,22 @@ fn record_change(session: &Session, prepared: &[Prepared], counts: &[(usize, usi
 }
 
 /// After the write: ledger, verification, value and text of one file, the edit's
-/// logical changes (for the diff cards) and its lines added and removed. With
-/// `text_only`, the value leaves out what only the structured projection shows
-/// (`diffData`, `patch`, `anchors`).
-fn finish(session: &Session, file: &Prepared, text_only: bool, max_bytes: usize) -> Result<Finished, ToolError> {
+/// logical changes (for the diff cards) and its lines added and removed. The text shows
+/// the added rows; the value the anchored diff and the fresh anchors (each change ±2
+/// lines), which are served unless the model sees the text alone (then the added rows
+/// are). With `ctx.text_only`, the value leaves out what only the structured projection
+/// shows (`diffData`, `patch`, `anchors`).
+fn finish(session: &Session, file: &Prepared, ctx: &CallContext, max_bytes: usize) -> Result<Finished, ToolError> {
+    let text_only = ctx.text_only;
     let outcome = &file.outcome;
     let (old, new) = (&file.before, &outcome.document);
     let noop = outcome.is_noop(old);
     let found = render::logical_changes(old, new, &outcome.changes);
     let hunks = render::hunks_of(old, new, found.iter().cloned(), FRESH_CONTEXT);
     let fresh = render::fresh_lines(&hunks);
+    let added_rows = render::AddedRows::of(new, &hunks, max_bytes);
     if !noop {
-        carry_served(session, file, &fresh);
+        carry_served(session, file, if ctx.sees_text_only { &added_rows.lines } else { &fresh });
     }
     let (added, removed) = render::counts(&hunks);
     let summary = if noop {
@@ -257,18 +261,15 @@ fn finish(session: &Session, file: &Prepared, text_only: bool, max_bytes: usize)
     } else {
         render::summary(&file.path.display, file.edits, added, removed)
     };
-    let (diff, cut) = render::anchored_diff(old, new, &hunks, max_bytes);
+    let (diff, _) = render::anchored_diff(old, new, &hunks, max_bytes);
     let mut text = summary.clone();
     for warning in &file.warnings {
         text.push('\n');
         text.push_str(&warning.message);
     }
-    if !diff.is_empty() {
+    if !added_rows.is_empty() {
         text.push_str("\n\n");
-        text.push_str(&diff);
-        if let Some(rows) = cut {
-            text.push_str(&render::diff_cut_note(rows));
-        }
+        text.push_str(&added_rows.with_note());
     }
     let anchors = if text_only {
         Vec::new()

@@ -1,5 +1,5 @@
-//! What an edit result shows: the summary line, the anchored compact diff (fresh rows),
-//! `diffData`, and the physical `patch`.
+//! What an edit result shows: the summary line and the added rows (the text), the anchored
+//! compact diff, `diffData` and the physical `patch` (the value).
 
 use hashline_core::display::decode_lossy;
 use hashline_core::edit::ChangeMap;
@@ -13,7 +13,8 @@ use crate::diff::{Change, Hunk, LineKind, changes_from_kept, group, unified_of};
 /// Context rows around each change in the anchored diff (and so in the fresh anchors).
 pub const FRESH_CONTEXT: u32 = 2;
 
-/// At most this many rows of anchored diff in the text.
+/// At most this many rows of the anchored diff (the value's `diff`) and of added rows (the
+/// text).
 pub const MAX_DIFF_ROWS: usize = 400;
 
 /// The logical hunks of an edit, from its changes found by [`logical_changes`] (no
@@ -92,8 +93,9 @@ pub fn counts(hunks: &[Hunk]) -> (usize, usize) {
     (added, removed)
 }
 
-/// The anchored compact diff: `@@` headers, ` ` context and `+` added rows with their NEW
-/// anchors (usable at once), `-` removed rows with their old anchors; at most
+/// The anchored compact diff (the value's `diff`, and a revert refusal's rows): `@@`
+/// headers, ` ` context and `+` added rows with their NEW anchors (usable at once), `-`
+/// removed rows with their old anchors; at most
 /// [`MAX_DIFF_ROWS`] rows and `max_bytes` bytes, cut at whole rows. Returns the text and,
 /// when it was cut, how many rows it shows.
 pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk], max_bytes: usize) -> (String, Option<usize>) {
@@ -148,6 +150,65 @@ pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk], max_bytes: 
         out.pop();
     }
     (into_text(out), cut.then_some(rows))
+}
+
+/// The added rows the text of an edit (or a revert) shows: each line the hunks add, as
+/// `+LINE:HASH|content` with its NEW anchor (usable at once), in file order; no headers,
+/// context or removed rows. At most [`MAX_DIFF_ROWS`] rows and `max_bytes` bytes, cut at
+/// whole rows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AddedRows {
+    /// The rows, one a line (`""` when the hunks add nothing).
+    pub text: String,
+    /// The new document's lines the rows show, in order.
+    pub lines: Vec<LineNo>,
+    /// Whether rows were left out (then `lines.len()` rows are shown).
+    pub cut: bool,
+}
+
+impl AddedRows {
+    /// The rows of `new`'s lines added in `hunks`.
+    pub fn of(new: &Document, hunks: &[Hunk], max_bytes: usize) -> Self {
+        let mut out = Vec::new();
+        let mut lines = Vec::new();
+        let added = hunks.iter().flat_map(|h| &h.changes).flat_map(|(_, added)| added.clone());
+        let mut cut = false;
+        for index in added {
+            let Some(line) = new.line(LineNo::from_index(index as usize)) else { continue };
+            if lines.len() == MAX_DIFF_ROWS {
+                cut = true;
+                break;
+            }
+            let before = out.len();
+            out.push(b'+');
+            push_row(&mut out, line.number, line.hash(), line.content);
+            out.push(b'\n');
+            if out.len() > max_bytes {
+                out.truncate(before);
+                cut = true;
+                break;
+            }
+            lines.push(line.number);
+        }
+        if out.ends_with(b"\n") {
+            out.pop();
+        }
+        Self { text: into_text(out), lines, cut }
+    }
+
+    /// Whether the text has anything to show of them: rows, or the note of a cut.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty() && !self.cut
+    }
+
+    /// The rows, then the cut note when rows were left out (the note alone when not one
+    /// row fit).
+    pub fn with_note(&self) -> String {
+        match self.cut {
+            true => format!("{}{}", self.text, diff_cut_note(self.lines.len())).trim_start().to_owned(),
+            false => self.text.clone(),
+        }
+    }
 }
 
 /// The note after a diff cut at `rows` rows.

@@ -340,14 +340,20 @@ fn finish(
         let old_len = if file.now.is_some() { old.line_count() as u32 } else { 0 };
         let hunks = crate::diff::group(found.iter().cloned(), old_len, new.line_count() as u32, FRESH_CONTEXT);
         let fresh = render::fresh_lines(&hunks);
+        let binary = looks_binary(old.as_bytes()) || looks_binary(new.as_bytes());
+        // The text shows the lines the revert brought back (none for a binary file).
+        let added_rows =
+            if binary { render::AddedRows::default() } else { render::AddedRows::of(&new, &hunks, max_bytes) };
         session.note_mutation(&file.path.key, &file.file.display, ctx);
         {
             // Rows shown before describe content that is gone (a line diff cannot say which
-            // line is which, so no row is carried); the fresh rows below are shown.
+            // line is which, so no row is carried); the fresh rows (the value's), or the
+            // rows the text shows when the model sees it alone, are shown.
             let mut ledger = session.ledger();
             ledger.forget(&file.path.key);
             if file.back.is_some() {
-                let rows = fresh.iter().filter_map(|&n| new.line(n)).map(|l| (l.number, l.hash()));
+                let shown = if ctx.sees_text_only { &added_rows.lines } else { &fresh };
+                let rows = shown.iter().filter_map(|&n| new.line(n)).map(|l| (l.number, l.hash()));
                 ledger.record(&file.path.key, rows, false);
             }
         }
@@ -364,16 +370,11 @@ fn finish(
             (None, Some(_)) => format!("Made {display} again: {} removed it (+{added} {lines}).", change.id),
             _ => format!("Reverted {display} to its content before {} (+{added} -{removed} {lines}).", change.id),
         };
-        let binary = looks_binary(old.as_bytes()) || looks_binary(new.as_bytes());
-        let (diff, cut) =
-            if binary { (String::new(), None) } else { render::anchored_diff(&old, &new, &hunks, max_bytes) };
+        let diff = if binary { String::new() } else { render::anchored_diff(&old, &new, &hunks, max_bytes).0 };
         let mut text = summary.clone();
-        if !diff.is_empty() {
+        if !added_rows.is_empty() {
             text.push_str("\n\n");
-            text.push_str(&diff);
-            if let Some(rows) = cut {
-                text.push_str(&render::diff_cut_note(rows));
-            }
+            text.push_str(&added_rows.with_note());
         }
         texts.push(text);
         if !ctx.text_only && ctx.is_top_level() && !binary {
