@@ -324,24 +324,37 @@ fn file(
     let mut window_text_in = Vec::with_capacity(windows.len());
     let mut window_out = Vec::with_capacity(windows.len());
     for &(start, end) in &windows {
-        let args = json!({"path": arg, "offset": start, "limit": end - start + 1});
-        let result = toolbox.execute(&session, "read", args.clone(), &ctx);
-        if result.is_error {
-            bail!("read refused: {}", result.text());
-        }
-        for line in result.ptc_value()["lines"].as_array().into_iter().flatten() {
-            if let (Some(n), Some(anchor)) = (line["line"].as_u64(), line["anchor"].as_str()) {
-                anchors.insert(n as u32, anchor.to_owned());
+        // A window the budget cuts (long lines) is read on from where the read says, as an
+        // agent does, until its last line was shown.
+        let (mut window_in, mut window_calls_out, mut offset) = (0, 0, start);
+        while offset <= end {
+            let args = json!({"path": arg, "offset": offset, "limit": end - offset + 1});
+            let result = toolbox.execute(&session, "read", args.clone(), &ctx);
+            if result.is_error {
+                bail!("read refused: {}", result.text());
             }
+            let value = result.ptc_value();
+            for line in value["lines"].as_array().into_iter().flatten() {
+                if let (Some(n), Some(anchor)) = (line["line"].as_u64(), line["anchor"].as_str()) {
+                    anchors.insert(n as u32, anchor.to_owned());
+                }
+            }
+            let (shown, json) = (counter.count(&result.text()), counter.count(&value.to_string()));
+            let out = counter.count(&args.to_string());
+            text.reads_in += shown;
+            structured.reads_in += json;
+            text.all.add(Tally { input: shown, output: out });
+            structured.all.add(Tally { input: json, output: out });
+            window_in += shown;
+            window_calls_out += out;
+            let shown_end = value["range"]["endLine"].as_u64().unwrap_or(u64::from(end)) as u32;
+            if shown_end < offset {
+                bail!("read of line {offset} showed no line");
+            }
+            offset = shown_end + 1;
         }
-        let (shown, json) = (counter.count(&result.text()), counter.count(&result.ptc_value().to_string()));
-        let out = counter.count(&args.to_string());
-        text.reads_in += shown;
-        structured.reads_in += json;
-        text.all.add(Tally { input: shown, output: out });
-        structured.all.add(Tally { input: json, output: out });
-        window_text_in.push(shown);
-        window_out.push(out);
+        window_text_in.push(window_in);
+        window_out.push(window_calls_out);
     }
     let mut items = Vec::with_capacity(steps.len());
     let mut item_out = Vec::with_capacity(steps.len());
