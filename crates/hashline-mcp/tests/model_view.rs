@@ -75,6 +75,26 @@ fn structured_first(result: &Value) -> String {
     }
 }
 
+/// `text` with the workspace's path as `<root>`; on Windows (in JSON, its `\` escaped) the
+/// separators of a path below it are written `/`, so that one snapshot serves both.
+fn redact(text: &str, root: &str) -> String {
+    if !cfg!(windows) {
+        return text.replace(root, "<root>");
+    }
+    let text = text.replace(&root.replace('\\', "\\\\"), "<root>").replace(root, "<root>");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("<root>") {
+        let (before, from) = rest.split_at(at + "<root>".len());
+        out.push_str(before);
+        let end = from.find(|c: char| c == '"' || c.is_whitespace() || c == ')' || c == ',').unwrap_or(from.len());
+        out.push_str(&from[..end].replace("\\\\", "/").replace('\\', "/"));
+        rest = &from[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Every tool, one success and one error each, in a fixed workspace.
 fn calls() -> Vec<(&'static str, &'static str, Value)> {
     vec![
@@ -103,7 +123,7 @@ async fn transcript(structured: StructuredContent) -> String {
     let mut out = String::new();
     let root = dir.path().to_string_lossy().into_owned();
     let mut record = |tool: &str, case: &str, result: &Value| {
-        let clean = |text: String| text.replace(&root, "<root>");
+        let clean = |text: String| redact(&text, &root);
         let text = clean(content_first(result));
         let json = clean(structured_first(result));
         write!(out, "== {tool} {case}\n-- content-first host ({} chars)\n{text}\n", text.chars().count()).unwrap();
