@@ -26,7 +26,7 @@ use git::{Change, Repo};
 use script::{Endings, Step, Unscriptable};
 
 /// Files larger than this (either side) are skipped.
-pub(crate) const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// Why a file can be skipped: every reason comes from the commit, none from the tools.
 pub const SKIP_REASONS: [&str; 8] = [
@@ -448,29 +448,41 @@ impl FileOutcome {
     }
 }
 
-/// Replays one changed path of a commit.
-fn replay_change(toolbox: &Toolbox, root: &Path, change: &Change, blobs: &mut git::Blobs) -> Result<FileOutcome> {
-    let skip = |reason| Ok(FileOutcome::Skipped(reason));
+/// A file's bytes before and after a commit.
+pub(crate) type Sides = (Vec<u8>, Vec<u8>);
+
+/// The two sides of a changed path that a replay can take (a modified regular text file of
+/// at most [`MAX_FILE_BYTES`] each side), or why not: one of [`SKIP_REASONS`].
+pub(crate) fn sides(change: &Change, blobs: &mut git::Blobs) -> Result<Result<Sides, &'static str>> {
     match change.status {
         b'M' => {}
-        b'A' => return skip("added"),
-        b'D' => return skip("deleted"),
-        _ => return skip("type change or other status"),
+        b'A' => return Ok(Err("added")),
+        b'D' => return Ok(Err("deleted")),
+        _ => return Ok(Err("type change or other status")),
     }
     if !change.is_regular() {
-        return skip("symlink or submodule");
+        return Ok(Err("symlink or submodule"));
     }
     if change.old_blob == change.new_blob {
-        return skip("mode change only");
+        return Ok(Err("mode change only"));
     }
     let (Some(pre), Some(post)) =
         (blobs.get(&change.old_blob, MAX_FILE_BYTES)?, blobs.get(&change.new_blob, MAX_FILE_BYTES)?)
     else {
-        return skip("over 2 MB");
+        return Ok(Err("over 2 MB"));
     };
     if looks_binary(&pre) || looks_binary(&post) {
-        return skip("binary");
+        return Ok(Err("binary"));
     }
+    Ok(Ok((pre, post)))
+}
+
+/// Replays one changed path of a commit.
+fn replay_change(toolbox: &Toolbox, root: &Path, change: &Change, blobs: &mut git::Blobs) -> Result<FileOutcome> {
+    let (pre, post) = match sides(change, blobs)? {
+        Ok(sides) => sides,
+        Err(reason) => return Ok(FileOutcome::Skipped(reason)),
+    };
     let name = scratch_name(&change.path);
     let workspace = Workspace::create(toolbox, root, &name)?;
     Ok(replay_file(&workspace, &pre, &post))

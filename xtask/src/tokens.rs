@@ -24,14 +24,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use hashline::core::{Document, looks_binary};
+use hashline::core::Document;
 use hashline::{CallContext, Session, SessionConfig, Toolbox};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 
-use crate::replay::git::{Change, Repo};
+use crate::replay::git::Repo;
 use crate::replay::script::{self, Step, Target, Unscriptable};
-use crate::replay::{MAX_FILE_BYTES, scratch_dir, scratch_name};
+use crate::replay::{scratch_dir, scratch_name, sides};
 
 /// Lines of context around a hunk in its read window.
 const WINDOW_CONTEXT: u32 = 10;
@@ -190,7 +190,13 @@ fn measure(options: &Options, counter: &Counter) -> Result<Report> {
         let Some(parent) = &commit.parent else { continue };
         report.commits += 1;
         for change in repo.changes(parent, &commit.id)? {
-            let Some((pre, post)) = admitted(&change, &mut blobs, &mut report.skipped)? else { continue };
+            let (pre, post) = match sides(&change, &mut blobs)? {
+                Ok(sides) => sides,
+                Err(reason) => {
+                    *report.skipped.entry(reason).or_default() += 1;
+                    continue;
+                }
+            };
             let (before, after) = (Document::parse(pre.clone()), Document::parse(post.clone()));
             let steps = match script::script(&before, &after) {
                 Ok(steps) if !steps.is_empty() => steps,
@@ -231,36 +237,6 @@ fn measure(options: &Options, counter: &Counter) -> Result<Report> {
         }
     }
     Ok(report)
-}
-
-/// The two sides of a modified regular text file, or `None` (counted as skipped).
-fn admitted(
-    change: &Change,
-    blobs: &mut crate::replay::git::Blobs,
-    skipped: &mut BTreeMap<&'static str, usize>,
-) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-    let mut skip = |reason: &'static str| {
-        *skipped.entry(reason).or_default() += 1;
-        Ok(None)
-    };
-    if change.status != b'M' {
-        return skip("added, deleted or other status");
-    }
-    if !change.is_regular() {
-        return skip("symlink or submodule");
-    }
-    if change.old_blob == change.new_blob {
-        return skip("mode change only");
-    }
-    let (Some(pre), Some(post)) =
-        (blobs.get(&change.old_blob, MAX_FILE_BYTES)?, blobs.get(&change.new_blob, MAX_FILE_BYTES)?)
-    else {
-        return skip("over 2 MB");
-    };
-    if looks_binary(&pre) || looks_binary(&post) {
-        return skip("binary");
-    }
-    Ok(Some((pre, post)))
 }
 
 /// One file's costs: per set, and per hunk (hashline's text, the str_replace baseline).

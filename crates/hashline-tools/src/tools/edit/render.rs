@@ -125,16 +125,11 @@ pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk], max_bytes: 
                 LineKind::Add => (b'+', new, n),
                 LineKind::Remove => (b'-', old, o),
             };
-            if let Some(line) = index.and_then(|i| doc.line(LineNo::from_index(i as usize))) {
-                let before = out.len();
-                out.push(marker);
-                push_row(&mut out, line.number, line.hash(), line.content);
-                out.push(b'\n');
-                if out.len() > max_bytes {
-                    out.truncate(before);
-                    cut = true;
-                    return;
-                }
+            if let Some(line) = index.and_then(|i| doc.line(LineNo::from_index(i as usize)))
+                && !push_capped(&mut out, marker, &line, max_bytes)
+            {
+                cut = true;
+                return;
             }
             rows += 1;
         });
@@ -150,6 +145,20 @@ pub fn anchored_diff(old: &Document, new: &Document, hunks: &[Hunk], max_bytes: 
         out.pop();
     }
     (into_text(out), cut.then_some(rows))
+}
+
+/// Appends `marker` and `line`'s row and a line break to `out` if `out` stays within
+/// `max_bytes`; else leaves `out` as it was and returns `false`.
+fn push_capped(out: &mut Vec<u8>, marker: u8, line: &hashline_core::Line<'_>, max_bytes: usize) -> bool {
+    let before = out.len();
+    out.push(marker);
+    push_row(out, line.number, line.hash(), line.content);
+    out.push(b'\n');
+    if out.len() > max_bytes {
+        out.truncate(before);
+        return false;
+    }
+    true
 }
 
 /// The added rows the text of an edit (or a revert) shows: each line the hunks add, as
@@ -179,12 +188,7 @@ impl AddedRows {
                 cut = true;
                 break;
             }
-            let before = out.len();
-            out.push(b'+');
-            push_row(&mut out, line.number, line.hash(), line.content);
-            out.push(b'\n');
-            if out.len() > max_bytes {
-                out.truncate(before);
+            if !push_capped(&mut out, b'+', &line, max_bytes) {
                 cut = true;
                 break;
             }
