@@ -48,7 +48,7 @@ fn line(change: &Change) -> String {
                 "changed" => String::new(),
                 state => format!(" ({state})"),
             };
-            format!("{}{what} +{} -{}", f.display, f.added, f.removed)
+            format!("{}{what} +{} -{}", hashline::core::display::escape_name(&f.display), f.added, f.removed)
         })
         .collect();
     let mut line = format!("{:<9} {}  {:<6}  {}", change.id, time(change.time), change.tool, files.join(", "));

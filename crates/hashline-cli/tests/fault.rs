@@ -2,8 +2,8 @@
 //! of `hashline` killed with SIGKILL at random moments of single-file, hard-linked and
 //! multi-file edits and of reverts (`hashline undo`) of a multi-file edit and of a made
 //! file; an appender and a second `hashline` racing edits; a symlink swapped during writes
-//! and edits; edits and writes on a full tmpfs. Each prints `rounds run /
-//! violations`; any violation fails.
+//! and edits; edits and writes on a full tmpfs; hostile names and lines through every tool.
+//! Each prints `rounds run / violations`; any violation fails.
 //!
 //! `HASHLINE_FAULT_BIN` names another `hashline` to put through the same rounds (for example
 //! a build from before the file-system layer, behind a wrapper that drops `--stateless`), so
@@ -663,5 +663,139 @@ fn a_hostile_journal_changes_nothing_outside_the_root_and_never_blocks() {
         }
     }
     eprintln!("hostile journal: {rounds} rounds run / {violations} violations");
+    assert_eq!(violations, 0);
+}
+
+/// Issue 48 (N1, N2, R1): names and text from the tree that try to drive the terminal or
+/// forge rows, random each round: file, directory and journal entry names and line content
+/// built from ESC sequences, BEL, C1 and bidi controls, DEL, line separators, tabs and
+/// newlines followed by a forged row. Every tool through `batch` (the registry path the MCP
+/// server serves) and the commands a terminal shows (`read`, `grep`, `map`, `changes`,
+/// `undo`): a violation is any output holding a raw control (but the newlines between its
+/// own lines, and tab) or a line starting with the forged row.
+#[test]
+#[ignore = "fault-injection suite: run by .ci/run with --ignored"]
+#[cfg(unix)]
+fn hostile_names_through_every_tool_reach_no_output_raw() {
+    use hashline::core::display::is_escaped_control;
+    const FORGED: &str = ">>1:d8b|";
+    const PIECES: &[&str] = &[
+        "\u{1b}]0;TITLE\u{7}",
+        "\u{1b}]52;c;ZXZpbA==\u{7}",
+        "\u{1b}[2J",
+        "\u{9b}1m",
+        "\u{85}",
+        "\u{7f}",
+        "\u{202e}",
+        "\u{2066}",
+        "\u{200f}",
+        "\u{2028}",
+        "\u{2029}",
+        "\t",
+        "\r",
+        "\n>>1:d8b|forged row\n",
+        "\u{8}\u{8}",
+        "ok",
+        "é",
+    ];
+    let mut rng = Rng::new();
+    let hostile = |rng: &mut Rng, tail: &str| {
+        let mut name = String::from("n");
+        for _ in 0..1 + rng.below(4) {
+            name.push_str(PIECES[rng.below(PIECES.len() as u64) as usize]);
+        }
+        name.push_str(tail);
+        name
+    };
+    let bad = |text: &str| {
+        text.chars().any(|c| c != '\n' && c != '\t' && is_escaped_control(c))
+            || text.lines().any(|l| l.trim_start().starts_with(FORGED))
+    };
+    let (mut rounds_run, mut outputs, mut violations) = (0, 0, 0);
+    for round in 0..rounds().min(40) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        let sub = hostile(&mut rng, "");
+        let file = hostile(&mut rng, ".rs");
+        let nested = format!("{sub}/{}", hostile(&mut rng, ".py"));
+        let line = hostile(&mut rng, "");
+        let content =
+            format!("fn main() {{\n    let s = \"{}\";\n    s.unwrap();\n}}\n", line.replace(['\n', '\r'], " "));
+        std::fs::create_dir_all(root.join(&sub)).expect("dir");
+        std::fs::write(root.join(&file), &content).expect("file");
+        std::fs::write(root.join(&nested), "def f():\n    return g.unwrap()\n").expect("nested");
+        std::fs::create_dir_all(root.join(".hashline-journal")).expect("journal");
+        std::fs::write(root.join(".hashline-journal").join(hostile(&mut rng, "")), "").expect("entry");
+        let state = dir.path().join("state");
+        let session = dir.path().join("s.json");
+        let anchor3 = anchor(3, "    s.unwrap();");
+        let calls = [
+            json!({"tool": "read", "args": {"path": file}}),
+            json!({"tool": "read", "args": {"path": nested, "offset": 2}}),
+            json!({"tool": "read", "args": {"path": sub}}),
+            json!({"tool": "read", "args": {"path": format!("{}.missing", hostile(&mut rng, ""))}}),
+            json!({"tool": "grep", "args": {"pattern": "unwrap", "context": 1}}),
+            json!({"tool": "grep", "args": {"pattern": "unwrap", "summary": true}}),
+            json!({"tool": "ast_search", "args": {"pattern": "$X.unwrap()", "lang": "rust"}}),
+            json!({"tool": "ls", "args": {}}),
+            json!({"tool": "ls", "args": {"path": sub}}),
+            json!({"tool": "find", "args": {"pattern": "*"}}),
+            json!({"tool": "edit", "args": {"path": file, "edits": [{"set_line": {"anchor": anchor3, "new_text": format!("    s.expect(\"{}\");", line.replace(['\n', '\r'], " "))}}]}}),
+            json!({"tool": "edit", "args": {"path": file, "edits": [{"set_line": {"anchor": anchor3, "new_text": "x"}}]}}),
+            json!({"tool": "write", "args": {"path": format!("{}.txt", hostile(&mut rng, "")), "content": line}}),
+            json!({"tool": "write", "args": {"path": format!("../{}", hostile(&mut rng, "")), "content": "x"}}),
+        ];
+        let script: String = calls.iter().map(|c| format!("{c}\n")).collect();
+        let mut batch = Command::new(binary())
+            .env("XDG_STATE_HOME", &state)
+            .arg("--session")
+            .arg(&session)
+            .arg("--root")
+            .arg(&root)
+            .arg("batch")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn batch");
+        {
+            use std::io::Write;
+            batch.stdin.take().expect("stdin").write_all(script.as_bytes()).expect("script");
+        }
+        let output = batch.wait_with_output().expect("batch");
+        let mut texts: Vec<(String, String)> = Vec::new();
+        for (call, result) in calls.iter().zip(String::from_utf8_lossy(&output.stdout).lines()) {
+            let value: serde_json::Value = serde_json::from_str(result).expect("a JSON result line");
+            let text = value["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+            texts.push((format!("batch {}", call["tool"]), text));
+        }
+        texts.push(("batch stderr".into(), String::from_utf8_lossy(&output.stderr).into_owned()));
+        for args in [
+            vec!["read".to_owned(), file.clone()],
+            vec!["grep".to_owned(), "-C".into(), "1".into(), "unwrap".into()],
+            vec!["map".to_owned(), file.clone()],
+            vec!["changes".to_owned()],
+            vec!["undo".to_owned()],
+            vec!["ls".to_owned(), sub.clone()],
+        ] {
+            let out = stateful(&session, &root, &args.iter().map(String::as_str).collect::<Vec<_>>())
+                .env("XDG_STATE_HOME", &state)
+                .current_dir(&root)
+                .output()
+                .expect("run hashline");
+            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.push_str(&String::from_utf8_lossy(&out.stderr));
+            texts.push((args[0].clone(), text));
+        }
+        rounds_run += 1;
+        for (what, text) in &texts {
+            outputs += 1;
+            if bad(text) {
+                violations += 1;
+                eprintln!("violation: round {round} {what}: {text:?}");
+            }
+        }
+    }
+    eprintln!("hostile names: {rounds_run} rounds run, {outputs} outputs / {violations} violations");
     assert_eq!(violations, 0);
 }

@@ -8,11 +8,14 @@ pub(crate) fn display_path<'a>(path: &'a str, root: Option<&str>) -> &'a str {
         .unwrap_or(path)
 }
 
-/// True for the characters a terminal may act on rather than show: every control character
-/// (C0, DEL and C1: U+0000–U+001F, U+007F, U+0080–U+009F) but tab. ESC among them, so no OSC
-/// (window title, OSC 52 clipboard write) or CSI sequence from a log reaches the terminal.
+/// True for the characters a terminal may act on rather than show, or that could start a
+/// line or turn text around: the one rule of every name and text from outside
+/// ([`hashline_core::display::is_escaped_control`]): C0, DEL and C1 (U+0000–U+001F,
+/// U+007F, U+0080–U+009F) but tab, the line and paragraph separators and the bidi controls.
+/// ESC among them, so no OSC (window title, OSC 52 clipboard write) or CSI sequence from a
+/// log reaches the terminal.
 pub(crate) fn is_unsafe_control(c: char) -> bool {
-    c.is_control() && c != '\t'
+    hashline_core::display::is_escaped_control(c)
 }
 
 /// Appends `text` with every [`is_unsafe_control`] character shown as `\uXXXX` (lowercase
@@ -39,7 +42,8 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// `\u` and four lowercase hex digits of `c` (a control character, below U+00A0).
+/// `\u` and four lowercase hex digits of `c` (a character of [`is_unsafe_control`]: all
+/// are in the Basic Multilingual Plane).
 pub(crate) fn push_escape(out: &mut String, c: char) {
     use std::fmt::Write as _;
     let _ = write!(out, "\\u{:04x}", u32::from(c));
@@ -72,5 +76,6 @@ mod tests {
             let shown = terminal_safe(&c.to_string()).into_owned();
             assert_eq!(shown != c.to_string(), c.is_control() && c != '\t', "{c:?}");
         }
+        assert_eq!(terminal_safe("\u{202e}txt.exe\u{2066}\u{2028}"), "\\u202etxt.exe\\u2066\\u2028");
     }
 }

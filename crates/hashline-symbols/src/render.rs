@@ -3,6 +3,7 @@
 //! no imports) ≤ 50 KB, then ≤ 100 KB, then the first and last symbols of the outline
 //! with a note of what was left out.
 
+use hashline_core::display::escape_name;
 use serde::Serialize;
 
 use crate::kind::SymbolKind;
@@ -155,7 +156,8 @@ fn frame(file_name: &str, map: &SymbolMap, label: Option<&str>, body: &str, foot
     let mut text = String::with_capacity(body.len() + 512);
     text.push_str(RULE);
     text.push_str(&format!(
-        "\nFile Map: {file_name}\n{} {} │ {} │ {}\n",
+        "\nFile Map: {}\n{} {} │ {} │ {}\n",
+        escape_name(file_name),
         thousands(map.line_count as u64),
         if map.line_count == 1 { "line" } else { "lines" },
         kilobytes(map.byte_count),
@@ -235,7 +237,7 @@ fn flatten(symbols: &[Symbol], out: &mut String, first: &mut bool) {
             out.push_str(", ");
         }
         *first = false;
-        out.push_str(&symbol.name);
+        out.push_str(&escape_name(&symbol.name));
         flatten(&symbol.children, out, first);
     }
 }
@@ -244,27 +246,27 @@ fn flatten(symbols: &[Symbol], out: &mut String, first: &mut bool) {
 fn push_head(out: &mut String, symbol: &Symbol, full: bool) {
     match symbol.kind {
         SymbolKind::Constant | SymbolKind::Variable => {
-            out.push_str(&symbol.name);
+            out.push_str(&escape_name(&symbol.name));
             out.push_str(" = ... ");
         }
         SymbolKind::Function | SymbolKind::Method => {
-            out.push_str(symbol.signature.as_deref().filter(|_| full).unwrap_or(&symbol.name));
+            out.push_str(&escape_name(symbol.signature.as_deref().filter(|_| full).unwrap_or(&symbol.name)));
             out.push_str(": ");
         }
         SymbolKind::Heading => {
-            out.push_str(symbol.signature.as_deref().unwrap_or("#"));
+            out.push_str(&escape_name(symbol.signature.as_deref().unwrap_or("#")));
             out.push(' ');
-            out.push_str(&symbol.name);
+            out.push_str(&escape_name(&symbol.name));
             out.push_str(": ");
         }
         SymbolKind::Impl if full && symbol.signature.is_some() => {
-            out.push_str(symbol.signature.as_deref().unwrap_or_default());
+            out.push_str(&escape_name(symbol.signature.as_deref().unwrap_or_default()));
             out.push_str(": ");
         }
         kind => {
             out.push_str(kind.as_str());
             out.push(' ');
-            out.push_str(&symbol.name);
+            out.push_str(&escape_name(&symbol.name));
             out.push_str(": ");
         }
     }

@@ -84,6 +84,14 @@ pub struct ChangedFile {
     pub unread: bool,
 }
 
+impl ChangedFile {
+    /// [`ChangedFile::display`] as a text a model or a terminal reads shows it (every
+    /// control, newline and bidi control escaped).
+    pub fn shown(&self) -> std::borrow::Cow<'_, str> {
+        hashline_core::display::escape_name(&self.display)
+    }
+}
+
 fn is_false(value: &bool) -> bool {
     !*value
 }

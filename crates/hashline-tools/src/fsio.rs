@@ -33,7 +33,7 @@ impl From<hashline_fs::WriteState> for WriteState {
 
 /// Maps an I/O error while reading `display` to a tool error.
 pub fn read_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
-    let p = &path.display;
+    let p = &path.shown();
     let error = match err.kind() {
         io::ErrorKind::NotFound => ToolError::new(ErrorCode::FileNotFound, format!("File not found: {p}")),
         io::ErrorKind::IsADirectory => is_directory(p),
@@ -61,7 +61,7 @@ pub fn read_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
 
 /// Maps an I/O error while writing `display` to a tool error.
 pub fn write_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
-    let p = &path.display;
+    let p = &path.shown();
     let error = match err.kind() {
         _ if hashline_fs::is_escape(err) => escaped(p),
         _ if hashline_fs::is_in_use(err) => in_use(p, "write", "Nothing was written.").with_details(fs_details(err)),
@@ -133,7 +133,7 @@ pub fn load_target(target: &Target, path: &ResolvedPath) -> Result<Vec<u8>, Tool
 fn not_regular(path: &ResolvedPath) -> ToolError {
     ToolError::new(
         ErrorCode::FsError,
-        format!("Not a regular file: {} (a FIFO, socket or device). The tools only read regular files.", path.display),
+        format!("Not a regular file: {} (a FIFO, socket or device). The tools only read regular files.", path.shown()),
     )
     .with_path(path.absolute_str())
 }
@@ -141,7 +141,7 @@ fn not_regular(path: &ResolvedPath) -> ToolError {
 fn too_large(path: &ResolvedPath) -> ToolError {
     ToolError::new(
         ErrorCode::FileTooLarge,
-        format!("File too large: {} is over {} MiB.", path.display, MAX_FILE_BYTES / (1024 * 1024)),
+        format!("File too large: {} is over {} MiB.", path.shown(), MAX_FILE_BYTES / (1024 * 1024)),
     )
     .with_hint("Use grep to find what you need in it.")
     .with_path(path.absolute_str())

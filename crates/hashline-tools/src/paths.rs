@@ -2,6 +2,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use hashline_core::display::escape_name;
+
 use crate::error::{ErrorCode, ToolError};
 
 /// The journal directory's name, in the session's first root (`crate::journal`): reserved
@@ -32,6 +34,12 @@ pub struct ResolvedPath {
 }
 
 impl ResolvedPath {
+    /// [`ResolvedPath::display`] as a text a model or a terminal reads shows it: every
+    /// control, newline and bidi control escaped ([`hashline_core::display::escape_name`]).
+    pub fn shown(&self) -> std::borrow::Cow<'_, str> {
+        hashline_core::display::escape_name(&self.display)
+    }
+
     /// The absolute path as a string (lossy for non-UTF-8 names).
     pub fn absolute_str(&self) -> String {
         self.absolute.to_string_lossy().into_owned()
@@ -45,6 +53,19 @@ impl ResolvedPath {
             _ => Path::new("."),
         }
     }
+}
+
+/// `raw` as written when it names an entry that exists and cleaning it would change it (a
+/// name holding a Unicode space, such as the U+202F of macOS screenshot names, or a C1
+/// control): such a name is used as it is, not as [`clean_input`] would rewrite it.
+fn as_written_if_present(raw: &str, base: &Path) -> Option<String> {
+    let cleaned = clean_input(raw);
+    let stripped = raw.strip_prefix('@').unwrap_or(raw);
+    (cleaned != stripped
+        && !stripped.starts_with('~')
+        && !stripped.contains('\0')
+        && hashline_fs::lookup::symlink_metadata(&base.join(stripped)).is_ok())
+    .then(|| stripped.to_owned())
 }
 
 /// Cleans what a model wrote: a leading `@` is stripped, Unicode spaces become ASCII
@@ -138,7 +159,7 @@ fn start_of(path: &Path) -> PathBuf {
 
 /// Resolves `raw` against `base` and checks it against `roots` (when confined).
 pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Result<ResolvedPath, ToolError> {
-    let display = clean_input(raw);
+    let display = as_written_if_present(raw, base).unwrap_or_else(|| clean_input(raw));
     if display.is_empty() {
         return Err(ToolError::new(ErrorCode::InvalidType, "Invalid path: expected a non-empty string."));
     }
@@ -151,10 +172,15 @@ pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Res
     let real = resolve_real(&base.join(&display));
     let within = roots.iter().filter(|root| real.starts_with(root)).max_by_key(|root| root.as_os_str().len());
     if confined && within.is_none() {
-        let allowed = roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ");
+        let allowed =
+            roots.iter().map(|r| escape_name(&r.to_string_lossy()).into_owned()).collect::<Vec<_>>().join(", ");
         return Err(ToolError::new(
             ErrorCode::PathOutsideRoot,
-            format!("Path is outside the session roots: {display} (resolves to {}).", real.display()),
+            format!(
+                "Path is outside the session roots: {} (resolves to {}).",
+                escape_name(&display),
+                escape_name(&real.to_string_lossy())
+            ),
         )
         .with_hint(format!("Use a path inside: {allowed}."))
         .with_path(absolute.to_string_lossy()));
@@ -168,7 +194,11 @@ pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Res
     if reserved {
         return Err(ToolError::new(
             ErrorCode::PathReserved,
-            format!("Path is reserved for hashline's own journal: {display} ({} is never read, written, listed or searched).", JOURNAL_DIR),
+            format!(
+                "Path is reserved for hashline's own journal: {} ({} is never read, written, listed or searched).",
+                escape_name(&display),
+                JOURNAL_DIR
+            ),
         )
         .with_path(absolute.to_string_lossy()));
     }

@@ -306,6 +306,16 @@ impl Session {
         hashline_search::shown_path(path, self.cwd())
     }
 
+    /// [`Session::relative_display`] as a text a model or a terminal reads shows it: every
+    /// control, newline and bidi control escaped ([`hashline_core::display::escape_name`]).
+    pub fn shown_display(&self, path: &Path) -> String {
+        let display = self.relative_display(path);
+        match hashline_core::display::escape_name(&display) {
+            std::borrow::Cow::Borrowed(_) => display,
+            std::borrow::Cow::Owned(escaped) => escaped,
+        }
+    }
+
     /// The served-lines ledger.
     pub fn ledger(&self) -> MutexGuard<'_, Ledger> {
         self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -117,8 +117,8 @@ impl Warning {
 pub fn journal_record_ignored(ignored: &[String]) -> Option<Warning> {
     use hashline_fs::JOURNAL_DIR;
     let (first, rest) = ignored.split_first()?;
-    let mut shown = vec![first.as_str()];
-    shown.extend(rest.iter().take(2).map(String::as_str));
+    let mut shown = vec![hashline_core::display::escape_name(first)];
+    shown.extend(rest.iter().take(2).map(|name| hashline_core::display::escape_name(name)));
     let more = match rest.len().saturating_sub(2) {
         0 => String::new(),
         n => format!(" and {n} more"),

@@ -6,7 +6,7 @@
 use hashline_fs::lookup as fs;
 use std::borrow::Cow;
 
-use hashline_core::display::display_line;
+use hashline_core::display::{display_line, escape_name};
 use hashline_search::LanguageId;
 use hashline_search::{AstFileHits, AstLimits, AstPatternError, AstQuery, ast_search as search_ast, merge_ranges};
 use hashline_view::{MatchesMeta, SearchFileMatches, SearchLineMatch};
@@ -138,7 +138,7 @@ pub fn ast_search_in(
     if !meta.is_dir() && lang.is_none() && LanguageId::from_path(&path.display).is_none() {
         return Err(ToolError::new(
             ErrorCode::UnsupportedLanguage,
-            format!("Cannot tell the language of {}: pass lang (one of {}).", quoted(&path.display), names()),
+            format!("Cannot tell the language of {}: pass lang (one of {}).", quoted(&path.shown()), names()),
         )
         .with_path(path.absolute_str()));
     }
@@ -164,7 +164,7 @@ pub fn ast_search_in(
         found
             .skipped_ignore_files
             .iter()
-            .map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)),
+            .map(|s| Warning::ignore_file_skipped(&session.shown_display(&s.path), &s.reason)),
     );
     let mut files = Vec::new();
     let mut blocks = Vec::new();
@@ -310,7 +310,7 @@ fn render(pattern: &str, blocks: &[Block], limit_cut: Option<(u64, u64)>, budget
         return Rendered { text: format!("No matches found for pattern: {pattern}"), shown: Vec::new() };
     }
     const RESERVE: usize = 400;
-    let header = |b: &Block| format!("--- {} ---", b.display);
+    let header = |b: &Block| format!("--- {} ---", escape_name(&b.display));
     let rows = |b: &Block| b.rows.iter().map(|(_, _, row)| row.len() + 1).sum::<usize>();
     let total_lines: usize = blocks.iter().map(|b| b.rows.len() + usize::from(b.first)).sum();
     let total_bytes: usize = blocks.iter().map(|b| rows(b) + if b.first { header(b).len() + 1 } else { 0 }).sum();

@@ -180,7 +180,7 @@ pub fn find_in(session: &Session, args: FindArgs, ctx: &CallContext) -> Result<T
     let path = session.resolve(raw_path)?;
     let meta = fs::metadata(&path.real).map_err(|err| root_error(&err, &path))?;
     if !meta.is_dir() {
-        let p = &path.display;
+        let p = &path.shown();
         return Err(ToolError::new(ErrorCode::PathNotDirectory, format!("Error: '{p}' is not a directory"))
             .with_hint(format!("Use ls on a directory, or read({}) for a single file.", quoted(p)))
             .with_path(path.absolute_str()));
@@ -206,8 +206,7 @@ pub fn find_in(session: &Session, args: FindArgs, ctx: &CallContext) -> Result<T
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Find params", &adjustments));
     }
-    warnings
-        .extend(skipped.iter().map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)));
+    warnings.extend(skipped.iter().map(|s| Warning::ignore_file_skipped(&session.shown_display(&s.path), &s.reason)));
     let listing = render_listing(lines, more, ctx.budget, frame_of(&warnings));
     let body = if total == 0 {
         let mut none = format!("No files found matching pattern: {}", args.pattern);

@@ -265,7 +265,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
     if !meta.is_dir() {
         let scan = search_file(&path.real, &query, 0).map_err(|err| file_target_error(&err, &path))?;
         if scan == FileScan::Binary {
-            return Ok(binary_target(&path.display, summary, warnings));
+            return Ok(binary_target(&path.shown(), summary, warnings));
         }
     }
     let glob = args.glob.as_deref().filter(|g| !g.is_empty());
@@ -299,11 +299,11 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         found
             .skipped_ignore_files
             .iter()
-            .map(|s| Warning::ignore_file_skipped(&session.relative_display(&s.path), &s.reason)),
+            .map(|s| Warning::ignore_file_skipped(&session.shown_display(&s.path), &s.reason)),
     );
     let admitted =
         if summary { admit::Admitted::default() } else { admit::admit(&found.files, limit, query.context()) };
-    let shown = |p: &std::path::Path| session.relative_display(p);
+    let shown = |p: &std::path::Path| session.shown_display(p);
     let limit_cut = found.total_matches > admitted.total as u64;
     let scope = if summary { None } else { args.scope };
     // The rows shown, by file: the scoped rows (their own lines: a symbol's context), or

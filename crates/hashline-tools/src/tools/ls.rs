@@ -3,11 +3,10 @@
 //! Also home to what `ls` and `find` share: the entry kinds, the mapping of a search root's I/O errors, and the byte-capped listing.
 
 use hashline_fs::lookup as fs;
-use std::borrow::Cow;
 use std::io;
 use std::path::Path;
 
-use hashline_core::display::is_escaped_control;
+use hashline_core::display::escape_name;
 use hashline_view::PathsMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,7 +129,7 @@ pub fn ls_in(session: &Session, args: LsArgs, ctx: &CallContext) -> Result<ToolO
     let path = session.resolve(raw_path)?;
     let meta = fs::metadata(&path.real).map_err(|err| root_error(&err, &path))?;
     if !meta.is_dir() {
-        let p = &path.display;
+        let p = &path.shown();
         return Err(ToolError::new(
             ErrorCode::PathNotDirectory,
             format!("Error: '{p}' is a file, not a directory. Use read to inspect files."),
@@ -225,7 +224,7 @@ pub(crate) fn kind_through_link(path: &Path) -> EntryKind {
 
 /// Maps an I/O error on the directory a listing starts from.
 pub(crate) fn root_error(err: &io::Error, path: &ResolvedPath) -> ToolError {
-    let p = &path.display;
+    let p = &path.shown();
     let error = match err.kind() {
         io::ErrorKind::NotFound => ToolError::new(ErrorCode::PathNotFound, format!("Error: path '{p}' does not exist")),
         io::ErrorKind::PermissionDenied => {
@@ -251,26 +250,15 @@ pub(crate) fn file_target_error(err: &io::Error, path: &ResolvedPath) -> ToolErr
     }
     ToolError::new(
         ErrorCode::FsError,
-        format!("Not a regular file: {} (a FIFO, socket or device). The tools only read regular files.", path.display),
+        format!("Not a regular file: {} (a FIFO, socket or device). The tools only read regular files.", path.shown()),
     )
     .with_path(path.absolute_str())
 }
 
-/// A path as a listing line shows it: control characters (newlines included) escaped as
-/// `\uXXXX`, and a trailing `/` for a directory.
+/// A path as a listing line shows it: escaped as every name is
+/// ([`hashline_core::display::escape_name`]), and a trailing `/` for a directory.
 pub(crate) fn shown_path(path: &str, kind: EntryKind) -> String {
-    let mut shown: Cow<'_, str> = Cow::Borrowed(path);
-    if path.chars().any(|c| c == '\n' || c == '\r' || is_escaped_control(c)) {
-        let mut out = String::with_capacity(path.len() + 8);
-        for c in path.chars() {
-            if c == '\n' || c == '\r' || is_escaped_control(c) {
-                out.push_str(&format!("\\u{:04x}", u32::from(c)));
-            } else {
-                out.push(c);
-            }
-        }
-        shown = Cow::Owned(out);
-    }
+    let shown = escape_name(path);
     match kind {
         EntryKind::Dir => format!("{shown}/"),
         EntryKind::File => shown.into_owned(),
@@ -367,7 +355,8 @@ mod tests {
     fn shown_paths_escape_controls() {
         assert_eq!(shown_path("a\nb", EntryKind::File), "a\\u000ab");
         assert_eq!(shown_path("dir", EntryKind::Dir), "dir/");
-        assert_eq!(shown_path("tab\there", EntryKind::File), "tab\there");
+        assert_eq!(shown_path("tab\there", EntryKind::File), "tab\\u0009here");
+        assert_eq!(shown_path("\u{9b}2J\u{202e}", EntryKind::File), "\\u009b2J\\u202e");
     }
 
     #[test]

@@ -268,7 +268,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
             format!(
                 "Offset {start} is past end of file ({total} {}): {}",
                 if total == 1 { "line" } else { "lines" },
-                path.display
+                path.shown()
             ),
         )
         .with_hint(format!("Use an offset from 1 to {total}."))
@@ -664,7 +664,7 @@ fn agent_instructions(session: &Session, path: &crate::paths::ResolvedPath, ctx:
         };
         notices.push(Warning::new(
             WarningCode::AgentInstructions,
-            format!("[Instructions from {}:]\n{shown}{cut}", session.relative_display(&file)),
+            format!("[Instructions from {}:]\n{shown}{cut}", session.shown_display(&file)),
         ));
     }
     notices

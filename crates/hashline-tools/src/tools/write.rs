@@ -105,7 +105,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
             ErrorCode::BareCr,
             format!(
                 "Cannot write {}\n⚠️ File content contains bare CR (\\r) line endings; write refuses to emit anchors that read/edit would normalize differently.",
-                path.display
+                path.shown()
             ),
         )
         .with_hint("Use \\n or \\r\\n line endings.")
@@ -123,7 +123,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
             if hashline_fs::is_escape(&err) {
                 return write_error(&err, &path);
             }
-            ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.display))
+            ToolError::new(ErrorCode::FsError, format!("Cannot create parent directories for {}: {err}", path.shown()))
                 .with_details(fs_details(&err))
                 .with_path(path.absolute_str())
         })?,
@@ -134,7 +134,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
             ErrorCode::FsError,
             format!(
                 "Not a regular file: {} (a FIFO, socket or device); write replaces regular files only.",
-                path.display
+                path.shown()
             ),
         )
         .with_path(path.absolute_str()));
@@ -215,7 +215,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         ));
         let text = format!(
             "{notes}Wrote {}\n⚠️ File content appears to be binary — hashlines not generated.\n\n{change_line}",
-            path.display
+            path.shown()
         );
         return Ok(ToolOutput::text(value, text).with_meta(empty_diffs()));
     }
@@ -244,14 +244,14 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
             WarningCode::AnchorsOmitted,
             format!(
                 "[Anchors omitted: {} is {total_lines} lines ({}), over the {} result budget. Use read with offset/limit to get anchors.]",
-                path.display,
+                path.shown(),
                 format_size(byte_count as usize),
                 ctx.budget
             ),
         );
         let text = format!(
             "{notes}Wrote {} ({total_lines} lines, {}).\n{}\n\n{change_line}",
-            path.display,
+            path.shown(),
             format_size(byte_count as usize),
             warning.message
         );

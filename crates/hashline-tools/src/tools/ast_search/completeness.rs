@@ -122,7 +122,7 @@ pub fn notice(session: &Session, found: &AstOutcome, limits: AstLimits) -> Optio
                 .iter()
                 .filter(|(_, w)| *w == why)
                 .take(NAMED)
-                .map(|(path, _)| session.relative_display(path))
+                .map(|(path, _)| session.shown_display(path))
                 .collect();
             let more = count.saturating_sub(names.len() as u64);
             let more = if more > 0 { format!(", and {more} more") } else { String::new() };

@@ -176,7 +176,7 @@ fn write_all(session: &Session, prepared: &[Prepared], held: &Held) -> Result<()
             let failure = write_error(&err, &file.path);
             let nothing = if changed.len() > 1 { "Nothing was written to any file." } else { "Nothing was written." };
             let message =
-                format!("Edit rejected — writing {} failed: {} {nothing}", file.path.display, failure.message);
+                format!("Edit rejected — writing {} failed: {} {nothing}", file.path.shown(), failure.message);
             let mut error = ToolError::new(failure.code, message).with_path(file.path.absolute_str());
             error.details = failure.details;
             Err(error)
@@ -211,7 +211,7 @@ fn changed_on_disk(session: &Session, file: &Prepared) -> ToolError {
         ErrorCode::HashMismatch,
         format!(
             "Edit rejected — nothing was written. {} changed on disk while this edit was being made (another program wrote to it). The lines this edit targets now read (>>> marks them):\n\n{rows}\n\nDecide against the current content above and re-issue the edit with these LINE:HASH anchors; no re-read is needed.",
-            file.path.display
+            file.path.shown()
         ),
     )
     .with_details(json!({ "updatedAnchors": updated, "targets": targets }))
@@ -257,9 +257,9 @@ fn finish(session: &Session, file: &Prepared, ctx: &CallContext, max_bytes: usiz
     }
     let (added, removed) = render::counts(&hunks);
     let summary = if noop {
-        format!("No changes made to {}: the file already has this content. Nothing was written.", file.path.display)
+        format!("No changes made to {}: the file already has this content. Nothing was written.", file.path.shown())
     } else {
-        render::summary(&file.path.display, file.edits, added, removed)
+        render::summary(&file.path.shown(), file.edits, added, removed)
     };
     let (diff, _) = render::anchored_diff(old, new, &hunks, max_bytes);
     let mut text = summary.clone();
@@ -314,14 +314,14 @@ fn verify(session: &Session, file: &Prepared) -> Result<(), ToolError> {
     match session.read_file(&file.path) {
         Err(err) => Err(ToolError::new(
             ErrorCode::PostEditVerificationReadFailed,
-            format!("The edit was written to {}, but reading it back failed: {}", file.path.display, err.message),
+            format!("The edit was written to {}, but reading it back failed: {}", file.path.shown(), err.message),
         )
         .with_path(file.path.absolute_str())),
         Ok(actual) if actual != expected => Err(ToolError::new(
             ErrorCode::PostEditVerificationMismatch,
             format!(
                 "The edit was written to {}, but the file read back differs from what was written ({} bytes expected, {} found). Re-read the file.",
-                file.path.display,
+                file.path.shown(),
                 expected.len(),
                 actual.len()
             ),

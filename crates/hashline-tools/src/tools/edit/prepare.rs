@@ -283,7 +283,7 @@ fn parse_text(path: &ResolvedPath, bytes: Vec<u8>) -> Result<Document, ToolError
             ErrorCode::BinaryFile,
             format!(
                 "Edit rejected — nothing was written. {} looks binary; edit changes text files only.",
-                path.display
+                path.shown()
             ),
         )
         .with_hint("Use write to replace a binary file's content as a whole.")
@@ -302,7 +302,7 @@ fn gate(session: &Session, path: &ResolvedPath) -> Result<(), ToolError> {
         format!(
             "Edit rejected — nothing was written. You must get fresh anchors for {} before editing it. Call read(\"{}\") first, or use grep, ast_search, or write to produce fresh anchors for this file. edit requires fresh LINE:HASH anchors from read, grep, ast_search, or write so the hashes match the current file contents.",
             path.absolute.display(),
-            path.display
+            path.shown()
         ),
     )
     .with_path(path.absolute_str()))

@@ -80,7 +80,7 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
                     ErrorCode::ChangeExpired,
                     format!(
                         "Revert refused — nothing was written. The bytes kept for {} before {} are gone or were altered, so the change cannot be reverted.",
-                        file.file.display, change.id
+                        file.file.shown(), change.id
                     ),
                 )
             })?;
@@ -114,7 +114,8 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
                 failure.code,
                 format!(
                     "Revert refused — writing {} failed: {} Nothing was written to any file.",
-                    held[index].file.display, failure.message
+                    held[index].file.shown(),
+                    failure.message
                 ),
             )
             .with_path(held[index].path.absolute_str()));
@@ -219,9 +220,9 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budg
         };
         files.push(json!({ "path": held.path.absolute_str(), "state": state, "standing": standing }));
         let what = match state {
-            "removed" => format!("{} is gone since {} (it was removed)", held.file.display, change.id),
-            "present" => format!("{} exists again since {} removed it", held.file.display, change.id),
-            _ => format!("{} changed since {}", held.file.display, change.id),
+            "removed" => format!("{} is gone since {} (it was removed)", held.file.shown(), change.id),
+            "present" => format!("{} exists again since {} removed it", held.file.shown(), change.id),
+            _ => format!("{} changed since {}", held.file.shown(), change.id),
         };
         let section = match rows {
             Some(rows) => {
@@ -365,10 +366,11 @@ fn finish(
         counts.push((added as u32, removed as u32));
         let display = &file.file.display;
         let lines = if added.max(removed) == 1 { "line" } else { "lines" };
+        let shown = hashline_core::display::escape_name(display);
         let summary = match (&file.now, &file.back) {
-            (Some(_), None) => format!("Removed {display}: {} made it.", change.id),
-            (None, Some(_)) => format!("Made {display} again: {} removed it (+{added} {lines}).", change.id),
-            _ => format!("Reverted {display} to its content before {} (+{added} -{removed} {lines}).", change.id),
+            (Some(_), None) => format!("Removed {shown}: {} made it.", change.id),
+            (None, Some(_)) => format!("Made {shown} again: {} removed it (+{added} {lines}).", change.id),
+            _ => format!("Reverted {shown} to its content before {} (+{added} -{removed} {lines}).", change.id),
         };
         let diff = if binary { String::new() } else { render::anchored_diff(&old, &new, &hunks, max_bytes).0 };
         let mut text = summary.clone();

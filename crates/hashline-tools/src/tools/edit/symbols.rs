@@ -122,13 +122,13 @@ fn load_map(
         return Err(unsupported(format!(
             "needs a source file of a language with symbols ({}); {} is not one.",
             LanguageId::ALL.iter().map(|l| l.display_name()).collect::<Vec<_>>().join(", "),
-            path.display
+            path.shown()
         )));
     }
     match file_map(session, path, doc) {
         Ok(Some(map)) => Ok(map),
-        Ok(None) => Err(unsupported(format!("found no symbol map for {}.", path.display))),
-        Err(reason) => Err(unsupported(format!("could not map {}: {reason}.", path.display))),
+        Ok(None) => Err(unsupported(format!("found no symbol map for {}.", path.shown()))),
+        Err(reason) => Err(unsupported(format!("could not map {}: {reason}.", path.shown()))),
     }
 }
 

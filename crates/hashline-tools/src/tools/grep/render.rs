@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use hashline_core::display::display_line;
+use hashline_core::display::{display_line, escape_name};
 use hashline_search::{HitKind, HitLine, SearchOutcome};
 
 use super::admit::Admitted;
@@ -230,7 +230,10 @@ pub(crate) fn matches_text(
 pub(crate) fn summary(found: &SearchOutcome, budget: Budget) -> Rendered {
     let mut files: Vec<_> = found.files.iter().collect();
     files.sort_by(|a, b| b.match_count.cmp(&a.match_count).then_with(|| a.path.cmp(&b.path)));
-    let rows = files.iter().map(|f| format!("{}: {} matches", f.path.to_string_lossy(), f.match_count)).collect();
+    let rows = files
+        .iter()
+        .map(|f| format!("{}: {} matches", escape_name(&f.path.to_string_lossy()), f.match_count))
+        .collect();
     finish(
         format!("[{} matches in {} files]", found.total_matches, found.files.len()),
         rows,
