@@ -297,7 +297,7 @@ impl FileVisitor for Worker<'_> {
         });
     }
 
-    fn error(&mut self) {}
+    fn error(&mut self, _path: Option<&Path>) {}
 }
 
 #[cfg(test)]

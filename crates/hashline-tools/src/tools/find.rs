@@ -206,7 +206,7 @@ pub fn find_in(session: &Session, args: FindArgs, ctx: &CallContext) -> Result<T
     if !adjustments.is_empty() {
         warnings.push(Warning::params_adjusted("Find params", &adjustments));
     }
-    warnings.extend(skipped.iter().map(|s| Warning::ignore_file_skipped(&session.shown_display(&s.path), &s.reason)));
+    warnings.extend(Warning::ignore_files_skipped(&skipped, |p| session.shown_display(p)));
     let listing = render_listing(lines, more, ctx.budget, frame_of(&warnings));
     let body = if total == 0 {
         let mut none = format!("No files found matching pattern: {}", args.pattern);

@@ -295,12 +295,26 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
 
-    warnings.extend(
-        found
-            .skipped_ignore_files
-            .iter()
-            .map(|s| Warning::ignore_file_skipped(&session.shown_display(&s.path), &s.reason)),
-    );
+    warnings.extend(Warning::ignore_files_skipped(&found.skipped_ignore_files, |p| session.shown_display(p)));
+    if meta.is_dir() {
+        let named = |why: hashline_search::Skipped| {
+            found.skipped.iter().filter(|(_, w)| *w == why).map(|(p, _)| session.shown_display(p)).collect()
+        };
+        warnings.extend(Warning::files_skipped(&[
+            (
+                found.binary_files,
+                "binary file (a NUL byte in its first 8 KiB)",
+                "binary files (a NUL byte in their first 8 KiB)",
+                named(hashline_search::Skipped::Binary),
+            ),
+            (
+                found.unreadable,
+                "file or directory that could not be read",
+                "files or directories that could not be read",
+                named(hashline_search::Skipped::Unreadable),
+            ),
+        ]));
+    }
     let admitted =
         if summary { admit::Admitted::default() } else { admit::admit(&found.files, limit, query.context()) };
     let shown = |p: &std::path::Path| session.shown_display(p);

@@ -130,6 +130,11 @@ pub fn notice(session: &Session, found: &AstOutcome, limits: AstLimits) -> Optio
             format!("{count} {files} {what} ({}{more})", names.join(", "))
         })
         .collect();
+    let mut parts = parts;
+    if found.skipped_files > 0 {
+        let files = if found.skipped_files == 1 { "file" } else { "files" };
+        parts.push(format!("{} {files} that could not be read as UTF-8 text", found.skipped_files));
+    }
     (!parts.is_empty()).then(|| format!("[Not searched: {}. Use grep on them.]", parts.join("; ")))
 }
 
