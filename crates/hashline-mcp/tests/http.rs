@@ -489,3 +489,66 @@ async fn headers_that_never_end_are_cut_off() {
     assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 404"), "{}", String::from_utf8_lossy(&answer));
     assert!(closed, "a quiet keep-alive connection is still open");
 }
+
+/// A `tools/call` of protocol 2026-07-28: no `initialize`, no session, the protocol named in
+/// the request's `_meta`.
+fn sessionless_call_body(name: &str, args: Value) -> Vec<u8> {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "sessionless", "version": "1"},
+    });
+    json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": name, "arguments": args, "_meta": meta}})
+        .to_string()
+        .into_bytes()
+}
+
+/// Issue 48 H5: a call without a session (protocol 2026-07-28) held the lock that opening a
+/// session takes for as long as it ran, so another token's `initialize` waited for it (30 s
+/// behind a 31 s ast_search). Here the sessionless `write` waits for a lock this test holds
+/// on its file, so it is still running when the other token's `initialize` is answered.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sessionless_call_in_flight_holds_up_no_other_clients_initialize() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("locked.txt");
+    std::fs::write(&file, "old\n").expect("write");
+    let log_path = dir.path().join("calls.jsonl");
+    let log = hashline::tools::log::LogWriter::to_file(&log_path).expect("log");
+    let server = Server::start(dir.path(), |o| {
+        o.tokens = tokens(&format!("{A}\n{B}\n"));
+        o.server.log = Some(std::sync::Arc::new(log));
+    })
+    .await;
+    // hashline takes an exclusive `flock` on a file it replaces: this one waits for ours.
+    let held = std::fs::File::open(&file).expect("open");
+    held.lock().expect("lock");
+    let addr = server.addr;
+    let args = json!({"path": "locked.txt", "content": "new\n"});
+    let slow = tokio::spawn(async move {
+        let auth = bearer(A);
+        let headers = [
+            ("authorization", auth.as_str()),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "write"),
+        ];
+        send(addr, "POST", &headers, sessionless_call_body("write", args)).await
+    });
+    // The call has started once the log has it.
+    let started = tokio::time::timeout(Duration::from_secs(20), async {
+        while !std::fs::read_to_string(&log_path).unwrap_or_default().contains("locked.txt") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(started.is_ok(), "the sessionless call never started");
+    let opened = tokio::time::timeout(Duration::from_secs(10), open(addr, Some(B))).await;
+    assert!(!slow.is_finished(), "the sessionless call cannot finish while its file is locked");
+    assert!(opened.is_ok(), "another token's initialize waited for a sessionless call in flight");
+    held.unlock().expect("unlock");
+    let reply = tokio::time::timeout(Duration::from_secs(20), slow).await.expect("the call ends").expect("join");
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "new\n");
+}

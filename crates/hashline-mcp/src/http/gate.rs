@@ -46,6 +46,8 @@ pub(crate) mod code {
     pub const BODY_TOO_LARGE: i64 = -32006;
     /// The request's body could not be read (HTTP 400).
     pub const BAD_BODY: i64 = -32600;
+    /// The server failed to answer (HTTP 500): a bug.
+    pub const INTERNAL: i64 = -32603;
 }
 
 /// How the gate reads request bodies.
@@ -64,6 +66,14 @@ struct Entry {
     active: usize,
 }
 
+/// The sessions the gate knows: the open ones, and the tokens of the `initialize` requests
+/// being answered (each holds a place, so the count holds without a lock held meanwhile).
+#[derive(Default)]
+struct Sessions {
+    open: HashMap<String, Entry>,
+    opening: Vec<Option<usize>>,
+}
+
 /// The checks and the sessions they know.
 pub(crate) struct Gate {
     mcp: StreamableHttpService<HashlineServer, LocalSessionManager>,
@@ -72,9 +82,7 @@ pub(crate) struct Gate {
     max_sessions: usize,
     idle_timeout: Duration,
     body: BodyLimits,
-    sessions: Mutex<HashMap<String, Entry>>,
-    /// Held while a request without a session id may open one, so the count holds.
-    opening: tokio::sync::Mutex<()>,
+    sessions: Mutex<Sessions>,
     in_flight: AtomicUsize,
     idle: Notify,
     stopping: CancellationToken,
@@ -97,21 +105,15 @@ impl Gate {
             max_sessions,
             idle_timeout,
             body,
-            sessions: Mutex::new(HashMap::new()),
-            opening: tokio::sync::Mutex::new(()),
+            sessions: Mutex::new(Sessions::default()),
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
             stopping,
         }
     }
 
-    fn sessions(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+    fn sessions(&self) -> MutexGuard<'_, Sessions> {
         self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// How many sessions are open.
-    pub(crate) fn session_count(&self) -> usize {
-        self.sessions().len()
     }
 
     /// Answers one request: a refusal, or rmcp's answer.
@@ -154,39 +156,69 @@ impl Gate {
                     );
                 }
                 activity.session = Some(id.clone());
-                let response = self.mcp.handle(request).await;
+                let response = self.mcp.handle(request.map(Full::new)).await;
                 if method == Method::DELETE && response.status().is_success() {
-                    self.sessions().remove(&id);
+                    self.sessions().open.remove(&id);
                 }
                 activity.attach(response)
             }
-            None => {
-                if method != Method::POST {
-                    return activity.attach(self.mcp.handle(request).await);
-                }
-                let opening = self.opening.lock().await;
-                if self.session_count() >= self.max_sessions {
+            None if method == Method::POST && may_open_session(request.body()) => {
+                let Some(place) = self.reserve(token) else {
                     return refusal(
                         StatusCode::SERVICE_UNAVAILABLE,
                         code::TOO_MANY_SESSIONS,
                         "Too many sessions are open; end one (DELETE) or retry later.",
                     );
+                };
+                // On a task of its own, so that a client going away cannot leave a session
+                // rmcp opened unknown here (it would never expire).
+                let gate = Arc::clone(&self);
+                let opened = tokio::spawn(async move {
+                    let response = gate.mcp.handle(request.map(Full::new)).await;
+                    gate.register(&response, token);
+                    drop(place);
+                    response
+                });
+                match opened.await {
+                    Ok(response) => activity.attach(response),
+                    Err(_) => {
+                        refusal(StatusCode::INTERNAL_SERVER_ERROR, code::INTERNAL, "The session could not be opened.")
+                    }
                 }
-                let response = self.mcp.handle(request).await;
-                if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
-                    let entry = Entry { token, last_seen: Instant::now(), active: 0 };
-                    self.sessions().insert(id.to_owned(), entry);
-                }
-                drop(opening);
+            }
+            // Any other request without a session (a GET, or a call of protocol 2026-07-28,
+            // which has no `initialize`) opens none: it runs without any lock, as long as it
+            // takes. A session rmcp opened all the same is counted.
+            None => {
+                let response = self.mcp.handle(request.map(Full::new)).await;
+                self.register(&response, token);
                 activity.attach(response)
             }
+        }
+    }
+
+    /// Holds a place for a session `token` is opening, unless the server holds its most.
+    fn reserve(self: &Arc<Self>, token: Option<usize>) -> Option<Place> {
+        let mut sessions = self.sessions();
+        if sessions.open.len() + sessions.opening.len() >= self.max_sessions {
+            return None;
+        }
+        sessions.opening.push(token);
+        Some(Place { gate: Arc::clone(self), token })
+    }
+
+    /// Counts the session a response opened, if it opened one, as `token`'s.
+    fn register(&self, response: &Response<HttpBody>, token: Option<usize>) {
+        if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+            let entry = Entry { token, last_seen: Instant::now(), active: 0 };
+            self.sessions().open.insert(id.to_owned(), entry);
         }
     }
 
     /// Marks a session in use when it exists and belongs to `token`.
     fn enter(&self, id: &str, token: Option<usize>) -> bool {
         let mut sessions = self.sessions();
-        match sessions.get_mut(id) {
+        match sessions.open.get_mut(id) {
             Some(entry) if entry.token == token => {
                 entry.active += 1;
                 entry.last_seen = Instant::now();
@@ -197,7 +229,7 @@ impl Gate {
     }
 
     fn leave(&self, id: &str) {
-        if let Some(entry) = self.sessions().get_mut(id) {
+        if let Some(entry) = self.sessions().open.get_mut(id) {
             entry.active = entry.active.saturating_sub(1);
             entry.last_seen = Instant::now();
         }
@@ -208,12 +240,13 @@ impl Gate {
         let expired: Vec<String> = {
             let mut sessions = self.sessions();
             let expired: Vec<String> = sessions
+                .open
                 .iter()
                 .filter(|(_, entry)| entry.active == 0 && entry.last_seen.elapsed() >= self.idle_timeout)
                 .map(|(id, _)| id.clone())
                 .collect();
             for id in &expired {
-                sessions.remove(id);
+                sessions.open.remove(id);
             }
             expired
         };
@@ -241,7 +274,7 @@ impl Gate {
 
 /// The request with its whole body read, or the refusal when the body is too large, too
 /// slow, or broken (those close the connection: the rest of the body is not read).
-async fn read_body<B>(request: Request<B>, limits: BodyLimits) -> Result<Request<Full<Bytes>>, Box<Response<HttpBody>>>
+async fn read_body<B>(request: Request<B>, limits: BodyLimits) -> Result<Request<Bytes>, Box<Response<HttpBody>>>
 where
     B: Body + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -249,7 +282,7 @@ where
     let (parts, body) = request.into_parts();
     let read = tokio::time::timeout(limits.timeout, Limited::new(body, limits.max_bytes).collect()).await;
     let (status, code, message) = match read {
-        Ok(Ok(collected)) => return Ok(Request::from_parts(parts, Full::new(collected.to_bytes()))),
+        Ok(Ok(collected)) => return Ok(Request::from_parts(parts, collected.to_bytes())),
         Err(_) => (
             StatusCode::REQUEST_TIMEOUT,
             code::BODY_TIMEOUT,
@@ -267,6 +300,36 @@ where
     let mut response = refusal(status, code, &message);
     response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     Err(Box::new(response))
+}
+
+/// Whether a request without a session id may open one: rmcp opens a session only for an
+/// `initialize` request, so anything that surely is not one (a JSON object whose `method`
+/// is another, or that has none) may not. A body that does not parse may.
+fn may_open_session(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        #[serde(default)]
+        method: Option<String>,
+    }
+    match serde_json::from_slice::<Message>(body) {
+        Ok(message) => message.method.as_deref() == Some("initialize"),
+        Err(_) => true,
+    }
+}
+
+/// A place held for a session being opened, given back when dropped.
+struct Place {
+    gate: Arc<Gate>,
+    token: Option<usize>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut sessions = self.gate.sessions();
+        if let Some(index) = sessions.opening.iter().position(|token| *token == self.token) {
+            sessions.opening.swap_remove(index);
+        }
+    }
 }
 
 /// A request in progress: counted until its response body is done or dropped.
