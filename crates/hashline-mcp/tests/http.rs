@@ -299,6 +299,62 @@ async fn one_session_too_many_gets_503_until_one_ends() {
     assert_refused(&reply, StatusCode::NOT_FOUND, -32002);
 }
 
+/// An `initialize` POST with `token`.
+async fn initialize(addr: SocketAddr, token: &str) -> Reply {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let auth = bearer(token);
+    send(addr, "POST", &[("authorization", auth.as_str())], init.to_string().into_bytes()).await
+}
+
+/// Issue 48 H4a: every token shared the one session cap, so a token that opened every free
+/// place (an idle session stays 30 minutes) locked every other token out. Now a token holds
+/// at most its own cap, and another token can still open a session.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_token_at_its_cap_leaves_room_for_another() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| {
+        o.tokens = tokens(&format!("{A}\n{B}\n"));
+        o.max_sessions = 3;
+        o.max_sessions_per_token = 2;
+    })
+    .await;
+    // Token A takes every place it can.
+    let mut opened = Vec::new();
+    loop {
+        let reply = initialize(server.addr, A).await;
+        if reply.status != StatusCode::OK {
+            assert_refused(&reply, StatusCode::SERVICE_UNAVAILABLE, -32003);
+            assert!(reply.session.is_none());
+            let message = reply.json["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("token"), "{message}");
+            break;
+        }
+        opened.extend(reply.session);
+        assert!(opened.len() <= 3, "token A opened {} sessions", opened.len());
+    }
+    assert_eq!(opened.len(), 2, "token A holds its own cap");
+    // Token B still gets a session, and calls in it.
+    let session_b = open(server.addr, Some(B)).await;
+    let reply = call(server.addr, Some(B), Some(&session_b), &[], call_body("ls", json!({}))).await;
+    assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
+    // The server's own cap still holds: B's second is one too many for the server.
+    let reply = initialize(server.addr, B).await;
+    assert_refused(&reply, StatusCode::SERVICE_UNAVAILABLE, -32003);
+
+    // With a single token there is no one else to lock out: only the server's cap applies.
+    let single = Server::start(dir.path(), |o| {
+        o.tokens = tokens(A);
+        o.max_sessions = 3;
+        o.max_sessions_per_token = 2;
+    })
+    .await;
+    for _ in 0..3 {
+        assert!(initialize(single.addr, A).await.session.is_some());
+    }
+    assert_refused(&initialize(single.addr, A).await, StatusCode::SERVICE_UNAVAILABLE, -32003);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idle_session_expires() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -319,7 +375,7 @@ async fn an_idle_session_expires() {
 fn the_defaults_are_the_documented_ones() {
     let options = HttpOptions::new(ServerOptions::default());
     assert_eq!(options.max_body_bytes, 16 * 1024 * 1024);
-    assert_eq!(options.max_sessions, 64);
+    assert_eq!((options.max_sessions, options.max_sessions_per_token), (64, 16));
     assert_eq!(options.idle_timeout, Duration::from_secs(30 * 60));
     assert_eq!(options.drain_timeout, Duration::from_secs(30));
     assert_eq!((options.header_timeout, options.body_timeout), (Duration::from_secs(10), Duration::from_secs(30)));

@@ -1,5 +1,5 @@
 //! The checks in front of rmcp's Streamable HTTP service: shutdown, bearer token, session
-//! ownership and the session count; the sessions' idle clock; the count of requests in
+//! ownership and the session counts (the server's, and each token's); the sessions' idle clock; the count of requests in
 //! flight (for a graceful shutdown).
 
 use std::collections::HashMap;
@@ -36,7 +36,7 @@ pub(crate) mod code {
     pub const UNAUTHORIZED: i64 = -32001;
     /// The session id is unknown, ended, or belongs to another token (HTTP 404).
     pub const SESSION_NOT_FOUND: i64 = -32002;
-    /// The server already holds its most sessions (HTTP 503).
+    /// The server, or the token, already holds its most sessions (HTTP 503).
     pub const TOO_MANY_SESSIONS: i64 = -32003;
     /// The server is shutting down (HTTP 503).
     pub const SHUTTING_DOWN: i64 = -32004;
@@ -59,6 +59,17 @@ pub(crate) struct BodyLimits {
     pub timeout: Duration,
 }
 
+/// How many sessions may be open, and for how long unused.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SessionLimits {
+    /// The most sessions open at once.
+    pub max: usize,
+    /// The most one token may hold (`None`: no cap of its own).
+    pub per_token: Option<usize>,
+    /// A session unused this long is ended.
+    pub idle_timeout: Duration,
+}
+
 /// One open session: whose it is and when it was last used.
 struct Entry {
     token: Option<usize>,
@@ -79,8 +90,7 @@ pub(crate) struct Gate {
     mcp: StreamableHttpService<HashlineServer, LocalSessionManager>,
     manager: Arc<LocalSessionManager>,
     tokens: Tokens,
-    max_sessions: usize,
-    idle_timeout: Duration,
+    limits: SessionLimits,
     body: BodyLimits,
     sessions: Mutex<Sessions>,
     in_flight: AtomicUsize,
@@ -93,8 +103,7 @@ impl Gate {
         mcp: StreamableHttpService<HashlineServer, LocalSessionManager>,
         manager: Arc<LocalSessionManager>,
         tokens: Tokens,
-        max_sessions: usize,
-        idle_timeout: Duration,
+        limits: SessionLimits,
         body: BodyLimits,
         stopping: CancellationToken,
     ) -> Self {
@@ -102,8 +111,7 @@ impl Gate {
             mcp,
             manager,
             tokens,
-            max_sessions,
-            idle_timeout,
+            limits,
             body,
             sessions: Mutex::new(Sessions::default()),
             in_flight: AtomicUsize::new(0),
@@ -163,12 +171,11 @@ impl Gate {
                 activity.attach(response)
             }
             None if method == Method::POST && may_open_session(request.body()) => {
-                let Some(place) = self.reserve(token) else {
-                    return refusal(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        code::TOO_MANY_SESSIONS,
-                        "Too many sessions are open; end one (DELETE) or retry later.",
-                    );
+                let place = match self.reserve(token) {
+                    Ok(place) => place,
+                    Err(message) => {
+                        return refusal(StatusCode::SERVICE_UNAVAILABLE, code::TOO_MANY_SESSIONS, &message);
+                    }
                 };
                 // On a task of its own, so that a client going away cannot leave a session
                 // rmcp opened unknown here (it would never expire).
@@ -197,14 +204,25 @@ impl Gate {
         }
     }
 
-    /// Holds a place for a session `token` is opening, unless the server holds its most.
-    fn reserve(self: &Arc<Self>, token: Option<usize>) -> Option<Place> {
+    /// Holds a place for a session `token` is opening, unless `token` holds its most or
+    /// the server does (then why, for the refusal).
+    fn reserve(self: &Arc<Self>, token: Option<usize>) -> Result<Place, String> {
         let mut sessions = self.sessions();
-        if sessions.open.len() + sessions.opening.len() >= self.max_sessions {
-            return None;
+        if let Some(cap) = self.limits.per_token {
+            let held = sessions.open.values().filter(|entry| entry.token == token).count()
+                + sessions.opening.iter().filter(|opening| **opening == token).count();
+            if held >= cap {
+                return Err(format!(
+                    "Too many sessions for this token: it holds {held}, its most; end one (DELETE), or retry once one has gone unused for {}.",
+                    span(self.limits.idle_timeout)
+                ));
+            }
+        }
+        if sessions.open.len() + sessions.opening.len() >= self.limits.max {
+            return Err("Too many sessions are open; end one (DELETE) or retry later.".to_owned());
         }
         sessions.opening.push(token);
-        Some(Place { gate: Arc::clone(self), token })
+        Ok(Place { gate: Arc::clone(self), token })
     }
 
     /// Counts the session a response opened, if it opened one, as `token`'s.
@@ -242,7 +260,7 @@ impl Gate {
             let expired: Vec<String> = sessions
                 .open
                 .iter()
-                .filter(|(_, entry)| entry.active == 0 && entry.last_seen.elapsed() >= self.idle_timeout)
+                .filter(|(_, entry)| entry.active == 0 && entry.last_seen.elapsed() >= self.limits.idle_timeout)
                 .map(|(id, _)| id.clone())
                 .collect();
             for id in &expired {
@@ -257,7 +275,7 @@ impl Gate {
 
     /// How often to look for idle sessions.
     pub(crate) fn expiry_period(&self) -> Duration {
-        (self.idle_timeout / 4).clamp(Duration::from_millis(20), Duration::from_secs(30))
+        (self.limits.idle_timeout / 4).clamp(Duration::from_millis(20), Duration::from_secs(30))
     }
 
     /// Waits until no counted request is in flight.
@@ -300,6 +318,15 @@ where
     let mut response = refusal(status, code, &message);
     response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     Err(Box::new(response))
+}
+
+/// A duration as a person reads it: `30 min`, `90 s`, `300 ms`.
+fn span(duration: Duration) -> String {
+    match (duration.as_secs(), duration.as_millis()) {
+        (secs, _) if secs >= 120 && secs % 60 == 0 => format!("{} min", secs / 60),
+        (secs, _) if secs >= 1 => format!("{secs} s"),
+        (_, millis) => format!("{millis} ms"),
+    }
 }
 
 /// Whether a request without a session id may open one: rmcp opens a session only for an
@@ -395,4 +422,24 @@ pub(crate) fn refusal(status: StatusCode, code: i64, message: &str) -> Response<
         .header(header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(body.to_string())).boxed())
         .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_read_as_a_person_says_them() {
+        assert_eq!(span(Duration::from_secs(30 * 60)), "30 min");
+        assert_eq!(span(Duration::from_secs(90)), "90 s");
+        assert_eq!(span(Duration::from_millis(300)), "300 ms");
+    }
+
+    #[test]
+    fn only_what_may_be_an_initialize_may_open_a_session() {
+        assert!(may_open_session(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#));
+        assert!(may_open_session(b"not json"));
+        assert!(!may_open_session(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#));
+        assert!(!may_open_session(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+    }
 }

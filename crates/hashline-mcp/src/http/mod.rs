@@ -39,6 +39,11 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// The most sessions open at once (503 for one more).
     pub max_sessions: usize,
+    /// The most sessions one token may hold open at once, when two or more tokens are
+    /// configured (503 for one more): no token can take every place of `max_sessions`.
+    /// With one token or none there is no one else to lock out, and only `max_sessions`
+    /// applies.
+    pub max_sessions_per_token: usize,
     /// A session unused this long is ended (its id then gets 404).
     pub idle_timeout: Duration,
     /// How long a shutdown waits for calls in flight before it stops anyway.
@@ -52,8 +57,9 @@ pub struct HttpOptions {
 }
 
 impl HttpOptions {
-    /// The defaults: no token, no browser origin, 16 MiB bodies, 64 sessions, 30 min idle
-    /// timeout, 30 s drain, 10 s for a request's headers, 30 s for its body.
+    /// The defaults: no token, no browser origin, 16 MiB bodies, 64 sessions (16 per token
+    /// when there are several), 30 min idle timeout, 30 s drain, 10 s for a request's
+    /// headers, 30 s for its body.
     pub fn new(server: ServerOptions) -> Self {
         Self {
             server,
@@ -61,6 +67,7 @@ impl HttpOptions {
             allowed_origins: Vec::new(),
             max_body_bytes: 16 * 1024 * 1024,
             max_sessions: 64,
+            max_sessions_per_token: 16,
             idle_timeout: Duration::from_secs(30 * 60),
             drain_timeout: Duration::from_secs(30),
             header_timeout: Duration::from_secs(10),
@@ -124,8 +131,12 @@ pub async fn serve_http(
         mcp,
         manager,
         options.tokens.clone(),
-        options.max_sessions,
-        options.idle_timeout,
+        gate::SessionLimits {
+            max: options.max_sessions,
+            // One identity (one token, or none) has no one else to lock out.
+            per_token: (options.tokens.count() > 1).then_some(options.max_sessions_per_token),
+            idle_timeout: options.idle_timeout,
+        },
         gate::BodyLimits { max_bytes: options.max_body_bytes, timeout: options.body_timeout },
         stopping.clone(),
     ));
