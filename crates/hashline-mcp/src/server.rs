@@ -243,8 +243,13 @@ impl HashlineServer {
         let tool = name.clone();
         let undo = self.undo.clone();
         let outcome = run_isolated(&tool, move || {
+            let next = |session: &Session| session.changes().state().next;
+            let before = next(&session);
             let result = toolbox.execute(&session, &name, args, &call);
-            if let Some(undo) = undo {
+            // Only a call that recorded a change can have taken the sessions past the bound.
+            if let Some(undo) = undo
+                && next(&session) != before
+            {
                 undo.enforce();
             }
             result
