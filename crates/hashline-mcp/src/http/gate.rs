@@ -1,6 +1,6 @@
 //! The checks in front of rmcp's Streamable HTTP service: shutdown, bearer token, session
-//! ownership and the session counts (the server's, and each token's); the sessions' idle clock; the count of requests in
-//! flight (for a graceful shutdown).
+//! ownership and the session counts (the server's, and each token's); the sessions' idle
+//! clock; the count of requests in flight (for a graceful shutdown).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
