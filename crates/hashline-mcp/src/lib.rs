@@ -77,6 +77,7 @@ pub mod http;
 mod roots;
 mod server;
 mod transport;
+mod undo;
 
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing {

@@ -20,6 +20,7 @@ use tokio::sync::OnceCell;
 
 use crate::error::Error;
 use crate::roots::usable_client_roots;
+use crate::undo::UndoBound;
 
 /// What the server tells a model about the tools as a whole (MCP `instructions`).
 pub const INSTRUCTIONS: &str = "\
@@ -107,6 +108,8 @@ pub struct HashlineServer {
     /// Hand rmcp a stand-in for `structuredContent` that the transport writes from the
     /// typed value (`direct.rs`); only a transport that does so may set it.
     direct: bool,
+    /// The bound this session's changes share with other sessions' (HTTP), if any.
+    undo: Option<Arc<UndoBound>>,
 }
 
 impl std::fmt::Debug for HashlineServer {
@@ -127,7 +130,16 @@ impl HashlineServer {
             let session = open_session(&options.roots, &options).map_err(|err| Error::InvalidRoot(err.message))?;
             OnceCell::new_with(Some(Ok(Arc::new(session))))
         };
-        Ok(Self { toolbox: Arc::new(toolbox), tools, options, session, direct: false })
+        Ok(Self { toolbox: Arc::new(toolbox), tools, options, session, direct: false, undo: None })
+    }
+
+    /// Puts the session's changes under `bound`, shared with other sessions: after each
+    /// call, the oldest changes across them are dropped until they fit.
+    pub(crate) fn share_undo_bound(&mut self, bound: Arc<UndoBound>) {
+        if let Some(Ok(session)) = self.session.get() {
+            bound.register(session);
+        }
+        self.undo = Some(bound);
     }
 
     /// Answers `tools/call` with a `structuredContent` stand-in that the stdio transport
@@ -159,7 +171,7 @@ impl HashlineServer {
         let from_client = client_roots(peer).await;
         if !from_client.is_empty() {
             match open_session(&from_client, &self.options) {
-                Ok(session) => return Ok(Arc::new(session)),
+                Ok(session) => return Ok(self.registered(Arc::new(session))),
                 Err(err) => {
                     warn(&format!("the client's roots cannot be used ({}); using the working directory", err.message))
                 }
@@ -168,7 +180,15 @@ impl HashlineServer {
         let cwd = std::env::current_dir().map_err(|err| {
             ToolError::new(ErrorCode::PathNotFound, format!("Cannot read the server's working directory: {err}"))
         })?;
-        open_session(&[cwd], &self.options).map(Arc::new)
+        open_session(&[cwd], &self.options).map(|session| self.registered(Arc::new(session)))
+    }
+
+    /// `session`, under the shared bound on changes if there is one.
+    fn registered(&self, session: Arc<Session>) -> Arc<Session> {
+        if let Some(bound) = &self.undo {
+            bound.register(&session);
+        }
+        session
     }
 
     /// The budget of a call: the server's own, else the connected host's. The client is
@@ -221,7 +241,20 @@ impl HashlineServer {
             cancel.cancel();
         });
         let tool = name.clone();
-        let outcome = run_isolated(&tool, move || toolbox.execute(&session, &name, args, &call)).await;
+        let undo = self.undo.clone();
+        let outcome = run_isolated(&tool, move || {
+            let next = |session: &Session| session.changes().state().next;
+            let before = next(&session);
+            let result = toolbox.execute(&session, &name, args, &call);
+            // Only a call that recorded a change can have taken the sessions past the bound.
+            if let Some(undo) = undo
+                && next(&session) != before
+            {
+                undo.enforce();
+            }
+            result
+        })
+        .await;
         watcher.abort();
         Ok(outcome)
     }

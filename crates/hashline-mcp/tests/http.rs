@@ -299,6 +299,62 @@ async fn one_session_too_many_gets_503_until_one_ends() {
     assert_refused(&reply, StatusCode::NOT_FOUND, -32002);
 }
 
+/// An `initialize` POST with `token`.
+async fn initialize(addr: SocketAddr, token: &str) -> Reply {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let auth = bearer(token);
+    send(addr, "POST", &[("authorization", auth.as_str())], init.to_string().into_bytes()).await
+}
+
+/// Issue 48 H4a: every token shared the one session cap, so a token that opened every free
+/// place (an idle session stays 30 minutes) locked every other token out. Now a token holds
+/// at most its own cap, and another token can still open a session.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_token_at_its_cap_leaves_room_for_another() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| {
+        o.tokens = tokens(&format!("{A}\n{B}\n"));
+        o.max_sessions = 3;
+        o.max_sessions_per_token = 2;
+    })
+    .await;
+    // Token A takes every place it can.
+    let mut opened = Vec::new();
+    loop {
+        let reply = initialize(server.addr, A).await;
+        if reply.status != StatusCode::OK {
+            assert_refused(&reply, StatusCode::SERVICE_UNAVAILABLE, -32003);
+            assert!(reply.session.is_none());
+            let message = reply.json["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("token"), "{message}");
+            break;
+        }
+        opened.extend(reply.session);
+        assert!(opened.len() <= 3, "token A opened {} sessions", opened.len());
+    }
+    assert_eq!(opened.len(), 2, "token A holds its own cap");
+    // Token B still gets a session, and calls in it.
+    let session_b = open(server.addr, Some(B)).await;
+    let reply = call(server.addr, Some(B), Some(&session_b), &[], call_body("ls", json!({}))).await;
+    assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
+    // The server's own cap still holds: B's second is one too many for the server.
+    let reply = initialize(server.addr, B).await;
+    assert_refused(&reply, StatusCode::SERVICE_UNAVAILABLE, -32003);
+
+    // With a single token there is no one else to lock out: only the server's cap applies.
+    let single = Server::start(dir.path(), |o| {
+        o.tokens = tokens(A);
+        o.max_sessions = 3;
+        o.max_sessions_per_token = 2;
+    })
+    .await;
+    for _ in 0..3 {
+        assert!(initialize(single.addr, A).await.session.is_some());
+    }
+    assert_refused(&initialize(single.addr, A).await, StatusCode::SERVICE_UNAVAILABLE, -32003);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idle_session_expires() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -319,7 +375,8 @@ async fn an_idle_session_expires() {
 fn the_defaults_are_the_documented_ones() {
     let options = HttpOptions::new(ServerOptions::default());
     assert_eq!(options.max_body_bytes, 16 * 1024 * 1024);
-    assert_eq!(options.max_sessions, 64);
+    assert_eq!((options.max_sessions, options.max_sessions_per_token), (64, 16));
+    assert_eq!(options.max_undo_bytes, 256 * 1024 * 1024);
     assert_eq!(options.idle_timeout, Duration::from_secs(30 * 60));
     assert_eq!(options.drain_timeout, Duration::from_secs(30));
     assert_eq!((options.header_timeout, options.body_timeout), (Duration::from_secs(10), Duration::from_secs(30)));
@@ -488,4 +545,107 @@ async fn headers_that_never_end_are_cut_off() {
     let (answer, closed) = read_until_closed(&mut quiet, header_timeout + Duration::from_secs(10)).await;
     assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 404"), "{}", String::from_utf8_lossy(&answer));
     assert!(closed, "a quiet keep-alive connection is still open");
+}
+
+/// A `tools/call` of protocol 2026-07-28: no `initialize`, no session, the protocol named in
+/// the request's `_meta`.
+fn sessionless_call_body(name: &str, args: Value) -> Vec<u8> {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "sessionless", "version": "1"},
+    });
+    json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": name, "arguments": args, "_meta": meta}})
+        .to_string()
+        .into_bytes()
+}
+
+/// Issue 48 H5: a call without a session (protocol 2026-07-28) held the lock that opening a
+/// session takes for as long as it ran, so another token's `initialize` waited for it (30 s
+/// behind a 31 s ast_search). Here the sessionless `write` waits for a lock this test holds
+/// on its file, so it is still running when the other token's `initialize` is answered.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sessionless_call_in_flight_holds_up_no_other_clients_initialize() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("locked.txt");
+    std::fs::write(&file, "old\n").expect("write");
+    let log_path = dir.path().join("calls.jsonl");
+    let log = hashline::tools::log::LogWriter::to_file(&log_path).expect("log");
+    let server = Server::start(dir.path(), |o| {
+        o.tokens = tokens(&format!("{A}\n{B}\n"));
+        o.server.log = Some(std::sync::Arc::new(log));
+    })
+    .await;
+    // hashline takes an exclusive `flock` on a file it replaces: this one waits for ours.
+    let held = std::fs::File::open(&file).expect("open");
+    held.lock().expect("lock");
+    let addr = server.addr;
+    let args = json!({"path": "locked.txt", "content": "new\n"});
+    let slow = tokio::spawn(async move {
+        let auth = bearer(A);
+        let headers = [
+            ("authorization", auth.as_str()),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "write"),
+        ];
+        send(addr, "POST", &headers, sessionless_call_body("write", args)).await
+    });
+    // The call has started once the log has it.
+    let started = tokio::time::timeout(Duration::from_secs(20), async {
+        while !std::fs::read_to_string(&log_path).unwrap_or_default().contains("locked.txt") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(started.is_ok(), "the sessionless call never started");
+    let opened = tokio::time::timeout(Duration::from_secs(10), open(addr, Some(B))).await;
+    assert!(!slow.is_finished(), "the sessionless call cannot finish while its file is locked");
+    assert!(opened.is_ok(), "another token's initialize waited for a sessionless call in flight");
+    held.unlock().expect("unlock");
+    let reply = tokio::time::timeout(Duration::from_secs(20), slow).await.expect("the call ends").expect("join");
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "new\n");
+}
+
+/// The change id an edit or write result names.
+fn change_id(reply: &Reply) -> String {
+    let id = reply.json["result"]["structuredContent"]["changeId"].as_str();
+    id.unwrap_or_else(|| panic!("no change id: {}", reply.json)).to_owned()
+}
+
+/// Issue 48 H3: each session's changes (what `revert` restores) stayed in memory as long as
+/// the session did, so idle sessions with big writes grew the server without a bound (16
+/// sessions x six 15 MB writes: 1.2 GiB). Now all sessions' kept changes share one bound;
+/// past it the oldest changes, across sessions, are dropped first.
+#[tokio::test(flavor = "multi_thread")]
+async fn all_sessions_changes_share_one_bound_and_the_oldest_go_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |o| o.max_undo_bytes = 1000).await;
+    let mut changes = Vec::new();
+    // 400 bytes each: the third goes past 1,000, and only the first session's change goes.
+    for fill in ["a", "b", "c"] {
+        let session = open(server.addr, None).await;
+        let name = format!("{fill}.txt");
+        let content = format!("{}\n", fill.repeat(399));
+        let args = json!({"path": name, "content": content});
+        let reply = call(server.addr, None, Some(&session), &[], call_body("write", args)).await;
+        assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
+        changes.push((session, name, change_id(&reply)));
+    }
+    let revert = |id: &str| call_body("edit", json!({"revert": id}));
+    let (first_session, first_file, first_id) = &changes[0];
+    let reply = call(server.addr, None, Some(first_session), &[], revert(first_id)).await;
+    let result = &reply.json["result"];
+    assert_eq!(result["isError"], true, "{}", reply.json);
+    assert_eq!(result["structuredContent"]["error"]["code"], "change-expired", "{}", reply.json);
+    assert!(dir.path().join(first_file).exists(), "nothing was written");
+    // The later ones, in their own sessions, are kept.
+    for (session, file, id) in changes[1..].iter().rev() {
+        let reply = call(server.addr, None, Some(session), &[], revert(id)).await;
+        assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
+        assert!(!dir.path().join(file).exists(), "the revert of the write that made {file} removed it");
+    }
 }

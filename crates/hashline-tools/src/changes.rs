@@ -13,7 +13,9 @@
 //!
 //! The log keeps the last [`MAX_CHANGES`] changes and at most [`MAX_CHANGE_BYTES`] of
 //! distinct blobs; older changes go first. A change whose own bytes are over the bound is
-//! listed but not kept, and reverting it says so.
+//! listed but not kept, and reverting it says so. A bound over several logs together (an
+//! MCP HTTP server's sessions) drops their oldest changes the same way
+//! ([`ChangeLog::drop_oldest_kept`]).
 
 mod blobs;
 
@@ -323,6 +325,54 @@ impl ChangeLog {
         self.blobs.load(blob)
     }
 
+    /// When the oldest change whose bytes are kept was committed (milliseconds since the
+    /// Unix epoch); `None` when no change's bytes are kept.
+    pub fn oldest_kept_time(&self) -> Option<u64> {
+        self.state.changes.iter().find(|c| c.kept).map(|c| c.time)
+    }
+
+    /// Drops the oldest change whose bytes are kept (and the older ones before it, whose
+    /// bytes are not), as the log's own bound does: reverting it then answers
+    /// `change-expired`. For a bound over several logs together (an MCP HTTP server's
+    /// sessions). Returns the dropped change's id; `None` when no change's bytes are kept.
+    ///
+    /// ```
+    /// use hashline_tools::changes::{Before, ChangeLog, Lookup, NewFile};
+    /// let mut log = ChangeLog::in_memory();
+    /// let file = |after: &'static [u8]| NewFile {
+    ///     path: "/w/a.txt".as_ref(), display: "a.txt", before: Before::Absent,
+    ///     after: Some(after), added: 1, removed: 0,
+    /// };
+    /// let first = log.record("write", None, &[file(b"one\n")]);
+    /// let second = log.record("write", None, &[file(b"two\n")]);
+    /// assert_eq!(log.kept_bytes(), 8);
+    /// assert_eq!(log.drop_oldest_kept().as_deref(), Some(first.as_str()));
+    /// assert_eq!(log.find(&first).err(), Some(Lookup::Expired));
+    /// assert!(log.find(&second).is_ok());
+    /// assert_eq!(log.kept_bytes(), 4);
+    /// ```
+    pub fn drop_oldest_kept(&mut self) -> Option<String> {
+        self.oldest_kept_time()?;
+        loop {
+            let oldest = self.expire_front()?;
+            if oldest.kept {
+                self.retain_named();
+                self.touched = true;
+                return Some(oldest.id);
+            }
+        }
+    }
+
+    /// Moves the oldest change to the expired ids, and returns it.
+    fn expire_front(&mut self) -> Option<Change> {
+        let oldest = self.state.changes.pop_front()?;
+        self.state.expired.push_back(oldest.id.clone());
+        if self.state.expired.len() > MAX_EXPIRED_IDS {
+            self.state.expired.pop_front();
+        }
+        Some(oldest)
+    }
+
     /// Drops the oldest changes beyond the bounds, then every blob no change names.
     fn evict(&mut self) {
         loop {
@@ -330,12 +380,15 @@ impl ChangeLog {
             if !over_count && self.kept_bytes() <= MAX_CHANGE_BYTES {
                 break;
             }
-            let Some(oldest) = self.state.changes.pop_front() else { break };
-            self.state.expired.push_back(oldest.id);
-            if self.state.expired.len() > MAX_EXPIRED_IDS {
-                self.state.expired.pop_front();
+            if self.expire_front().is_none() {
+                break;
             }
         }
+        self.retain_named();
+    }
+
+    /// Drops every blob no kept change names.
+    fn retain_named(&mut self) {
         let named: BTreeSet<&str> = self
             .state
             .changes
@@ -348,8 +401,9 @@ impl ChangeLog {
         self.blobs.retain(&named);
     }
 
-    /// The bytes of the distinct blobs the kept changes name.
-    fn kept_bytes(&self) -> u64 {
+    /// The bytes of the distinct blobs the kept changes name: what the log holds (in
+    /// memory, for a log made by [`ChangeLog::in_memory`]).
+    pub fn kept_bytes(&self) -> u64 {
         let mut seen = BTreeSet::new();
         let blobs = self.state.changes.iter().filter(|c| c.kept).flat_map(|c| c.files.iter());
         blobs

@@ -250,7 +250,7 @@ fn unknown_and_expired_ids_and_a_revert_with_other_arguments_are_refused() {
     refused(&ws, &expired, "change-expired", &[("f.txt", Some(format!("{MAX_CHANGES}\n").as_bytes()))]);
     assert_eq!(
         expired.text().replace(&first, "<first>"),
-        "Revert refused — nothing was written. Change <first> is no longer kept: a session keeps its last 100 changes and 64 MiB of their content, and this change is older or was larger on its own."
+        "Revert refused — nothing was written. Change <first> is no longer kept: a session keeps its last 100 changes and 64 MiB of their content (less when a server holds many sessions), and this change is older or was larger on its own."
     );
     let combined = ws.call::<EditTool>(json!({"revert": first, "path": "f.txt"}));
     assert_eq!(code(&combined), "invalid-params-combo");

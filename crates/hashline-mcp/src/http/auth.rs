@@ -74,6 +74,11 @@ impl Tokens {
         Self::parse(&text, &path.display().to_string())
     }
 
+    /// How many tokens are configured.
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
     /// Whether any token is configured (then every request must carry one).
     pub fn required(&self) -> bool {
         !self.0.is_empty()

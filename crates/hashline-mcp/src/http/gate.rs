@@ -1,6 +1,6 @@
 //! The checks in front of rmcp's Streamable HTTP service: shutdown, bearer token, session
-//! ownership and the session count; the sessions' idle clock; the count of requests in
-//! flight (for a graceful shutdown).
+//! ownership and the session counts (the server's, and each token's); the sessions' idle
+//! clock; the count of requests in flight (for a graceful shutdown).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -36,7 +36,7 @@ pub(crate) mod code {
     pub const UNAUTHORIZED: i64 = -32001;
     /// The session id is unknown, ended, or belongs to another token (HTTP 404).
     pub const SESSION_NOT_FOUND: i64 = -32002;
-    /// The server already holds its most sessions (HTTP 503).
+    /// The server, or the token, already holds its most sessions (HTTP 503).
     pub const TOO_MANY_SESSIONS: i64 = -32003;
     /// The server is shutting down (HTTP 503).
     pub const SHUTTING_DOWN: i64 = -32004;
@@ -46,6 +46,8 @@ pub(crate) mod code {
     pub const BODY_TOO_LARGE: i64 = -32006;
     /// The request's body could not be read (HTTP 400).
     pub const BAD_BODY: i64 = -32600;
+    /// The server failed to answer (HTTP 500): a bug.
+    pub const INTERNAL: i64 = -32603;
 }
 
 /// How the gate reads request bodies.
@@ -57,6 +59,17 @@ pub(crate) struct BodyLimits {
     pub timeout: Duration,
 }
 
+/// How many sessions may be open, and for how long unused.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SessionLimits {
+    /// The most sessions open at once.
+    pub max: usize,
+    /// The most one token may hold (`None`: no cap of its own).
+    pub per_token: Option<usize>,
+    /// A session unused this long is ended.
+    pub idle_timeout: Duration,
+}
+
 /// One open session: whose it is and when it was last used.
 struct Entry {
     token: Option<usize>,
@@ -64,17 +77,22 @@ struct Entry {
     active: usize,
 }
 
+/// The sessions the gate knows: the open ones, and the tokens of the `initialize` requests
+/// being answered (each holds a place, so the count holds without a lock held meanwhile).
+#[derive(Default)]
+struct Sessions {
+    open: HashMap<String, Entry>,
+    opening: Vec<Option<usize>>,
+}
+
 /// The checks and the sessions they know.
 pub(crate) struct Gate {
     mcp: StreamableHttpService<HashlineServer, LocalSessionManager>,
     manager: Arc<LocalSessionManager>,
     tokens: Tokens,
-    max_sessions: usize,
-    idle_timeout: Duration,
+    limits: SessionLimits,
     body: BodyLimits,
-    sessions: Mutex<HashMap<String, Entry>>,
-    /// Held while a request without a session id may open one, so the count holds.
-    opening: tokio::sync::Mutex<()>,
+    sessions: Mutex<Sessions>,
     in_flight: AtomicUsize,
     idle: Notify,
     stopping: CancellationToken,
@@ -85,8 +103,7 @@ impl Gate {
         mcp: StreamableHttpService<HashlineServer, LocalSessionManager>,
         manager: Arc<LocalSessionManager>,
         tokens: Tokens,
-        max_sessions: usize,
-        idle_timeout: Duration,
+        limits: SessionLimits,
         body: BodyLimits,
         stopping: CancellationToken,
     ) -> Self {
@@ -94,24 +111,17 @@ impl Gate {
             mcp,
             manager,
             tokens,
-            max_sessions,
-            idle_timeout,
+            limits,
             body,
-            sessions: Mutex::new(HashMap::new()),
-            opening: tokio::sync::Mutex::new(()),
+            sessions: Mutex::new(Sessions::default()),
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
             stopping,
         }
     }
 
-    fn sessions(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+    fn sessions(&self) -> MutexGuard<'_, Sessions> {
         self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// How many sessions are open.
-    pub(crate) fn session_count(&self) -> usize {
-        self.sessions().len()
     }
 
     /// Answers one request: a refusal, or rmcp's answer.
@@ -154,39 +164,79 @@ impl Gate {
                     );
                 }
                 activity.session = Some(id.clone());
-                let response = self.mcp.handle(request).await;
+                let response = self.mcp.handle(request.map(Full::new)).await;
                 if method == Method::DELETE && response.status().is_success() {
-                    self.sessions().remove(&id);
+                    self.sessions().open.remove(&id);
                 }
                 activity.attach(response)
             }
+            None if method == Method::POST && may_open_session(request.body()) => {
+                let place = match self.reserve(token) {
+                    Ok(place) => place,
+                    Err(message) => {
+                        return refusal(StatusCode::SERVICE_UNAVAILABLE, code::TOO_MANY_SESSIONS, &message);
+                    }
+                };
+                // On a task of its own, so that a client going away cannot leave a session
+                // rmcp opened unknown here (it would never expire).
+                let gate = Arc::clone(&self);
+                let opened = tokio::spawn(async move {
+                    let response = gate.mcp.handle(request.map(Full::new)).await;
+                    gate.register(&response, token);
+                    drop(place);
+                    response
+                });
+                match opened.await {
+                    Ok(response) => activity.attach(response),
+                    Err(_) => {
+                        refusal(StatusCode::INTERNAL_SERVER_ERROR, code::INTERNAL, "The session could not be opened.")
+                    }
+                }
+            }
+            // Any other request without a session (a GET, or a call of protocol 2026-07-28,
+            // which has no `initialize`) opens none: it runs without any lock, as long as it
+            // takes. A session rmcp opened all the same is counted.
             None => {
-                if method != Method::POST {
-                    return activity.attach(self.mcp.handle(request).await);
-                }
-                let opening = self.opening.lock().await;
-                if self.session_count() >= self.max_sessions {
-                    return refusal(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        code::TOO_MANY_SESSIONS,
-                        "Too many sessions are open; end one (DELETE) or retry later.",
-                    );
-                }
-                let response = self.mcp.handle(request).await;
-                if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
-                    let entry = Entry { token, last_seen: Instant::now(), active: 0 };
-                    self.sessions().insert(id.to_owned(), entry);
-                }
-                drop(opening);
+                let response = self.mcp.handle(request.map(Full::new)).await;
+                self.register(&response, token);
                 activity.attach(response)
             }
+        }
+    }
+
+    /// Holds a place for a session `token` is opening, unless `token` holds its most or
+    /// the server does (then why, for the refusal).
+    fn reserve(self: &Arc<Self>, token: Option<usize>) -> Result<Place, String> {
+        let mut sessions = self.sessions();
+        if let Some(cap) = self.limits.per_token {
+            let held = sessions.open.values().filter(|entry| entry.token == token).count()
+                + sessions.opening.iter().filter(|opening| **opening == token).count();
+            if held >= cap {
+                return Err(format!(
+                    "Too many sessions for this token: it holds {held}, its most; end one (DELETE), or retry once one has gone unused for {}.",
+                    span(self.limits.idle_timeout)
+                ));
+            }
+        }
+        if sessions.open.len() + sessions.opening.len() >= self.limits.max {
+            return Err("Too many sessions are open; end one (DELETE) or retry later.".to_owned());
+        }
+        sessions.opening.push(token);
+        Ok(Place { gate: Arc::clone(self), token })
+    }
+
+    /// Counts the session a response opened, if it opened one, as `token`'s.
+    fn register(&self, response: &Response<HttpBody>, token: Option<usize>) {
+        if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+            let entry = Entry { token, last_seen: Instant::now(), active: 0 };
+            self.sessions().open.insert(id.to_owned(), entry);
         }
     }
 
     /// Marks a session in use when it exists and belongs to `token`.
     fn enter(&self, id: &str, token: Option<usize>) -> bool {
         let mut sessions = self.sessions();
-        match sessions.get_mut(id) {
+        match sessions.open.get_mut(id) {
             Some(entry) if entry.token == token => {
                 entry.active += 1;
                 entry.last_seen = Instant::now();
@@ -197,7 +247,7 @@ impl Gate {
     }
 
     fn leave(&self, id: &str) {
-        if let Some(entry) = self.sessions().get_mut(id) {
+        if let Some(entry) = self.sessions().open.get_mut(id) {
             entry.active = entry.active.saturating_sub(1);
             entry.last_seen = Instant::now();
         }
@@ -208,12 +258,13 @@ impl Gate {
         let expired: Vec<String> = {
             let mut sessions = self.sessions();
             let expired: Vec<String> = sessions
+                .open
                 .iter()
-                .filter(|(_, entry)| entry.active == 0 && entry.last_seen.elapsed() >= self.idle_timeout)
+                .filter(|(_, entry)| entry.active == 0 && entry.last_seen.elapsed() >= self.limits.idle_timeout)
                 .map(|(id, _)| id.clone())
                 .collect();
             for id in &expired {
-                sessions.remove(id);
+                sessions.open.remove(id);
             }
             expired
         };
@@ -224,7 +275,7 @@ impl Gate {
 
     /// How often to look for idle sessions.
     pub(crate) fn expiry_period(&self) -> Duration {
-        (self.idle_timeout / 4).clamp(Duration::from_millis(20), Duration::from_secs(30))
+        (self.limits.idle_timeout / 4).clamp(Duration::from_millis(20), Duration::from_secs(30))
     }
 
     /// Waits until no counted request is in flight.
@@ -241,7 +292,7 @@ impl Gate {
 
 /// The request with its whole body read, or the refusal when the body is too large, too
 /// slow, or broken (those close the connection: the rest of the body is not read).
-async fn read_body<B>(request: Request<B>, limits: BodyLimits) -> Result<Request<Full<Bytes>>, Box<Response<HttpBody>>>
+async fn read_body<B>(request: Request<B>, limits: BodyLimits) -> Result<Request<Bytes>, Box<Response<HttpBody>>>
 where
     B: Body + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -249,7 +300,7 @@ where
     let (parts, body) = request.into_parts();
     let read = tokio::time::timeout(limits.timeout, Limited::new(body, limits.max_bytes).collect()).await;
     let (status, code, message) = match read {
-        Ok(Ok(collected)) => return Ok(Request::from_parts(parts, Full::new(collected.to_bytes()))),
+        Ok(Ok(collected)) => return Ok(Request::from_parts(parts, collected.to_bytes())),
         Err(_) => (
             StatusCode::REQUEST_TIMEOUT,
             code::BODY_TIMEOUT,
@@ -267,6 +318,45 @@ where
     let mut response = refusal(status, code, &message);
     response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     Err(Box::new(response))
+}
+
+/// A duration as a person reads it: `30 min`, `90 s`, `300 ms`.
+fn span(duration: Duration) -> String {
+    match (duration.as_secs(), duration.as_millis()) {
+        (secs, _) if secs >= 120 && secs % 60 == 0 => format!("{} min", secs / 60),
+        (secs, _) if secs >= 1 => format!("{secs} s"),
+        (_, millis) => format!("{millis} ms"),
+    }
+}
+
+/// Whether a request without a session id may open one: rmcp opens a session only for an
+/// `initialize` request, so anything that surely is not one (a JSON object whose `method`
+/// is another, or that has none) may not. A body that does not parse may.
+fn may_open_session(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        #[serde(default)]
+        method: Option<String>,
+    }
+    match serde_json::from_slice::<Message>(body) {
+        Ok(message) => message.method.as_deref() == Some("initialize"),
+        Err(_) => true,
+    }
+}
+
+/// A place held for a session being opened, given back when dropped.
+struct Place {
+    gate: Arc<Gate>,
+    token: Option<usize>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut sessions = self.gate.sessions();
+        if let Some(index) = sessions.opening.iter().position(|token| *token == self.token) {
+            sessions.opening.swap_remove(index);
+        }
+    }
 }
 
 /// A request in progress: counted until its response body is done or dropped.
@@ -332,4 +422,24 @@ pub(crate) fn refusal(status: StatusCode, code: i64, message: &str) -> Response<
         .header(header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(body.to_string())).boxed())
         .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_read_as_a_person_says_them() {
+        assert_eq!(span(Duration::from_secs(30 * 60)), "30 min");
+        assert_eq!(span(Duration::from_secs(90)), "90 s");
+        assert_eq!(span(Duration::from_millis(300)), "300 ms");
+    }
+
+    #[test]
+    fn only_what_may_be_an_initialize_may_open_a_session() {
+        assert!(may_open_session(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#));
+        assert!(may_open_session(b"not json"));
+        assert!(!may_open_session(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#));
+        assert!(!may_open_session(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+    }
 }

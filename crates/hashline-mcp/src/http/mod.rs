@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 pub use auth::{MIN_TOKEN_LEN, TOKEN_ENV, TokenError, Tokens};
 
 use crate::error::Error;
+use crate::undo::UndoBound;
 use crate::{HashlineServer, ServerOptions};
 
 /// How the HTTP server runs. [`HttpOptions::new`] gives the defaults.
@@ -39,6 +40,16 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// The most sessions open at once (503 for one more).
     pub max_sessions: usize,
+    /// The most sessions one token may hold open at once, when two or more tokens are
+    /// configured (503 for one more): no token can take every place of `max_sessions`.
+    /// With one token or none there is no one else to lock out, and only `max_sessions`
+    /// applies.
+    pub max_sessions_per_token: usize,
+    /// The most bytes of file content that every session's changes (what `revert`
+    /// restores) keep in memory together. Past it, the oldest changes across all sessions
+    /// are dropped first, and reverting one answers `change-expired`. Each session keeps at
+    /// most its own 64 MiB besides.
+    pub max_undo_bytes: u64,
     /// A session unused this long is ended (its id then gets 404).
     pub idle_timeout: Duration,
     /// How long a shutdown waits for calls in flight before it stops anyway.
@@ -52,7 +63,8 @@ pub struct HttpOptions {
 }
 
 impl HttpOptions {
-    /// The defaults: no token, no browser origin, 16 MiB bodies, 64 sessions, 30 min idle
+    /// The defaults: no token, no browser origin, 16 MiB bodies, 64 sessions (16 per token
+    /// when there are several), 256 MiB of kept changes across sessions, 30 min idle
     /// timeout, 30 s drain, 10 s for a request's headers, 30 s for its body.
     pub fn new(server: ServerOptions) -> Self {
         Self {
@@ -61,6 +73,8 @@ impl HttpOptions {
             allowed_origins: Vec::new(),
             max_body_bytes: 16 * 1024 * 1024,
             max_sessions: 64,
+            max_sessions_per_token: 16,
+            max_undo_bytes: 256 * 1024 * 1024,
             idle_timeout: Duration::from_secs(30 * 60),
             drain_timeout: Duration::from_secs(30),
             header_timeout: Duration::from_secs(10),
@@ -114,8 +128,14 @@ pub async fn serve_http(
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = None;
     let manager = Arc::new(manager);
+    // Every session's changes (what `revert` restores) share one bound.
+    let undo = Arc::new(UndoBound::new(options.max_undo_bytes));
     let mcp = StreamableHttpService::new(
-        move || HashlineServer::new(server_options.clone()).map_err(std::io::Error::other),
+        move || {
+            let mut server = HashlineServer::new(server_options.clone()).map_err(std::io::Error::other)?;
+            server.share_undo_bound(Arc::clone(&undo));
+            Ok(server)
+        },
         Arc::clone(&manager),
         config,
     );
@@ -124,8 +144,12 @@ pub async fn serve_http(
         mcp,
         manager,
         options.tokens.clone(),
-        options.max_sessions,
-        options.idle_timeout,
+        gate::SessionLimits {
+            max: options.max_sessions,
+            // One identity (one token, or none) has no one else to lock out.
+            per_token: (options.tokens.count() > 1).then_some(options.max_sessions_per_token),
+            idle_timeout: options.idle_timeout,
+        },
         gate::BodyLimits { max_bytes: options.max_body_bytes, timeout: options.body_timeout },
         stopping.clone(),
     ));

@@ -148,7 +148,7 @@ fn find(session: &Session, id: &str) -> Result<Change, ToolError> {
             return Err(ToolError::new(
                 ErrorCode::ChangeExpired,
                 format!(
-                    "Revert refused — nothing was written. Change {id} is no longer kept: a session keeps its last {} changes and {} MiB of their content, and this change is older or was larger on its own.",
+                    "Revert refused — nothing was written. Change {id} is no longer kept: a session keeps its last {} changes and {} MiB of their content (less when a server holds many sessions), and this change is older or was larger on its own.",
                     crate::changes::MAX_CHANGES,
                     crate::changes::MAX_CHANGE_BYTES >> 20
                 ),
