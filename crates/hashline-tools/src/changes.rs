@@ -200,10 +200,15 @@ impl ChangeLog {
         Self::with(ChangeLogState::default(), Blobs::memory())
     }
 
-    /// A log resumed from `state` (or begun, when `None`), its blobs in `dir` (made when
-    /// the first is stored).
-    pub fn on_disk(state: Option<ChangeLogState>, dir: impl Into<PathBuf>) -> Self {
-        Self::with(state.unwrap_or_default(), Blobs::directory(dir))
+    /// A log resumed from `state` (or begun, when `None`), its blobs in the directory
+    /// `path`: `dir` when the caller opened and checked it, else made and opened when the
+    /// first is stored (see [`Blobs::directory`]).
+    pub fn on_disk(
+        state: Option<ChangeLogState>,
+        path: impl Into<PathBuf>,
+        dir: Option<hashline_fs::private::PrivateDir>,
+    ) -> Self {
+        Self::with(state.unwrap_or_default(), Blobs::directory(path, dir))
     }
 
     fn with(mut state: ChangeLogState, blobs: Blobs) -> Self {

@@ -311,7 +311,7 @@ fn a_file_made_again_by_another_program_and_lost_bytes_are_refused() {
 
     // Kept bytes that are gone (a directory store whose blob was removed).
     let dir = tempfile::tempdir().expect("tempdir");
-    ws.session.restore_changes(hashline_tools::changes::ChangeLog::on_disk(None, dir.path().join("kept")));
+    ws.session.restore_changes(hashline_tools::changes::ChangeLog::on_disk(None, dir.path().join("kept"), None));
     ws.file("k.txt", "k\n");
     ws.read("k.txt");
     let id = change_id(&ws.edit("k.txt", set_line(1, "k", "K")));
