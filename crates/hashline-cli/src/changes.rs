@@ -29,8 +29,7 @@ pub fn list(session: &Session, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The change `hashline undo` reverts: the one named, else the latest that stands and is
-/// not itself a revert.
+/// The change `hashline undo` reverts: the one named, else the latest in effect.
 pub fn undo_target(session: &Session, id: Option<&str>) -> Option<String> {
     match id {
         Some(id) => Some(id.to_owned()),

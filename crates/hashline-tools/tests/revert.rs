@@ -397,3 +397,50 @@ fn a_change_followed_by_one_not_kept_cannot_be_reverted() {
     assert_eq!(std::fs::metadata(ws.path("a.txt")).expect("meta").len(), big.len() as u64);
     assert_eq!(code(&ws.revert(&later)), "change-expired");
 }
+
+/// The change a `change-superseded` refusal says to revert first.
+fn revert_first(result: &ToolResult) -> Option<String> {
+    let text = result.text();
+    let at = text.find("; revert ")? + "; revert ".len();
+    let rest = &text[at..];
+    let id = &rest[..rest.find(" first")?];
+    Some(id.to_owned())
+}
+
+/// Hostile-testing UX1: with a file also changed outside the session, following the
+/// refusals' advice converges. A revert that cancelled a later change is never named as
+/// the one to revert first (reverting it would make that change again, and the next try
+/// named the revert of the revert, without end); the advice names the newest change that
+/// still stands in the way, and the walk ends in a `change-conflict` on the file the other
+/// program changed.
+#[test]
+fn following_the_advice_converges_when_a_file_also_changed_outside() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "a\nb\nc\nd\n");
+    ws.read("a.txt");
+    let c1 = change_id(&ws.edit("a.txt", set_line(1, "a", "A")));
+    let c2 = change_id(&ws.edit("a.txt", set_line(2, "b", "B")));
+    std::fs::write(ws.path("a.txt"), "A\nB\nc\nd\nEXTRA\n").expect("another program");
+    ws.read("a.txt");
+    let c3 = change_id(&ws.edit("a.txt", set_line(3, "c", "C")));
+    let mut steps = Vec::new();
+    let mut target = c1.clone();
+    for _ in 0..8 {
+        let result = ws.revert(&target);
+        let outcome = if result.is_error { code(&result).to_owned() } else { "reverted".to_owned() };
+        steps.push(format!("{target}: {outcome}"));
+        match (result.is_error, revert_first(&result)) {
+            (false, _) => target = c1.clone(),
+            (true, Some(first)) if code(&result) == "change-superseded" => target = first,
+            _ => break,
+        }
+    }
+    let names = |s: &str| s.replace(&c1, "c1").replace(&c2, "c2").replace(&c3, "c3");
+    let steps: Vec<String> = steps.iter().map(|s| names(s)).collect();
+    assert_eq!(
+        steps,
+        ["c1: change-superseded", "c3: reverted", "c1: change-superseded", "c2: change-conflict"],
+        "the advice loops"
+    );
+    assert_eq!(ws.bytes("a.txt"), b"A\nB\nc\nd\nEXTRA\n");
+}

@@ -189,7 +189,8 @@ struct Moved<'a> {
 /// file's rows now, anchored and counted as shown).
 fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budget) -> ToolError {
     let log = session.changes();
-    let mut later: Vec<String> = Vec::new();
+    // The changes in effect after this one on the files that moved (seq, id), newest first.
+    let mut later: Vec<(u64, String)> = Vec::new();
     // Later changes that stand but cannot be reverted themselves (their bytes were not kept).
     let mut unkept: Vec<String> = Vec::new();
     let mut sections = Vec::new();
@@ -200,6 +201,11 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budg
         for later in standing_changes.iter().filter(|c| !c.kept) {
             if !unkept.contains(&later.id) {
                 unkept.push(later.id.clone());
+            }
+        }
+        for standing in &standing_changes {
+            if !later.iter().any(|(_, id)| *id == standing.id) {
+                later.push((standing.seq, standing.id.clone()));
             }
         }
         let standing: Vec<String> = standing_changes.into_iter().map(|c| c.id.clone()).collect();
@@ -230,12 +236,9 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budg
             None => format!("{what}."),
         };
         sections.push(section);
-        for id in standing {
-            if !later.contains(&id) {
-                later.push(id);
-            }
-        }
     }
+    later.sort_by_key(|(seq, _)| std::cmp::Reverse(*seq));
+    let later: Vec<String> = later.into_iter().map(|(_, id)| id).collect();
     let details = json!({ "changeId": change.id, "files": files, "updatedAnchors": updated });
     let body = sections.join("\n\n");
     if later.is_empty() {
