@@ -444,3 +444,26 @@ fn following_the_advice_converges_when_a_file_also_changed_outside() {
     );
     assert_eq!(ws.bytes("a.txt"), b"A\nB\nc\nd\nEXTRA\n");
 }
+
+/// Hostile-testing U1-F: a revert writes only where its change wrote. When a directory on
+/// the way was replaced (here `sub/` by a symlink to `other/`, where a file holds the
+/// change's exact bytes), the path now leads elsewhere: refused (`change-conflict`), naming
+/// both places, and nothing written in either.
+#[cfg(unix)]
+#[test]
+fn a_revert_whose_path_now_leads_elsewhere_is_refused() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.path("sub")).expect("mkdir");
+    ws.file("sub/f.txt", "one\n");
+    ws.read("sub/f.txt");
+    let id = change_id(&ws.edit("sub/f.txt", set_line(1, "one", "ONE")));
+    std::fs::rename(ws.path("sub"), ws.path("moved")).expect("rename");
+    std::fs::create_dir(ws.path("other")).expect("mkdir");
+    std::fs::write(ws.path("other/f.txt"), "ONE\n").expect("the change's bytes, elsewhere");
+    std::os::unix::fs::symlink("other", ws.path("sub")).expect("symlink");
+    let refusal = ws.revert(&id);
+    refused(&ws, &refusal, "change-conflict", &[("other/f.txt", Some(b"ONE\n")), ("moved/f.txt", Some(b"ONE\n"))]);
+    assert_snapshot!(refusal.text().replace(&id, "<id>"), @"Revert refused — nothing was written. Change <id> wrote sub/f.txt, and that path now leads to other/f.txt (a directory on its way was replaced or moved): a revert writes only the file its change wrote. Decide against the file there, or leave it.");
+    let details = &refusal.ptc_value()["error"]["details"];
+    assert_eq!(details["files"][0]["state"], "elsewhere", "{details}");
+}

@@ -37,10 +37,7 @@ struct Held<'c> {
 /// Reverts the change `id`.
 pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
     let change = find(session, id)?;
-    let mut paths = Vec::with_capacity(change.files.len());
-    for file in &change.files {
-        paths.push(session.resolve(&file.path.to_string_lossy())?);
-    }
+    let paths = resolve_files(session, &change)?;
     let mut keys: Vec<_> = paths.iter().map(|p| p.key.clone()).collect();
     keys.sort();
     keys.dedup();
@@ -165,6 +162,36 @@ fn find(session: &Session, id: &str) -> Result<Change, ToolError> {
         .with_details(json!({ "changeId": id, "revertedBy": by })));
     }
     Ok(change)
+}
+
+/// Each file of `change` resolved again. Refused (`change-conflict`, nothing written) when
+/// one now leads elsewhere than the file the change wrote (a directory on its way replaced
+/// by a symlink, or moved): a revert writes only where its change wrote.
+pub(super) fn resolve_files(session: &Session, change: &Change) -> Result<Vec<ResolvedPath>, ToolError> {
+    let mut paths = Vec::with_capacity(change.files.len());
+    for file in &change.files {
+        let path = session.resolve(&file.path.to_string_lossy())?;
+        if path.key != file.path && path.real != file.path {
+            let now = hashline_search::shown_path(&path.real, session.cwd());
+            let now = if now.is_empty() { path.real.to_string_lossy().into_owned() } else { now };
+            let files = json!([{
+                "path": file.path.to_string_lossy(),
+                "state": "elsewhere",
+                "now": path.real.to_string_lossy(),
+                "standing": [],
+            }]);
+            return Err(ToolError::new(
+                ErrorCode::ChangeConflict,
+                format!(
+                    "Revert refused — nothing was written. Change {} wrote {}, and that path now leads to {now} (a directory on its way was replaced or moved): a revert writes only the file its change wrote. Decide against the file there, or leave it.",
+                    change.id, file.display
+                ),
+            )
+            .with_details(json!({ "changeId": change.id, "files": files, "updatedAnchors": [] })));
+        }
+        paths.push(path);
+    }
+    Ok(paths)
 }
 
 /// Whether `now` is exactly what the change left in `file`.
