@@ -203,6 +203,11 @@ pub enum Command {
     Undo {
         /// The change id (`c<N>-<tag>`, as `changes` and edit or write results name it).
         id: Option<String>,
+        /// Go back to this change: revert every change in effect from the newest back to and
+        /// including it, newest first, at once — all or nothing (nothing is written when any
+        /// of them would be refused).
+        #[arg(long, value_name = "ID", conflicts_with = "id")]
+        to: Option<String>,
     },
     /// Print every tool's name, description, annotations and JSON schemas.
     Tools,
