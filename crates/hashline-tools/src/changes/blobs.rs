@@ -106,7 +106,8 @@ impl Blobs {
         Ok(bytes)
     }
 
-    /// Drops every blob whose digest `named` does not hold.
+    /// Drops every blob whose digest `named` does not hold (and, in a directory, what a
+    /// process that died while storing a blob left: `.<digest>.blob.<8 hex>.tmp`).
     pub fn retain(&mut self, named: &BTreeSet<&str>) {
         match self {
             Blobs::Memory(map) => map.retain(|digest, _| named.contains(digest.as_str())),
@@ -114,8 +115,10 @@ impl Blobs {
                 let Some(dir) = dir else { return };
                 let Ok(names) = dir.names() else { return };
                 for name in names {
-                    let Some(digest) = name.to_str().and_then(|n| n.strip_suffix(".blob")) else { continue };
-                    if !named.contains(digest) {
+                    let Some(text) = name.to_str() else { continue };
+                    let stale = text.starts_with('.') && text.ends_with(".tmp") && text.contains(".blob.");
+                    let dropped = text.strip_suffix(".blob").is_some_and(|digest| !named.contains(digest));
+                    if stale || dropped {
                         let _ = dir.remove(&name);
                     }
                 }
@@ -150,7 +153,10 @@ mod tests {
         assert_eq!(blobs.load(&one).expect("kept"), b"one\r\n\xef\xbb\xbf");
         std::fs::write(dir.path().join("changes").join(format!("{}.blob", two.sha256)), "TWO").expect("alter");
         assert_eq!(blobs.load(&two).expect_err("altered").kind(), std::io::ErrorKind::InvalidData);
+        let stale = dir.path().join("changes").join(format!(".{}.blob.0123abcd.tmp", one.sha256));
+        std::fs::write(&stale, "half").expect("a store cut short");
         blobs.retain(&BTreeSet::from([two.sha256.as_str()]));
         assert_eq!(blobs.load(&one).expect_err("dropped").kind(), std::io::ErrorKind::NotFound);
+        assert!(!stale.exists(), "what a store cut short left goes too");
     }
 }
