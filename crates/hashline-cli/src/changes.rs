@@ -3,11 +3,11 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use hashline::Session;
 use hashline::tools::changes::Change;
+use hashline::{CallContext, Session};
 use serde_json::{Value, json};
 
-use crate::print_line;
+use crate::{exit_for, print_content, print_line};
 
 /// Prints the session's changes, oldest first (one line each, or a JSON array).
 pub fn list(session: &Session, json: bool) -> Result<ExitCode> {
@@ -29,13 +29,30 @@ pub fn list(session: &Session, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The change `hashline undo` reverts: the one named, else the latest that stands and is
-/// not itself a revert.
+/// The change `hashline undo` reverts: the one named, else the latest in effect.
 pub fn undo_target(session: &Session, id: Option<&str>) -> Option<String> {
     match id {
         Some(id) => Some(id.to_owned()),
         None => session.changes().latest_undoable().map(|c| c.id.clone()),
     }
+}
+
+/// `hashline undo --to ID`: every change in effect back to and including `id` reverted at
+/// once, printed as `undo` prints a revert. Not a tool call: a `--log` does not record it.
+pub fn undo_to(session: &Session, id: &str, json: bool) -> Result<ExitCode> {
+    let ctx = match json {
+        true => CallContext::top_level(),
+        // In text mode the model sees the text alone, as `run_tool` has it.
+        false => CallContext { text_only: true, sees_text_only: true, ..CallContext::top_level() },
+    };
+    let outcome = hashline::tools::edit::revert_to(session, id, &ctx);
+    let result = hashline::tools::run::project(session, "edit", outcome, &ctx);
+    if json {
+        print_line(&result.to_json())?;
+    } else {
+        print_content(&result.content, result.is_error)?;
+    }
+    Ok(exit_for(&result))
 }
 
 /// `<id>  <time>  <tool>  <file> +A -R[, ...]  [reverts <id>] [reverted by <id>]`.

@@ -197,12 +197,17 @@ pub enum Command {
     /// tool, files with lines added and removed, and what reverted what. With --json: the
     /// changes as a JSON array.
     Changes,
-    /// Revert a change of the session (edit with `revert`): the latest change that stands
-    /// and is not itself a revert, or the one named. Every file goes back to its bytes
+    /// Revert a change of the session (edit with `revert`): the latest change in effect (not
+    /// reverted, and not a revert that undid a change), or the one named. Every file goes back to its bytes
     /// before the change, all or none, only while each is exactly as the change left it.
     Undo {
         /// The change id (`c<N>-<tag>`, as `changes` and edit or write results name it).
         id: Option<String>,
+        /// Go back to this change: revert every change in effect from the newest back to and
+        /// including it, newest first, at once — all or nothing (nothing is written when any
+        /// of them would be refused).
+        #[arg(long, value_name = "ID", conflicts_with = "id")]
+        to: Option<String>,
     },
     /// Print every tool's name, description, annotations and JSON schemas.
     Tools,

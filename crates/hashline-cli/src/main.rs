@@ -86,7 +86,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Batch => run_batch(&toolbox, &session)?,
         Command::Map { path } => run_map(&session, path, cli.json)?,
         Command::Changes => changes::list(&session, cli.json)?,
-        Command::Undo { id } => match changes::undo_target(&session, id.as_deref()) {
+        Command::Undo { to: Some(id), .. } => changes::undo_to(&session, id, cli.json)?,
+        Command::Undo { id, .. } => match changes::undo_target(&session, id.as_deref()) {
             Some(id) => run_tool(&toolbox, &session, "edit", json!({ "revert": id }), cli.json)?,
             None => {
                 eprintln!("hashline: no change to undo in this session (hashline changes lists them)");
@@ -240,7 +241,7 @@ fn read_stdin() -> std::io::Result<String> {
     Ok(text)
 }
 
-fn exit_for(result: &ToolResult) -> ExitCode {
+pub(crate) fn exit_for(result: &ToolResult) -> ExitCode {
     if result.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS }
 }
 
@@ -279,7 +280,7 @@ fn run_map(session: &Session, path: &str, json: bool) -> Result<ExitCode> {
     Ok(if outline.map.is_some() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_TOOL_ERROR) })
 }
 
-fn print_content(content: &[ContentBlock], is_error: bool) -> Result<()> {
+pub(crate) fn print_content(content: &[ContentBlock], is_error: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     for block in content {
         match block {

@@ -75,6 +75,8 @@ pub struct Persisted {
     explicit: bool,
     /// The text loaded, to skip saving an unchanged ledger.
     loaded: Option<String>,
+    /// `<file>.changes`, opened and checked while the lock is held (`None`: none yet).
+    changes: Option<hashline::fs::private::PrivateDir>,
     _lock: File,
 }
 
@@ -149,7 +151,8 @@ impl Persisted {
         lock_path.push(".lock");
         let lock = private_file::open_lock(Path::new(&lock_path))?;
         lock.lock().with_context(|| format!("cannot lock {}", Path::new(&lock_path).display()))?;
-        Ok(Self { file, explicit, loaded: None, _lock: lock })
+        let changes = private_file::open_changes(&changes_dir(&file))?;
+        Ok(Self { file, explicit, loaded: None, changes, _lock: lock })
     }
 
     /// Loads the ledger into `session`; a missing file starts a new session.
@@ -170,7 +173,7 @@ impl Persisted {
             }
             None => None,
         };
-        session.restore_changes(ChangeLog::on_disk(changes, changes_dir(&self.file)));
+        session.restore_changes(ChangeLog::on_disk(changes, changes_dir(&self.file), self.changes.take()));
         Ok(())
     }
 

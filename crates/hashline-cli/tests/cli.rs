@@ -387,3 +387,110 @@ fn bytes_that_could_not_be_kept_make_the_undo_say_they_are_gone() {
     assert!(text.contains("are gone or were altered"), "{text}");
     assert_eq!(std::fs::read(dir.0.path().join("a.txt")).expect("read"), b"ONE\n");
 }
+
+/// The session's change ids, oldest first.
+fn change_ids(dir: &Dir) -> Vec<String> {
+    let json: Value = serde_json::from_str(&stdout(&dir.run(&["changes", "--json"], None))).expect("json");
+    json.as_array().expect("changes").iter().map(|c| c["id"].as_str().expect("id").to_owned()).collect()
+}
+
+/// Sets line `line` (now `old`) of `path` to `new` in the root's session.
+fn set(dir: &Dir, path: &str, line: u32, old: &str, new: &str) {
+    let anchor = format!("{line}:{}", hashline::core::LineHash::of(old.as_bytes()));
+    let edits = serde_json::json!([{"set_line": {"anchor": anchor, "new_text": new}}]).to_string();
+    let out = dir.run(&["edit", path, "--edits", &edits], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Hostile-testing UX1 from a shell: two edits, the file changed outside, a third edit.
+/// `undo --to <first>` would revert the three newest first, but the second cannot follow
+/// the third: refused whole, nothing written, naming how far it goes through; going back
+/// that far works, and then `undo <first>`'s advice (revert the second first) ends in a
+/// `change-conflict`, not in a loop.
+#[test]
+fn undo_to_is_all_or_nothing_and_the_advice_converges() {
+    let dir = Dir::new();
+    let file = dir.0.path().join("f.txt");
+    std::fs::write(&file, "a\nb\nc\nd\n").expect("write");
+    assert_eq!(dir.run(&["read", "f.txt"], None).status.code(), Some(0));
+    set(&dir, "f.txt", 1, "a", "A");
+    set(&dir, "f.txt", 2, "b", "B");
+    std::fs::write(&file, "A\nB\nc\nd\nEXTRA\n").expect("another program");
+    assert_eq!(dir.run(&["read", "f.txt"], None).status.code(), Some(0));
+    set(&dir, "f.txt", 3, "c", "C");
+    let ids = change_ids(&dir);
+    let names = |text: &str| text.replace(&ids[0], "<c1>").replace(&ids[1], "<c2>").replace(&ids[2], "<c3>");
+
+    let refused = dir.run(&["undo", "--to", &ids[0]], None);
+    assert_eq!(refused.status.code(), Some(1));
+    insta::assert_snapshot!(names(&String::from_utf8_lossy(&refused.stderr)), @"Revert refused — nothing was written. Going back to <c1> reverts <c3>, <c2>, <c1> newest first, but f.txt changed outside this session between <c2> and <c3> (its next change), so once <c3> is reverted it would not be what <c2> left. Going back to <c3> goes through; then decide against the content.");
+    let json = dir.run(&["--json", "undo", "--to", &ids[0]], None);
+    let result: Value = serde_json::from_str(&stdout(&json)).expect("json");
+    let error = &result["details"]["ptcValue"]["error"];
+    assert_eq!(error["code"], "change-conflict", "{result}");
+    assert_eq!(error["details"]["changeId"], ids[1].as_str());
+    assert_eq!(error["details"]["to"], ids[0].as_str());
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "A\nB\nC\nd\nEXTRA\n", "nothing written");
+    assert_eq!(change_ids(&dir).len(), 3, "nothing recorded");
+
+    let through = dir.run(&["undo", "--to", &ids[2]], None);
+    assert_eq!(through.status.code(), Some(0), "{}", String::from_utf8_lossy(&through.stderr));
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "A\nB\nc\nd\nEXTRA\n");
+    let advice = dir.run(&["undo", &ids[0]], None);
+    let text = names(&String::from_utf8_lossy(&advice.stderr));
+    assert!(text.contains("revert <c2> first (newest first), then <c1>"), "{text}");
+    let conflict = dir.run(&["--json", "undo", &ids[1]], None);
+    let result: Value = serde_json::from_str(&stdout(&conflict)).expect("json");
+    assert_eq!(result["details"]["ptcValue"]["error"]["code"], "change-conflict", "{result}");
+}
+
+/// `undo --to <id>`: every change in effect from the newest back to and including `<id>`,
+/// over several files, in one commit; each step is recorded as its own revert. A change
+/// already undone (and its revert) is skipped.
+#[test]
+fn undo_to_reverts_every_change_in_effect_back_to_the_one_named() {
+    let dir = Dir::new();
+    std::fs::write(dir.0.path().join("f.txt"), "one\ntwo\n").expect("write");
+    std::fs::write(dir.0.path().join("g.txt"), "uno\n").expect("write");
+    assert_eq!(dir.run(&["read", "f.txt"], None).status.code(), Some(0));
+    assert_eq!(dir.run(&["read", "g.txt"], None).status.code(), Some(0));
+    set(&dir, "f.txt", 1, "one", "ONE");
+    set(&dir, "g.txt", 1, "uno", "UNO");
+    set(&dir, "f.txt", 2, "two", "TWO");
+    let undone = dir.run(&["undo"], None);
+    assert_eq!(undone.status.code(), Some(0), "{}", String::from_utf8_lossy(&undone.stderr));
+    set(&dir, "f.txt", 2, "two", "2");
+    let ids = change_ids(&dir);
+    assert_eq!(ids.len(), 5);
+    let out = dir.run(&["undo", "--to", &ids[0]], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let after = change_ids(&dir);
+    assert_eq!(after.len(), 8, "one revert per change in effect");
+    let mut text = stdout(&out);
+    for (i, id) in after.iter().enumerate() {
+        text = text.replace(id.as_str(), &format!("<c{}>", i + 1));
+    }
+    insta::assert_snapshot!(text, @r#"
+    Reverted 3 changes, newest first, back to and including <c1>: <c5> (by <c6>), <c2> (by <c7>), <c1> (by <c8>).
+
+    Reverted f.txt to its content before <c1> (+2 -2 lines).
+
+    +1:260|one
+    +2:2f4|two
+
+    Reverted g.txt to its content before <c2> (+1 -1 line).
+
+    +1:431|uno
+
+    Changes <c6>, <c7>, <c8> (undo: revert them newest first, from <c8>: edit {"revert": "<c8>"})
+    "#);
+    assert_eq!(std::fs::read_to_string(dir.0.path().join("f.txt")).expect("read"), "one\ntwo\n");
+    assert_eq!(std::fs::read_to_string(dir.0.path().join("g.txt")).expect("read"), "uno\n");
+    let listed = stdout(&dir.run(&["changes"], None));
+    // Every edit is reverted (the third by the plain `undo`, whose revert stays in effect).
+    for id in [&ids[0], &ids[1], &ids[2], &ids[4]] {
+        assert!(listed.lines().any(|l| l.starts_with(id.as_str()) && l.contains("reverted by")), "{id}: {listed}");
+    }
+    let none = dir.run(&["undo"], None);
+    assert_eq!(none.status.code(), Some(1), "nothing in effect is left to undo: {}", stdout(&none));
+}

@@ -518,6 +518,128 @@ fn a_group_writable_lock_in_a_private_directory_still_works() {
     assert_eq!(env.text("a.txt"), "alpha\nBETA\n");
 }
 
+/// `<session file>.changes`, the undo store beside a session file.
+#[cfg(unix)]
+fn changes_dir(session: &Path) -> PathBuf {
+    let mut dir = session.as_os_str().to_owned();
+    dir.push(".changes");
+    PathBuf::from(dir)
+}
+
+/// A session in `dir` that read `a.txt` and changed `beta` to `BETA` (its undo store holds
+/// the two versions); returns the session file.
+#[cfg(unix)]
+fn session_with_a_change(env: &Env, dir: &Path) -> PathBuf {
+    let file = ledger_with_a_read(env, dir);
+    let out = set_beta(env, &file);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(listing(&changes_dir(&file)).len(), 2, "two versions kept");
+    file
+}
+
+/// docs/protocol.md §8 Sessions: a `.changes` symlink someone planted beside a session file
+/// in a shared directory is refused before anything is read, written or removed through it
+/// (it would have taken the victim's file versions and removed its `*.blob` files).
+#[test]
+#[cfg(unix)]
+fn a_planted_changes_symlink_is_refused_and_its_target_untouched() {
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let shared = shared_dir(&env);
+    let victim = tempfile::tempdir().expect("victim");
+    std::fs::write(victim.path().join("precious.blob"), "keep me\n").expect("write");
+    let session = shared.join("s.json");
+    std::os::unix::fs::symlink(victim.path(), changes_dir(&session)).expect("plant");
+    for args in [&["read", "a.txt"][..], &["undo"][..]] {
+        let mut all = vec!["--session", session.to_str().expect("utf-8")];
+        all.extend_from_slice(args);
+        let out = env.run(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let expected = format!(
+            "hashline: refusing the session changes directory {}: it is a symlink (the session's files are never followed)\n",
+            changes_dir(&session).display()
+        );
+        assert_eq!(stderr(&out), expected, "{args:?}");
+    }
+    assert!(!session.exists(), "no session written");
+    let out = set_beta(&env, &session);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nbeta\n");
+    assert_eq!(listing(victim.path()), ["precious.blob"], "the symlink's target was written or emptied");
+    assert_eq!(std::fs::read_to_string(victim.path().join("precious.blob")).expect("kept"), "keep me\n");
+}
+
+/// A `.changes` directory that group or others may write, in a shared directory, is refused
+/// (they could remove or replace the kept versions); in the user's own directory it is the
+/// user's choice, as for the session file and its lock.
+#[test]
+#[cfg(unix)]
+fn a_changes_directory_others_may_write_is_refused_in_a_shared_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let shared = shared_dir(&env);
+    let session = session_with_a_change(&env, &shared);
+    let dir = changes_dir(&session);
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let out = env.run(&["--session", session.to_str().expect("utf-8"), "undo"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "hashline: refusing the session changes directory {}: writable by group or others (mode 0777)\n",
+            dir.display()
+        )
+    );
+    assert_eq!(env.text("a.txt"), "alpha\nBETA\n", "nothing undone");
+
+    let private = env.state.path().join("private");
+    std::fs::create_dir(&private).expect("mkdir");
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(env.project.path().join("a.txt"), "alpha\nbeta\n").expect("reset");
+    let session = session_with_a_change(&env, &private);
+    std::fs::set_permissions(changes_dir(&session), std::fs::Permissions::from_mode(0o770)).expect("chmod");
+    let out = env.run(&["--session", session.to_str().expect("utf-8"), "undo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(env.text("a.txt"), "alpha\nbeta\n");
+}
+
+#[test]
+#[cfg(unix)]
+fn a_changes_directory_of_another_user_is_refused() {
+    if !is_root() {
+        eprintln!("SKIPPED a_changes_directory_of_another_user_is_refused: needs root to chown");
+        return;
+    }
+    let env = Env::new();
+    env.file("a.txt", "alpha\nbeta\n");
+    let shared = shared_dir(&env);
+    let session = session_with_a_change(&env, &shared);
+    let dir = changes_dir(&session);
+    std::os::unix::fs::chown(&dir, Some(4242), Some(4242)).expect("chown");
+    let out = env.run(&["--session", session.to_str().expect("utf-8"), "undo"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "hashline: refusing the session changes directory {}: owned by uid 4242, not by this user (uid 0)\n",
+            dir.display()
+        )
+    );
+    assert_eq!(env.text("a.txt"), "alpha\nBETA\n", "nothing undone");
+    assert_eq!(listing(&dir).len(), 2, "no version removed");
+
+    // In the user's own directory too: another user's store could be emptied by them.
+    let private = env.state.path().join("private");
+    std::fs::create_dir(&private).expect("mkdir");
+    let session = private.join("p.json");
+    std::fs::create_dir(changes_dir(&session)).expect("mkdir");
+    std::os::unix::fs::chown(changes_dir(&session), Some(4242), Some(4242)).expect("chown");
+    let out = env.run(&["--session", session.to_str().expect("utf-8"), "read", "a.txt"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("owned by uid 4242"), "{}", stderr(&out));
+}
+
 #[cfg(not(unix))]
 #[test]
 fn unix_only_tests() {
@@ -528,6 +650,9 @@ fn unix_only_tests() {
         "a_session_file_or_lock_of_another_user_is_refused",
         "the_state_directory_is_private_and_new_session_files_are_the_users_alone",
         "a_group_writable_lock_in_a_private_directory_still_works",
+        "a_planted_changes_symlink_is_refused_and_its_target_untouched",
+        "a_changes_directory_others_may_write_is_refused_in_a_shared_directory",
+        "a_changes_directory_of_another_user_is_refused",
     ] {
         eprintln!("SKIPPED {test}: Unix modes and owners (on Windows the state directory is in the user's profile)");
     }

@@ -210,10 +210,15 @@ impl ChangeLog {
         Self::with(ChangeLogState::default(), Blobs::memory())
     }
 
-    /// A log resumed from `state` (or begun, when `None`), its blobs in `dir` (made when
-    /// the first is stored).
-    pub fn on_disk(state: Option<ChangeLogState>, dir: impl Into<PathBuf>) -> Self {
-        Self::with(state.unwrap_or_default(), Blobs::directory(dir))
+    /// A log resumed from `state` (or begun, when `None`), its blobs in the directory
+    /// `path`: `dir` when the caller opened and checked it, else made and opened when the
+    /// first is stored (see [`Blobs::directory`]).
+    pub fn on_disk(
+        state: Option<ChangeLogState>,
+        path: impl Into<PathBuf>,
+        dir: Option<hashline_fs::private::PrivateDir>,
+    ) -> Self {
+        Self::with(state.unwrap_or_default(), Blobs::directory(path, dir))
     }
 
     fn with(mut state: ChangeLogState, blobs: Blobs) -> Self {
@@ -307,16 +312,41 @@ impl ChangeLog {
         }
     }
 
-    /// The latest change that stands and is not itself a revert: what `hashline undo`
-    /// without an id reverts.
+    /// The latest change in effect ([`ChangeLog::in_effect`]): what `hashline undo` without
+    /// an id reverts.
     pub fn latest_undoable(&self) -> Option<&Change> {
-        self.state.changes.iter().rev().find(|c| c.reverted_by.is_none() && c.reverts.is_none())
+        self.state.changes.iter().rev().find(|c| self.in_effect(c))
     }
 
-    /// The changes after `change` that touched `path` and stand (not reverted), newest
-    /// first.
+    /// Whether what `change` did is still in effect: it was not reverted, and it is an edit
+    /// or write, or a revert that made a change again (a revert of a revert of it, and so
+    /// on). A revert that undid a change is not: it and that change cancel, so reverting it
+    /// would only make that change again.
+    pub fn in_effect(&self, change: &Change) -> bool {
+        change.reverted_by.is_none() && self.revert_depth(change).is_multiple_of(2)
+    }
+
+    /// How many reverts deep `change` is: 0 for an edit or write, 1 for a revert of one, 2
+    /// for a revert of that revert, ... (a revert whose change is no longer kept counts 1
+    /// over it).
+    fn revert_depth(&self, change: &Change) -> usize {
+        let mut depth = 0;
+        let mut at = change;
+        while let Some(id) = &at.reverts {
+            depth += 1;
+            // Each revert names an earlier change, so the walk ends.
+            match self.state.changes.iter().find(|c| &c.id == id && c.seq < at.seq) {
+                Some(earlier) => at = earlier,
+                None => break,
+            }
+        }
+        depth
+    }
+
+    /// The changes after `change` that touched `path` and are in effect
+    /// ([`ChangeLog::in_effect`]), newest first: what stands in the way of reverting it.
     pub fn standing_after(&self, change: &Change, path: &Path) -> Vec<&Change> {
-        let later = self.state.changes.iter().rev().filter(|c| c.seq > change.seq && c.reverted_by.is_none());
+        let later = self.state.changes.iter().rev().filter(|c| c.seq > change.seq && self.in_effect(c));
         later.filter(|c| c.files.iter().any(|f| f.path == path)).collect()
     }
 
@@ -512,6 +542,28 @@ mod tests {
         assert_eq!(log.find(&edit).expect("kept").reverted_by.as_deref(), Some(revert.as_str()));
         assert!(log.latest_undoable().is_none());
         let change = log.find(&edit).expect("kept").clone();
-        assert_eq!(log.standing_after(&change, Path::new("/a")).len(), 1, "the revert stands on /a");
+        assert!(log.standing_after(&change, Path::new("/a")).is_empty(), "the edit and its revert cancel");
+    }
+
+    /// A revert of a revert makes the change again: it is in effect, and `undo` takes it;
+    /// a revert that undid a change never is (hostile-testing UX1).
+    #[test]
+    fn a_redo_is_in_effect_and_an_undo_is_not() {
+        let mut log = ChangeLog::in_memory();
+        let first = log.record("edit", None, &[file("/a", Before::Bytes(b"0"), Some(b"1"))]);
+        let edit = log.record("edit", None, &[file("/a", Before::Bytes(b"1"), Some(b"2"))]);
+        let undo = log.record("revert", Some(&edit), &[file("/a", Before::Bytes(b"2"), Some(b"1"))]);
+        assert_eq!(log.latest_undoable().map(|c| c.id.as_str()), Some(first.as_str()));
+        let redo = log.record("revert", Some(&undo), &[file("/a", Before::Bytes(b"1"), Some(b"2"))]);
+        let standing = |log: &ChangeLog| {
+            let first = log.find(&first).expect("kept").clone();
+            log.standing_after(&first, Path::new("/a")).iter().map(|c| c.id.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(standing(&log), std::slice::from_ref(&redo));
+        assert_eq!(log.latest_undoable().map(|c| c.id.as_str()), Some(redo.as_str()));
+        let undo_again = log.record("revert", Some(&redo), &[file("/a", Before::Bytes(b"2"), Some(b"1"))]);
+        assert!(standing(&log).is_empty());
+        assert!(!log.in_effect(log.find(&undo_again).expect("kept")));
+        assert_eq!(log.latest_undoable().map(|c| c.id.as_str()), Some(first.as_str()));
     }
 }

@@ -71,6 +71,24 @@ pub fn execute<T: Tool>(session: &Session, raw: Value, ctx: &CallContext) -> Too
     result
 }
 
+/// Projects an outcome a front end got from a tool's library function rather than from JSON
+/// arguments (the CLI's `undo --to`, [`crate::edit::revert_to`]) as [`execute`] projects a
+/// call's: the pending stale-context notices join the text, which is held to the budget.
+pub fn project<V: ToolValue>(
+    session: &Session,
+    tool: &str,
+    outcome: Result<ToolOutput<V>, ToolError>,
+    ctx: &CallContext,
+) -> ToolResult {
+    let mut result = match outcome {
+        Ok(output) => ToolResult::success(tool, output, ctx),
+        Err(error) => ToolResult::failure(tool, &error),
+    };
+    add_stale_notices(session, ctx, &mut result.content);
+    fit_content(&mut result.content, ctx);
+    result
+}
+
 /// Holds a top-level result's text to the call's byte budget ([`fit_text`]), the blocks
 /// together; a nested call's text is its caller's to fit.
 fn fit_content(content: &mut [ContentBlock], ctx: &CallContext) {

@@ -311,7 +311,7 @@ fn a_file_made_again_by_another_program_and_lost_bytes_are_refused() {
 
     // Kept bytes that are gone (a directory store whose blob was removed).
     let dir = tempfile::tempdir().expect("tempdir");
-    ws.session.restore_changes(hashline_tools::changes::ChangeLog::on_disk(None, dir.path().join("kept")));
+    ws.session.restore_changes(hashline_tools::changes::ChangeLog::on_disk(None, dir.path().join("kept"), None));
     ws.file("k.txt", "k\n");
     ws.read("k.txt");
     let id = change_id(&ws.edit("k.txt", set_line(1, "k", "K")));
@@ -396,4 +396,74 @@ fn a_change_followed_by_one_not_kept_cannot_be_reverted() {
     assert!(text.ends_with("Edit the current content instead, with these LINE:HASH anchors."), "{text}");
     assert_eq!(std::fs::metadata(ws.path("a.txt")).expect("meta").len(), big.len() as u64);
     assert_eq!(code(&ws.revert(&later)), "change-expired");
+}
+
+/// The change a `change-superseded` refusal says to revert first.
+fn revert_first(result: &ToolResult) -> Option<String> {
+    let text = result.text();
+    let at = text.find("; revert ")? + "; revert ".len();
+    let rest = &text[at..];
+    let id = &rest[..rest.find(" first")?];
+    Some(id.to_owned())
+}
+
+/// Hostile-testing UX1: with a file also changed outside the session, following the
+/// refusals' advice converges. A revert that cancelled a later change is never named as
+/// the one to revert first (reverting it would make that change again, and the next try
+/// named the revert of the revert, without end); the advice names the newest change that
+/// still stands in the way, and the walk ends in a `change-conflict` on the file the other
+/// program changed.
+#[test]
+fn following_the_advice_converges_when_a_file_also_changed_outside() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "a\nb\nc\nd\n");
+    ws.read("a.txt");
+    let c1 = change_id(&ws.edit("a.txt", set_line(1, "a", "A")));
+    let c2 = change_id(&ws.edit("a.txt", set_line(2, "b", "B")));
+    std::fs::write(ws.path("a.txt"), "A\nB\nc\nd\nEXTRA\n").expect("another program");
+    ws.read("a.txt");
+    let c3 = change_id(&ws.edit("a.txt", set_line(3, "c", "C")));
+    let mut steps = Vec::new();
+    let mut target = c1.clone();
+    for _ in 0..8 {
+        let result = ws.revert(&target);
+        let outcome = if result.is_error { code(&result).to_owned() } else { "reverted".to_owned() };
+        steps.push(format!("{target}: {outcome}"));
+        match (result.is_error, revert_first(&result)) {
+            (false, _) => target = c1.clone(),
+            (true, Some(first)) if code(&result) == "change-superseded" => target = first,
+            _ => break,
+        }
+    }
+    let names = |s: &str| s.replace(&c1, "c1").replace(&c2, "c2").replace(&c3, "c3");
+    let steps: Vec<String> = steps.iter().map(|s| names(s)).collect();
+    assert_eq!(
+        steps,
+        ["c1: change-superseded", "c3: reverted", "c1: change-superseded", "c2: change-conflict"],
+        "the advice loops"
+    );
+    assert_eq!(ws.bytes("a.txt"), b"A\nB\nc\nd\nEXTRA\n");
+}
+
+/// Hostile-testing U1-F: a revert writes only where its change wrote. When a directory on
+/// the way was replaced (here `sub/` by a symlink to `other/`, where a file holds the
+/// change's exact bytes), the path now leads elsewhere: refused (`change-conflict`), naming
+/// both places, and nothing written in either.
+#[cfg(unix)]
+#[test]
+fn a_revert_whose_path_now_leads_elsewhere_is_refused() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.path("sub")).expect("mkdir");
+    ws.file("sub/f.txt", "one\n");
+    ws.read("sub/f.txt");
+    let id = change_id(&ws.edit("sub/f.txt", set_line(1, "one", "ONE")));
+    std::fs::rename(ws.path("sub"), ws.path("moved")).expect("rename");
+    std::fs::create_dir(ws.path("other")).expect("mkdir");
+    std::fs::write(ws.path("other/f.txt"), "ONE\n").expect("the change's bytes, elsewhere");
+    std::os::unix::fs::symlink("other", ws.path("sub")).expect("symlink");
+    let refusal = ws.revert(&id);
+    refused(&ws, &refusal, "change-conflict", &[("other/f.txt", Some(b"ONE\n")), ("moved/f.txt", Some(b"ONE\n"))]);
+    assert_snapshot!(refusal.text().replace(&id, "<id>"), @"Revert refused — nothing was written. Change <id> wrote sub/f.txt, and that path now leads to other/f.txt (a directory on its way was replaced or moved): a revert writes only the file its change wrote. Decide against the file there, or leave it.");
+    let details = &refusal.ptc_value()["error"]["details"];
+    assert_eq!(details["files"][0]["state"], "elsewhere", "{details}");
 }

@@ -1,11 +1,16 @@
 //! The bytes a change log keeps, by their SHA-256: in memory, or one file per blob in a
 //! directory (`<64 hex digits>.blob`, written atomically). A chain of edits of one file
 //! shares each version: one edit's bytes after are the next one's bytes before.
+//!
+//! A directory is a [`PrivateDir`]: opened without following a symlink and checked as the
+//! user's own (docs/protocol.md §8, "Shared directories"), its blobs read, written and
+//! removed relative to its handle.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use hashline_fs::private::PrivateDir;
 use serde::{Deserialize, Serialize};
 
 /// Names a file's bytes: their SHA-256 in hex and their length.
@@ -41,8 +46,13 @@ impl Blob {
 pub enum Blobs {
     /// In this process's memory.
     Memory(HashMap<String, Arc<[u8]>>),
-    /// One file per blob in this directory.
-    Directory(PathBuf),
+    /// One file per blob in a directory.
+    Directory {
+        /// Where it is (made when the first blob is stored).
+        path: PathBuf,
+        /// Its handle, once opened (checked).
+        dir: Option<PrivateDir>,
+    },
 }
 
 impl Blobs {
@@ -51,9 +61,10 @@ impl Blobs {
         Blobs::Memory(HashMap::new())
     }
 
-    /// A store in `dir`, made (mode 0700) when the first blob is stored.
-    pub fn directory(dir: impl Into<PathBuf>) -> Self {
-        Blobs::Directory(dir.into())
+    /// A store in the directory `path`, already opened and checked (`dir`), or made (mode
+    /// 0700) and opened when the first blob is stored.
+    pub fn directory(path: impl Into<PathBuf>, dir: Option<PrivateDir>) -> Self {
+        Blobs::Directory { path: path.into(), dir }
     }
 
     /// Keeps `bytes` and returns their name. A directory that cannot be written keeps
@@ -64,12 +75,16 @@ impl Blobs {
             Blobs::Memory(map) => {
                 map.entry(blob.sha256.clone()).or_insert_with(|| Arc::from(bytes));
             }
-            Blobs::Directory(dir) => {
-                let path = dir.join(format!("{}.blob", blob.sha256));
-                if hashline_fs::lookup::symlink_metadata(&path).is_err() {
-                    let _ = hashline_fs::state::create_private_dir(dir)
-                        .or_else(|err| if dir.is_dir() { Ok(()) } else { Err(err) })
-                        .and_then(|()| hashline_fs::write_atomic_unsynced(&path, bytes));
+            Blobs::Directory { path, dir } => {
+                if dir.is_none() {
+                    // Refused (planted meanwhile) or not made: nothing is kept.
+                    *dir = PrivateDir::open(path, true).ok().flatten();
+                }
+                let name = format!("{}.blob", blob.sha256);
+                if let Some(dir) = dir
+                    && !dir.contains(&name)
+                {
+                    let _ = dir.write(&name, bytes);
                 }
             }
         }
@@ -80,9 +95,9 @@ impl Blobs {
     pub fn load(&self, blob: &Blob) -> std::io::Result<Vec<u8>> {
         let bytes = match self {
             Blobs::Memory(map) => map.get(&blob.sha256).map(|b| b.to_vec()).ok_or_else(gone)?,
-            Blobs::Directory(dir) => {
-                let path = dir.join(format!("{}.blob", blob.sha256));
-                hashline_fs::open::read_regular(&path, blob.len.min(hashline_fs::MAX_FILE_BYTES))?
+            Blobs::Directory { dir, .. } => {
+                let dir = dir.as_ref().ok_or_else(gone)?;
+                dir.read(&format!("{}.blob", blob.sha256), blob.len.min(hashline_fs::MAX_FILE_BYTES))?
             }
         };
         if !blob.names(&bytes) {
@@ -91,17 +106,20 @@ impl Blobs {
         Ok(bytes)
     }
 
-    /// Drops every blob whose digest `named` does not hold.
+    /// Drops every blob whose digest `named` does not hold (and, in a directory, what a
+    /// process that died while storing a blob left: `.<digest>.blob.<8 hex>.tmp`).
     pub fn retain(&mut self, named: &BTreeSet<&str>) {
         match self {
             Blobs::Memory(map) => map.retain(|digest, _| named.contains(digest.as_str())),
-            Blobs::Directory(dir) => {
-                let Ok(entries) = hashline_fs::lookup::read_dir(dir) else { return };
-                for entry in entries.flatten() {
-                    let name = entry.file_name();
-                    let Some(digest) = name.to_str().and_then(|n| n.strip_suffix(".blob")) else { continue };
-                    if !named.contains(digest) {
-                        let _ = hashline_fs::lookup::remove_file(&entry.path());
+            Blobs::Directory { dir, .. } => {
+                let Some(dir) = dir else { return };
+                let Ok(names) = dir.names() else { return };
+                for name in names {
+                    let Some(text) = name.to_str() else { continue };
+                    let stale = text.starts_with('.') && text.ends_with(".tmp") && text.contains(".blob.");
+                    let dropped = text.strip_suffix(".blob").is_some_and(|digest| !named.contains(digest));
+                    if stale || dropped {
+                        let _ = dir.remove(&name);
                     }
                 }
             }
@@ -113,7 +131,7 @@ impl Blobs {
     pub(crate) fn len(&self) -> usize {
         match self {
             Blobs::Memory(map) => map.len(),
-            Blobs::Directory(_) => 0,
+            Blobs::Directory { .. } => 0,
         }
     }
 }
@@ -129,13 +147,16 @@ mod tests {
     #[test]
     fn a_directory_store_keeps_bytes_by_digest_and_refuses_altered_ones() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut blobs = Blobs::directory(dir.path().join("changes"));
+        let mut blobs = Blobs::directory(dir.path().join("changes"), None);
         let one = blobs.store(b"one\r\n\xef\xbb\xbf");
         let two = blobs.store(b"two");
         assert_eq!(blobs.load(&one).expect("kept"), b"one\r\n\xef\xbb\xbf");
         std::fs::write(dir.path().join("changes").join(format!("{}.blob", two.sha256)), "TWO").expect("alter");
         assert_eq!(blobs.load(&two).expect_err("altered").kind(), std::io::ErrorKind::InvalidData);
+        let stale = dir.path().join("changes").join(format!(".{}.blob.0123abcd.tmp", one.sha256));
+        std::fs::write(&stale, "half").expect("a store cut short");
         blobs.retain(&BTreeSet::from([two.sha256.as_str()]));
         assert_eq!(blobs.load(&one).expect_err("dropped").kind(), std::io::ErrorKind::NotFound);
+        assert!(!stale.exists(), "what a store cut short left goes too");
     }
 }

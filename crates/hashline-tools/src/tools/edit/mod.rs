@@ -8,6 +8,7 @@ mod items;
 mod prepare;
 mod render;
 mod revert;
+mod revert_to;
 mod symbols;
 
 use schemars::JsonSchema;
@@ -171,6 +172,14 @@ pub(crate) struct Request {
 /// Runs `edit` as a top-level call.
 pub fn edit(session: &Session, args: EditArgs) -> Result<ToolOutput<EditValue>, ToolError> {
     edit_in(session, args, &CallContext::top_level())
+}
+
+/// Goes back to the change `id`: every change in effect from the session's newest back to
+/// and including `id` reverted at once, newest first, all or nothing (the CLI's `undo --to`;
+/// docs/protocol.md §4.10, "Going back to a change"). Not an argument of the tool: a front
+/// end calls it, and projects the outcome with [`crate::run::project`].
+pub fn revert_to(session: &Session, id: &str, ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
+    revert_to::run_to(session, id, ctx)
 }
 
 /// Runs `edit` in a call context.

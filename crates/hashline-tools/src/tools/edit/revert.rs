@@ -24,23 +24,23 @@ use crate::validate::{SyntaxMode, SyntaxOutcome};
 use hashline_fs::{CommitError, Member, Target};
 
 /// One file of the change being reverted, opened and locked.
-struct Held<'c> {
-    file: &'c ChangedFile,
-    path: ResolvedPath,
-    target: Target,
+pub(super) struct Held<'c> {
+    /// The file as the change recorded it.
+    pub file: &'c ChangedFile,
+    /// The change whose bytes before it goes back to.
+    pub since: &'c str,
+    pub path: ResolvedPath,
+    pub target: Target,
     /// Its bytes now (`None`: no file has the name).
-    now: Option<Vec<u8>>,
+    pub now: Option<Vec<u8>>,
     /// The bytes it goes back to (`None`: the change made it, so it goes).
-    back: Option<Vec<u8>>,
+    pub back: Option<Vec<u8>>,
 }
 
 /// Reverts the change `id`.
 pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<ToolOutput<EditValue>, ToolError> {
     let change = find(session, id)?;
-    let mut paths = Vec::with_capacity(change.files.len());
-    for file in &change.files {
-        paths.push(session.resolve(&file.path.to_string_lossy())?);
-    }
+    let paths = resolve_files(session, &change)?;
     let mut keys: Vec<_> = paths.iter().map(|p| p.key.clone()).collect();
     keys.sort();
     keys.dedup();
@@ -51,18 +51,7 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
 
     let mut held = Vec::with_capacity(paths.len());
     for (file, path) in change.files.iter().zip(paths) {
-        let target = match session.open_target(&path, false) {
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound && file.before.is_some() => {
-                session.open_target(&path, true)
-            }
-            other => other,
-        }
-        .map_err(|err| write_error(&err, &path))?;
-        let now = match target.exists() {
-            true => Some(target.load().map_err(|err| read_error(&err, &path))?),
-            false => None,
-        };
-        held.push(Held { file, path, target, now, back: None });
+        held.push(hold(session, file, &change.id, path)?);
     }
     // Every file exactly as the change left it, or nothing is written.
     let moved: Vec<Moved<'_>> = held
@@ -74,21 +63,65 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
         return Err(refusal(session, &change, &moved, ctx.budget));
     }
     for file in &mut held {
-        if let Some(blob) = &file.file.before {
-            let bytes = session.changes().load(blob).map_err(|_| {
-                ToolError::new(
-                    ErrorCode::ChangeExpired,
-                    format!(
-                        "Revert refused — nothing was written. The bytes kept for {} before {} are gone or were altered, so the change cannot be reverted.",
-                        file.file.shown(), change.id
-                    ),
-                )
-            })?;
-            file.back = Some(bytes);
-        }
+        file.back = load_before(session, &change, file.file)?;
     }
 
     ctx.cancel.check("Edit")?;
+    let all: Vec<&Held<'_>> = held.iter().collect();
+    commit(session, &all, |_| &change, ctx)?;
+    finish(session, &change, held, ctx)
+}
+
+/// Opens and locks the target of `file` at `path` (missing parent directories are made
+/// when it goes back to bytes) and reads it.
+pub(super) fn hold<'c>(
+    session: &Session,
+    file: &'c ChangedFile,
+    since: &'c str,
+    path: ResolvedPath,
+) -> Result<Held<'c>, ToolError> {
+    let target = match session.open_target(&path, false) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && file.before.is_some() => {
+            session.open_target(&path, true)
+        }
+        other => other,
+    }
+    .map_err(|err| write_error(&err, &path))?;
+    let now = match target.exists() {
+        true => Some(target.load().map_err(|err| read_error(&err, &path))?),
+        false => None,
+    };
+    Ok(Held { file, since, path, target, now, back: None })
+}
+
+/// The kept bytes of `file` before `change` (`None`: the change made it); `change-expired`
+/// when they are gone or were altered.
+pub(super) fn load_before(
+    session: &Session,
+    change: &Change,
+    file: &ChangedFile,
+) -> Result<Option<Vec<u8>>, ToolError> {
+    let Some(blob) = &file.before else { return Ok(None) };
+    let bytes = session.changes().load(blob).map_err(|_| {
+        ToolError::new(
+            ErrorCode::ChangeExpired,
+            format!(
+                "Revert refused — nothing was written. The bytes kept for {} before {} are gone or were altered, so the change cannot be reverted.",
+                file.shown(), change.id
+            ),
+        )
+    })?;
+    Ok(Some(bytes))
+}
+
+/// Commits every held file from its bytes now to its bytes back, all or none. A file that
+/// changed since it was read is refused as the change `change_of` names for it would be.
+pub(super) fn commit<'c>(
+    session: &Session,
+    held: &[&Held<'_>],
+    change_of: impl Fn(usize) -> &'c Change,
+    ctx: &CallContext,
+) -> Result<(), ToolError> {
     let members: Vec<Member<'_>> = held
         .iter()
         .map(|h| Member {
@@ -100,17 +133,17 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
         })
         .collect();
     match session.commit(&members) {
-        Ok(_) => {}
+        Ok(_) => Ok(()),
         Err((index, CommitError::Changed)) => {
-            // Changed between the check above and the commit: as if found changed there.
-            let file = &held[index];
+            // Changed between the check and the commit: as if found changed there.
+            let file = held[index];
             let now = session.read_file(&file.path).ok();
             let moved = Moved { file: file.file, path: &file.path, now: now.as_deref() };
-            return Err(refusal(session, &change, &[moved], ctx.budget));
+            Err(refusal(session, change_of(index), &[moved], ctx.budget))
         }
         Err((index, CommitError::Io(err))) => {
             let failure = write_error(&err, &held[index].path);
-            return Err(ToolError::new(
+            Err(ToolError::new(
                 failure.code,
                 format!(
                     "Revert refused — writing {} failed: {} Nothing was written to any file.",
@@ -118,15 +151,13 @@ pub(crate) fn run(session: &Session, id: &str, ctx: &CallContext) -> Result<Tool
                     failure.message
                 ),
             )
-            .with_path(held[index].path.absolute_str()));
+            .with_path(held[index].path.absolute_str()))
         }
     }
-    drop(members);
-    finish(session, &change, held, ctx)
 }
 
 /// The change `id` names, if it can be reverted.
-fn find(session: &Session, id: &str) -> Result<Change, ToolError> {
+pub(super) fn find(session: &Session, id: &str) -> Result<Change, ToolError> {
     let log = session.changes();
     let change = match log.find(id) {
         Ok(change) => change.clone(),
@@ -168,8 +199,39 @@ fn find(session: &Session, id: &str) -> Result<Change, ToolError> {
     Ok(change)
 }
 
+/// Each file of `change` resolved again. Refused (`change-conflict`, nothing written) when
+/// one now leads elsewhere than the file the change wrote (a directory on its way replaced
+/// by a symlink, or moved): a revert writes only where its change wrote.
+pub(super) fn resolve_files(session: &Session, change: &Change) -> Result<Vec<ResolvedPath>, ToolError> {
+    let mut paths = Vec::with_capacity(change.files.len());
+    for file in &change.files {
+        let path = session.resolve(&file.path.to_string_lossy())?;
+        if path.key != file.path && path.real != file.path {
+            let now = hashline_search::shown_path(&path.real, session.cwd());
+            let now = if now.is_empty() { path.real.to_string_lossy().into_owned() } else { now };
+            let now = hashline_core::display::escape_name(&now);
+            let files = json!([{
+                "path": file.path.to_string_lossy(),
+                "state": "elsewhere",
+                "now": path.real.to_string_lossy(),
+                "standing": [],
+            }]);
+            return Err(ToolError::new(
+                ErrorCode::ChangeConflict,
+                format!(
+                    "Revert refused — nothing was written. Change {} wrote {}, and that path now leads to {now} (a directory on its way was replaced or moved): a revert writes only the file its change wrote. Decide against the file there, or leave it.",
+                    change.id, file.shown()
+                ),
+            )
+            .with_details(json!({ "changeId": change.id, "files": files, "updatedAnchors": [] })));
+        }
+        paths.push(path);
+    }
+    Ok(paths)
+}
+
 /// Whether `now` is exactly what the change left in `file`.
-fn left_as(file: &ChangedFile, now: Option<&[u8]>) -> bool {
+pub(super) fn left_as(file: &ChangedFile, now: Option<&[u8]>) -> bool {
     match (&file.after, now) {
         (None, None) => true,
         (Some(blob), Some(bytes)) => blob.names(bytes),
@@ -178,19 +240,20 @@ fn left_as(file: &ChangedFile, now: Option<&[u8]>) -> bool {
 }
 
 /// A file of the change that is not as the change left it.
-struct Moved<'a> {
-    file: &'a ChangedFile,
-    path: &'a ResolvedPath,
+pub(super) struct Moved<'a> {
+    pub file: &'a ChangedFile,
+    pub path: &'a ResolvedPath,
     /// Its bytes now (`None`: no file has the name).
-    now: Option<&'a [u8]>,
+    pub now: Option<&'a [u8]>,
 }
 
 /// `change-superseded` when a later change of the session stands on a file that moved,
 /// else `change-conflict`: the rows of each such file that changed since the change (the
 /// file's rows now, anchored and counted as shown).
-fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budget) -> ToolError {
+pub(super) fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budget) -> ToolError {
     let log = session.changes();
-    let mut later: Vec<String> = Vec::new();
+    // The changes in effect after this one on the files that moved (seq, id), newest first.
+    let mut later: Vec<(u64, String)> = Vec::new();
     // Later changes that stand but cannot be reverted themselves (their bytes were not kept).
     let mut unkept: Vec<String> = Vec::new();
     let mut sections = Vec::new();
@@ -201,6 +264,11 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budg
         for later in standing_changes.iter().filter(|c| !c.kept) {
             if !unkept.contains(&later.id) {
                 unkept.push(later.id.clone());
+            }
+        }
+        for standing in &standing_changes {
+            if !later.iter().any(|(_, id)| *id == standing.id) {
+                later.push((standing.seq, standing.id.clone()));
             }
         }
         let standing: Vec<String> = standing_changes.into_iter().map(|c| c.id.clone()).collect();
@@ -231,12 +299,9 @@ fn refusal(session: &Session, change: &Change, moved: &[Moved<'_>], budget: Budg
             None => format!("{what}."),
         };
         sections.push(section);
-        for id in standing {
-            if !later.contains(&id) {
-                later.push(id);
-            }
-        }
     }
+    later.sort_by_key(|(seq, _)| std::cmp::Reverse(*seq));
+    let later: Vec<String> = later.into_iter().map(|(_, id)| id).collect();
     let details = json!({ "changeId": change.id, "files": files, "updatedAnchors": updated });
     let body = sections.join("\n\n");
     if later.is_empty() {
@@ -294,7 +359,7 @@ fn changed_rows(left: Option<&[u8]>, now: Option<&[u8]>, max_bytes: usize) -> (O
 
 /// The line changes from `old` to `new` (histogram diff of their lines) and the change map
 /// they imply.
-fn line_changes(old: &Document, new: &Document) -> (ChangeMap, Vec<LineChange>) {
+pub(super) fn line_changes(old: &Document, new: &Document) -> (ChangeMap, Vec<LineChange>) {
     let lines = |doc: &Document| -> Vec<String> {
         doc.lines().map(|l| String::from_utf8_lossy(l.content).into_owned()).collect()
     };
@@ -323,12 +388,76 @@ fn finish(
     held: Vec<Held<'_>>,
     ctx: &CallContext,
 ) -> Result<ToolOutput<EditValue>, ToolError> {
+    let rendered = render_files(session, &held, ctx);
+    let files: Vec<NewFile<'_>> = held
+        .iter()
+        .zip(&rendered.counts)
+        .map(|(file, &(added, removed))| NewFile {
+            path: &file.path.key,
+            display: &file.file.display,
+            before: file.now.as_deref().map_or(Before::Absent, Before::Bytes),
+            after: file.back.as_deref(),
+            added,
+            removed,
+        })
+        .collect();
+    let id = session.changes().record("revert", Some(&change.id), &files);
+    Ok(rendered.output(&id, &change.id, None, &render::change_line(&id), ctx))
+}
+
+/// What a revert's files show, before its change is recorded.
+pub(super) struct Rendered {
+    values: Vec<FileEditValue>,
+    texts: Vec<String>,
+    /// Each file's lines added and removed.
+    pub counts: Vec<(u32, u32)>,
+    diffs: Vec<hashline_view::FileDiff>,
+}
+
+impl Rendered {
+    /// The result: `head` (if any), the files' texts and the `last` line; `id` is the
+    /// change this call recorded last and `reverts` the change it went back to.
+    pub fn output(
+        mut self,
+        id: &str,
+        reverts: &str,
+        head: Option<String>,
+        last: &str,
+        ctx: &CallContext,
+    ) -> ToolOutput<EditValue> {
+        for value in &mut self.values {
+            value.change_id = Some(id.to_owned());
+        }
+        let mut text = head.map(|h| format!("{h}\n\n")).unwrap_or_default();
+        text.push_str(&self.texts.join("\n\n"));
+        text.push_str("\n\n");
+        text.push_str(last);
+        let value = match self.values.len() {
+            1 => EditValue::File(Box::new(self.values.remove(0))),
+            _ => EditValue::Files {
+                files: self.values,
+                warnings: Vec::new(),
+                change_id: Some(id.to_owned()),
+                reverts: Some(reverts.to_owned()),
+            },
+        };
+        let output = ToolOutput::text(value, text);
+        if ctx.text_only || !ctx.is_top_level() {
+            return output;
+        }
+        output.with_meta(hashline_view::DiffsMeta { diffs: self.diffs })
+    }
+}
+
+/// After the commit, for each file: the ledger (the rows shown before are forgotten, the
+/// rows shown now served), its value and its text.
+pub(super) fn render_files(session: &Session, held: &[Held<'_>], ctx: &CallContext) -> Rendered {
     let mut values = Vec::with_capacity(held.len());
     let mut texts = Vec::with_capacity(held.len());
     let mut counts = Vec::with_capacity(held.len());
     let mut diffs = Vec::new();
     let max_bytes = ctx.budget.bytes_after(512) / held.len().max(1);
-    for file in &held {
+    for file in held {
         let old = Document::parse(file.now.clone().unwrap_or_default());
         let new = Document::parse(file.back.clone().unwrap_or_default());
         let (map, found) = match (&file.now, &file.back) {
@@ -366,11 +495,12 @@ fn finish(
         counts.push((added as u32, removed as u32));
         let display = &file.file.display;
         let lines = if added.max(removed) == 1 { "line" } else { "lines" };
+        let since = file.since;
         let shown = hashline_core::display::escape_name(display);
         let summary = match (&file.now, &file.back) {
-            (Some(_), None) => format!("Removed {shown}: {} made it.", change.id),
-            (None, Some(_)) => format!("Made {shown} again: {} removed it (+{added} {lines}).", change.id),
-            _ => format!("Reverted {shown} to its content before {} (+{added} -{removed} {lines}).", change.id),
+            (Some(_), None) => format!("Removed {shown}: {since} made it."),
+            (None, Some(_)) => format!("Made {shown} again: {since} removed it (+{added} {lines})."),
+            _ => format!("Reverted {shown} to its content before {since} (+{added} -{removed} {lines})."),
         };
         let diff = if binary { String::new() } else { render::anchored_diff(&old, &new, &hunks, max_bytes).0 };
         let mut text = summary.clone();
@@ -409,40 +539,8 @@ fn finish(
             ),
             warnings: Vec::new(),
             change_id: None,
-            reverts: Some(change.id.clone()),
+            reverts: Some(since.to_owned()),
         });
     }
-    let files: Vec<NewFile<'_>> = held
-        .iter()
-        .zip(&counts)
-        .map(|(file, &(added, removed))| NewFile {
-            path: &file.path.key,
-            display: &file.file.display,
-            before: file.now.as_deref().map_or(Before::Absent, Before::Bytes),
-            after: file.back.as_deref(),
-            added,
-            removed,
-        })
-        .collect();
-    let id = session.changes().record("revert", Some(&change.id), &files);
-    for value in &mut values {
-        value.change_id = Some(id.clone());
-    }
-    let mut text = texts.join("\n\n");
-    text.push_str("\n\n");
-    text.push_str(&render::change_line(&id));
-    let value = match values.len() {
-        1 => EditValue::File(Box::new(values.remove(0))),
-        _ => EditValue::Files {
-            files: values,
-            warnings: Vec::new(),
-            change_id: Some(id),
-            reverts: Some(change.id.clone()),
-        },
-    };
-    let output = ToolOutput::text(value, text);
-    if ctx.text_only || !ctx.is_top_level() {
-        return Ok(output);
-    }
-    Ok(output.with_meta(hashline_view::DiffsMeta { diffs }))
+    Rendered { values, texts, counts, diffs }
 }
