@@ -42,6 +42,8 @@ pub enum ErrorCode {
     FileBusy,
     /// The file is larger than the tools will load.
     FileTooLarge,
+    /// An edit has more items than one call may carry ([`crate::edit::MAX_EDIT_ITEMS`]).
+    TooManyEdits,
     /// `offset` is past the last line.
     OffsetPastEnd,
     /// An edit names a file the session holds no anchors for.
@@ -117,6 +119,7 @@ impl ErrorCode {
             ErrorCode::FsError => "fs-error",
             ErrorCode::FileBusy => "file-busy",
             ErrorCode::FileTooLarge => "file-too-large",
+            ErrorCode::TooManyEdits => "too-many-edits",
             ErrorCode::OffsetPastEnd => "offset-past-end",
             ErrorCode::FileNotRead => "file-not-read",
             ErrorCode::HashMismatch => "hash-mismatch",
@@ -275,6 +278,7 @@ mod tests {
             ErrorCode::ReadSnapshotUnavailable,
             ErrorCode::UnknownTool,
             ErrorCode::FileTooLarge,
+            ErrorCode::TooManyEdits,
         ];
         for code in codes {
             assert_eq!(serde_json::to_value(code).ok(), Some(serde_json::Value::from(code.as_str())));

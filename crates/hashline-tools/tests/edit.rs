@@ -595,3 +595,38 @@ fn a_stale_from_path_range_is_refused_without_the_target_s_rows() {
     assert!(result.ptc_value()["error"].get("details").is_none(), "no rows of to.txt are passed off as fresh");
     assert_eq!((ws.bytes("from.txt"), ws.bytes("to.txt")), before);
 }
+
+/// Issue 48 H7: an edit's planning was quadratic in its items (100k `set_line` items took
+/// 11 s) and had no bound. It is linear now (the `edit` benchmark's 10,000-item batch beside
+/// the 1,000-item one), and one call takes at most `MAX_EDIT_ITEMS` items: past it the call is
+/// refused with `too-many-edits`, nothing written. At the bound every item applies.
+#[test]
+fn an_edit_takes_at_most_max_edit_items_and_every_one_applies_at_the_bound() {
+    use hashline_tools::edit::MAX_EDIT_ITEMS;
+    let ws = Workspace::new();
+    let lines: Vec<String> = (0..=MAX_EDIT_ITEMS).map(|i| format!("line {i}")).collect();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    ws.file("big.txt", &text);
+    let items: Vec<Value> =
+        lines.iter().enumerate().map(|(i, l)| set_line(i as u32 + 1, l, &format!("{l}!"))).collect();
+    for offset in (1..=MAX_EDIT_ITEMS + 1).step_by(1000) {
+        ws.call::<ReadTool>(json!({"path": "big.txt", "offset": offset, "limit": 1000}));
+    }
+    let result = ws.edit("big.txt", Value::from(items.clone()));
+    refused(&ws, "big.txt", &result, "too-many-edits", text.as_bytes());
+    assert_eq!(
+        result.text(),
+        format!(
+            "Edit rejected — nothing was written. edits has {} items; one call takes at most {MAX_EDIT_ITEMS}.\nSplit the change into several edit calls, or use write to replace the file whole.",
+            MAX_EDIT_ITEMS + 1
+        )
+    );
+    let result = ws.edit("big.txt", Value::from(items[..MAX_EDIT_ITEMS].to_vec()));
+    assert!(!result.is_error, "{}", result.text());
+    let expected: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| if i < MAX_EDIT_ITEMS { format!("{l}!\n") } else { format!("{l}\n") })
+        .collect();
+    assert_eq!(ws.bytes("big.txt"), expected.as_bytes());
+}

@@ -302,19 +302,16 @@ fn aim(check: &Check) -> Aim {
 
 /// Equal destructive targets: identical replacements collapse; different ones, last wins.
 fn resolve_duplicates(plan: &mut Plan) {
+    // The last kept splice of each replaced span so far: a later one with the same span
+    // takes its place (one look-up each, so a batch of 100k items stays linear).
+    let mut last: std::collections::HashMap<(usize, usize), usize> = std::collections::HashMap::new();
     let mut keep = vec![true; plan.splices.len()];
-    for j in 0..plan.splices.len() {
-        let b = &plan.splices[j];
-        for (i, a) in plan.splices[..j].iter().enumerate() {
-            let same_target = keep[i]
-                && !a.is_insert()
-                && !b.is_insert()
-                && !a.move_source
-                && !b.move_source
-                && (a.start, a.end) == (b.start, b.end);
-            if !same_target {
-                continue;
-            }
+    for (j, b) in plan.splices.iter().enumerate() {
+        if b.is_insert() || b.move_source {
+            continue;
+        }
+        if let Some(i) = last.insert((b.start, b.end), j) {
+            let a = &plan.splices[i];
             keep[i] = false;
             if a.lines != b.lines {
                 plan.warnings.push(format!(
@@ -336,38 +333,49 @@ fn resolve_duplicates(plan: &mut Plan) {
 /// Refuses intersecting destructive spans, and insertions into a replaced span (except
 /// after a one-for-one `set_line` of that very line).
 fn check_overlaps(splices: &[Splice], copy_sources: &[(usize, usize, usize)]) -> Result<(), EditError> {
-    let destructive: Vec<&Splice> = splices.iter().filter(|s| !s.is_insert()).collect();
-    for (n, a) in destructive.iter().enumerate() {
-        for b in &destructive[n + 1..] {
-            if a.start < b.end && b.start < a.end {
-                return Err(EditError::overlap(format!(
-                    "edits[{}] targets line(s) {} and edits[{}] targets {}",
-                    a.edit.min(b.edit),
-                    span(if a.edit < b.edit { a.start } else { b.start }, if a.edit < b.edit { a.end } else { b.end }),
-                    a.edit.max(b.edit),
-                    span(if a.edit < b.edit { b.start } else { a.start }, if a.edit < b.edit { b.end } else { a.end }),
-                )));
-            }
+    // Sorted by start, every check is a sweep or a binary search: linear in the items
+    // (after the sort), not pairwise (issue 48 H7: 100k items took 11 s).
+    let mut destructive: Vec<&Splice> = splices.iter().filter(|s| !s.is_insert()).collect();
+    destructive.sort_by_key(|s| (s.start, s.end, s.edit));
+    let mut reach: Option<&Splice> = None;
+    for &b in &destructive {
+        if let Some(a) = reach
+            && b.start < a.end
+        {
+            let (first, second) = if a.edit < b.edit { (a, b) } else { (b, a) };
+            return Err(EditError::overlap(format!(
+                "edits[{}] targets line(s) {} and edits[{}] targets {}",
+                first.edit,
+                span(first.start, first.end),
+                second.edit,
+                span(second.start, second.end),
+            )));
+        }
+        if reach.is_none_or(|a| b.end > a.end) {
+            reach = Some(b);
         }
     }
+    // The spans are now disjoint and sorted: the ones that may meet a range end after it
+    // starts and start before it ends, a run found by binary search.
+    let meeting = |start: usize, end: usize| {
+        let from = destructive.partition_point(|d| d.end <= start);
+        destructive[from..].iter().take_while(move |d| d.start < end)
+    };
     for &(edit, start, end) in copy_sources {
-        for d in destructive.iter().filter(|d| d.edit != edit) {
-            if start < d.end && d.start < end {
-                return Err(EditError::overlap(format!(
-                    "edits[{edit}] copies line(s) {}, but edits[{}] replaces line(s) {}",
-                    span(start, end),
-                    d.edit,
-                    span(d.start, d.end)
-                )));
-            }
+        if let Some(d) = meeting(start, end).find(|d| d.edit != edit) {
+            return Err(EditError::overlap(format!(
+                "edits[{edit}] copies line(s) {}, but edits[{}] replaces line(s) {}",
+                span(start, end),
+                d.edit,
+                span(d.start, d.end)
+            )));
         }
     }
     for insert in splices.iter().filter(|s| s.is_insert()) {
         let Some(after) = insert.after else { continue };
-        for d in &destructive {
-            let inside = d.start <= after && after < d.end;
+        for d in meeting(after, after + 1) {
             let one_for_one = d.set_line && d.lines.len() == 1 && d.start == after;
-            if inside && !one_for_one && d.edit != insert.edit {
+            if !one_for_one && d.edit != insert.edit {
                 return Err(EditError::overlap(format!(
                     "edits[{}] inserts after line {}, but edits[{}] replaces line(s) {}",
                     insert.edit,
@@ -384,4 +392,65 @@ fn check_overlaps(splices: &[Splice], copy_sources: &[(usize, usize, usize)]) ->
 /// `L` or `S-E` for 0-based `start..end`.
 fn span(start: usize, end: usize) -> String {
     if end <= start + 1 { format!("{}", start + 1) } else { format!("{}-{}", start + 1, end) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The pairwise checks `check_overlaps` replaced (before issue 48 H7): whether they refuse.
+    fn refused_pairwise(splices: &[Splice], copy_sources: &[(usize, usize, usize)]) -> bool {
+        let destructive: Vec<&Splice> = splices.iter().filter(|s| !s.is_insert()).collect();
+        let crossing = destructive
+            .iter()
+            .enumerate()
+            .any(|(n, a)| destructive[n + 1..].iter().any(|b| a.start < b.end && b.start < a.end));
+        let copied = copy_sources
+            .iter()
+            .any(|&(edit, start, end)| destructive.iter().any(|d| d.edit != edit && start < d.end && d.start < end));
+        let inserted = splices.iter().filter_map(|s| s.after.map(|after| (s, after))).any(|(insert, after)| {
+            destructive.iter().any(|d| {
+                let one_for_one = d.set_line && d.lines.len() == 1 && d.start == after;
+                d.start <= after && after < d.end && !one_for_one && d.edit != insert.edit
+            })
+        });
+        crossing || copied || inserted
+    }
+
+    fn splice() -> impl Strategy<Value = Splice> {
+        (0usize..40, 0usize..30, 0usize..4, 0usize..3, any::<bool>(), 0usize..3).prop_map(
+            |(edit, start, len, kind, set_line, lines)| match kind {
+                0 => Splice::inserting(edit, start, vec![b"x".to_vec(); lines]),
+                _ => Splice { set_line, ..Splice::replacing(edit, start, start + len, vec![b"y".to_vec(); lines]) },
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn sorted_checks_refuse_exactly_what_pairwise_checks_refused(
+            splices in prop::collection::vec(splice(), 0..12),
+            copies in prop::collection::vec((0usize..40, 0usize..30, 1usize..4), 0..3),
+        ) {
+            let copies: Vec<(usize, usize, usize)> = copies.into_iter().map(|(e, s, l)| (e, s, s + l)).collect();
+            prop_assert_eq!(check_overlaps(&splices, &copies).is_err(), refused_pairwise(&splices, &copies));
+        }
+    }
+
+    #[test]
+    fn duplicates_keep_the_last_and_warn_once_per_pair() {
+        let mut plan = Plan::default();
+        for (edit, text) in [(0, "a"), (1, "b"), (2, "b"), (3, "c")] {
+            plan.splices
+                .push(Splice { set_line: true, ..Splice::replacing(edit, 4, 5, vec![text.as_bytes().to_vec()]) });
+        }
+        plan.splices.push(Splice::replacing(4, 6, 7, vec![b"z".to_vec()]));
+        resolve_duplicates(&mut plan);
+        let kept: Vec<usize> = plan.splices.iter().map(|s| s.edit).collect();
+        assert_eq!(kept, [3, 4]);
+        assert_eq!(plan.warnings.len(), 2, "{:?}", plan.warnings);
+        assert!(plan.warnings[0].contains("edits[0] and edits[1]"), "{:?}", plan.warnings);
+        assert!(plan.warnings[1].contains("edits[2] and edits[3]"), "{:?}", plan.warnings);
+    }
 }

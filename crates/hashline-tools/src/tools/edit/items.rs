@@ -69,6 +69,11 @@ impl SymbolAction {
 /// Reads another file for `from_path` (copy/move across files).
 pub type SourceLoader<'a> = dyn Fn(&str) -> Result<Arc<Document>, ToolError> + 'a;
 
+/// The most items one `edit` call takes (per file; `too-many-edits` past it). Planning is
+/// linear in the items (sorted, not compared pairwise), so the bound keeps one call's work
+/// and the request it came in proportionate, not fast enough.
+pub const MAX_EDIT_ITEMS: usize = 10_000;
+
 /// Parses the `edits` parameter: an array of items, or a JSON string of one (or of a
 /// single item). Returns the ops, and the `from_path` of each op that has one.
 pub fn parse_edits(edits: &Value, load: &SourceLoader<'_>) -> Result<Parsed, ToolError> {
@@ -91,6 +96,16 @@ pub fn parse_edits(edits: &Value, load: &SourceLoader<'_>) -> Result<Parsed, Too
     };
     if list.is_empty() {
         return Err(variant("edits must contain at least one edit item.".to_owned()));
+    }
+    if list.len() > MAX_EDIT_ITEMS {
+        return Err(ToolError::new(
+            ErrorCode::TooManyEdits,
+            format!(
+                "Edit rejected — nothing was written. edits has {} items; one call takes at most {MAX_EDIT_ITEMS}.",
+                list.len()
+            ),
+        )
+        .with_hint("Split the change into several edit calls, or use write to replace the file whole."));
     }
     let mut parsed = Parsed::default();
     for (index, item) in list.iter().enumerate() {

@@ -24,7 +24,7 @@ use crate::tool::Tool;
 use crate::warning::{Warning, WarningCode};
 
 pub use crate::validate::{SyntaxMode, SyntaxOutcome};
-pub use items::{EditItemSchema, OPS};
+pub use items::{EditItemSchema, MAX_EDIT_ITEMS, OPS};
 pub use render::{DiffData, DiffEntry, DiffStats, change_line};
 
 /// Arguments of `edit`.
