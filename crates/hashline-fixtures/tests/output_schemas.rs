@@ -312,6 +312,12 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
             json!({"path": "verify.txt", "edits": set_line(&verify, "b"), "postEditVerify": true}),
         ),
         ("unknown-tool", main, "rm", json!({"path": "a.txt"})),
+        (
+            "too-many-edits",
+            main,
+            "edit",
+            json!({"path": "t.txt", "edits": vec![set_line(&t1, "1")[0].clone(); hashline::tools::edit::MAX_EDIT_ITEMS + 1]}),
+        ),
     ];
 
     let toolbox = Toolbox::new();
@@ -322,6 +328,27 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
         assert_eq!(result.error_code(), Some(*code), "{tool} {args}: {}", result.text());
         checker.check(tool, &result, &format!("{code} ({tool} {args})"));
         covered.insert((*code).to_owned());
+    }
+    // A session whose root was renamed away and another directory put at its path (Unix: a
+    // directory another process holds open cannot be renamed on Windows).
+    #[cfg(unix)]
+    {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).expect("root");
+        let moving = Session::new(SessionConfig::builder().root(&root).build()).expect("session");
+        std::fs::rename(&root, dir.path().join("away")).expect("rename");
+        std::fs::create_dir(&root).expect("another root");
+        let result = toolbox.execute(&moving, "read", json!({"path": "a.txt"}), &CallContext::top_level());
+        assert_eq!(result.error_code(), Some("root-moved"), "{}", result.text());
+        checker.check("read", &result, "root-moved (read)");
+        covered.insert("root-moved".to_owned());
+    }
+    #[cfg(not(unix))]
+    {
+        let error = ToolError::new(ErrorCode::RootMoved, "root-moved (built by the test)").with_path("C:\\abs\\a.txt");
+        checker.check("read", &ToolResult::failure("read", &error), "root-moved built for read");
+        covered.insert("root-moved".to_owned());
     }
     // A write whose caller cancelled it before it committed.
     let cancelled = CallContext::top_level();

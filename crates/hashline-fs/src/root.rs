@@ -26,6 +26,19 @@ impl RootDir {
         &self.path
     }
 
+    /// Whether the root's path no longer leads to the directory its handle holds: renamed
+    /// or removed, and maybe another directory put at its path. A session that goes on
+    /// would act on two directories (files opened through the handle, walks by the path),
+    /// so its tools refuse instead.
+    pub fn moved(&self) -> bool {
+        match (sys::stat(self.handle()), sys::stat_path(&self.path)) {
+            (Ok(held), Ok(now)) => held.id != now.id,
+            (Ok(_), Err(_)) => true,
+            // The handle cannot be asked: nothing is known to have moved.
+            (Err(_), _) => false,
+        }
+    }
+
     /// The root's handle.
     pub(crate) fn handle(&self) -> HandleRef<'_> {
         sys::borrow(&self.handle)

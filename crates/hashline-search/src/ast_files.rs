@@ -47,7 +47,7 @@ pub struct AstOutcome {
     /// Files searched (of a language the query runs on).
     pub searched_files: u64,
     /// Files skipped: not UTF-8 (ast-grep needs text), or unreadable (FIFOs, sockets and
-    /// devices met in the walk included).
+    /// devices met in the walk included), and directories the walk could not read.
     pub skipped_files: u64,
     /// Ignore files that were not applied (a FIFO, a device, too large, unreadable), by path.
     pub skipped_ignore_files: Vec<SkippedIgnoreFile>,
@@ -297,7 +297,11 @@ impl FileVisitor for Worker<'_> {
         });
     }
 
-    fn error(&mut self, _path: Option<&Path>) {}
+    fn error(&mut self, _path: Option<&Path>) {
+        // A directory the walk could not read (permissions, too deep for the system's
+        // paths): its files were not searched, and the result says so.
+        self.found.skipped_files += 1;
+    }
 }
 
 #[cfg(test)]

@@ -155,7 +155,7 @@ impl SearchOutcome {
 }
 
 /// The path an error of the walk names, if any.
-pub(crate) fn error_path(err: &ignore::Error) -> Option<&Path> {
+pub fn error_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
         ignore::Error::Loop { child, .. } => Some(child),

@@ -44,6 +44,8 @@ pub enum ErrorCode {
     FileTooLarge,
     /// An edit has more items than one call may carry ([`crate::edit::MAX_EDIT_ITEMS`]).
     TooManyEdits,
+    /// A session root's path no longer leads to the directory the session opened.
+    RootMoved,
     /// `offset` is past the last line.
     OffsetPastEnd,
     /// An edit names a file the session holds no anchors for.
@@ -120,6 +122,7 @@ impl ErrorCode {
             ErrorCode::FileBusy => "file-busy",
             ErrorCode::FileTooLarge => "file-too-large",
             ErrorCode::TooManyEdits => "too-many-edits",
+            ErrorCode::RootMoved => "root-moved",
             ErrorCode::OffsetPastEnd => "offset-past-end",
             ErrorCode::FileNotRead => "file-not-read",
             ErrorCode::HashMismatch => "hash-mismatch",
@@ -279,6 +282,7 @@ mod tests {
             ErrorCode::UnknownTool,
             ErrorCode::FileTooLarge,
             ErrorCode::TooManyEdits,
+            ErrorCode::RootMoved,
         ];
         for code in codes {
             assert_eq!(serde_json::to_value(code).ok(), Some(serde_json::Value::from(code.as_str())));

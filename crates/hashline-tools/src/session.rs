@@ -207,6 +207,19 @@ impl Session {
         #[cfg(test)]
         self.counts.resolved.fetch_add(1, Ordering::Relaxed);
         let mut path = paths::resolve(raw, self.cwd(), &self.roots, self.confined)?;
+        if let Some(root) = self.root_dirs.iter().find(|r| r.path() == path.root)
+            && root.moved()
+        {
+            return Err(ToolError::new(
+                ErrorCode::RootMoved,
+                format!(
+                    "The root {} was moved, removed or replaced since this session began: its path no longer leads to the directory the session works in. Nothing was read or written.",
+                    hashline_core::display::escape_name(&root.path().to_string_lossy())
+                ),
+            )
+            .with_hint("Start a new session (restart the server or the agent) to work in the directory now at that path.")
+            .with_path(path.absolute_str()));
+        }
         path.key = self.key_of(&path.real);
         Ok(path)
     }

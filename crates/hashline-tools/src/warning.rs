@@ -155,8 +155,9 @@ impl Warning {
 
     /// The `files-skipped` warning: `[Warning: not searched: 1 binary file (a NUL byte in
     /// its first 8 KiB: build.rs); 2 unreadable files or directories (a, b). Read a file to
-    /// see it.]`. `groups` are `(count, what, names)`; a group with no count is left out.
-    pub fn files_skipped(groups: &[(u64, &str, &str, Vec<String>)]) -> Option<Self> {
+    /// see it.]`. `groups` are `(count, one, many, names)`; a group with no count is left
+    /// out; `then` ends the line.
+    pub fn files_skipped(groups: &[(u64, &str, &str, Vec<String>)], then: &str) -> Option<Self> {
         let parts: Vec<String> = groups
             .iter()
             .filter(|(count, ..)| *count > 0)
@@ -171,10 +172,7 @@ impl Warning {
             })
             .collect();
         (!parts.is_empty()).then(|| {
-            Self::new(
-                WarningCode::FilesSkipped,
-                format!("[Warning: not searched: {}. Read a file to see it.]", parts.join("; ")),
-            )
+            Self::new(WarningCode::FilesSkipped, format!("[Warning: not searched: {}. {then}]", parts.join("; ")))
         })
     }
 

@@ -689,4 +689,14 @@ fn a_walk_too_deep_for_the_system_is_said_and_its_warnings_are_bounded() {
     assert!(text.contains("[Warning: not searched: 1 file or directory that could not be read: d/d/d/"), "{text}");
     assert!(text.lines().filter(|l| l.starts_with("[Warning: ignore file")).count() <= 3, "{text}");
     assert!(text.len() < 4096, "{} bytes of warnings: {text}", text.len());
+    // find and ast_search walk the same tree: they say it too.
+    let found = ws.call::<hashline_tools::find::FindTool>(json!({"pattern": "*.rs"}));
+    assert!(
+        found.text().contains("[Warning: not searched: 1 directory that could not be read: d/d/d/"),
+        "{}",
+        found.text()
+    );
+    assert!(found.text().ends_with("\n\ntop.rs"), "{}", found.text());
+    let ast = ws.call::<hashline_tools::ast_search::AstSearchTool>(json!({"pattern": "Command", "lang": "rust"}));
+    assert!(ast.text().contains("1 file or directory that could not be read (or is not UTF-8 text)"), "{}", ast.text());
 }

@@ -289,3 +289,47 @@ fn unix_only_tests() {
         "its peak-memory measure reads Linux's /proc/self/status",
     );
 }
+
+/// Issue 48 P2: the root renamed away and another directory put at its path mid-session.
+/// Before, read, edit and write went on in the old directory (through the root's handle) while
+/// ls, find and grep walked the new one: one root, two meanings. Now every tool refuses with
+/// `root-moved`, nothing read or written in either directory.
+#[cfg(unix)]
+#[test]
+fn a_root_moved_mid_session_is_refused_by_every_tool() {
+    use hashline_tools::edit::EditTool;
+    use hashline_tools::find::FindTool;
+    use hashline_tools::ls::LsTool;
+    use hashline_tools::read::ReadTool;
+    use hashline_tools::write::WriteTool;
+    let ws = Arc::new(Ws::new());
+    ws.file("a.txt", "old\n");
+    assert!(!ws.call::<ReadTool>(json!({"path": "a.txt"})).is_error);
+    let root = ws.root();
+    let away = root.with_file_name(format!("{}-away", root.file_name().expect("name").to_string_lossy()));
+    std::fs::rename(&root, &away).expect("rename the root away");
+    std::fs::create_dir(&root).expect("another directory at its path");
+    std::fs::write(root.join("a.txt"), "new\n").expect("its file");
+    let calls: Vec<(&str, ToolResult)> = vec![
+        ("read", ws.call::<ReadTool>(json!({"path": "a.txt"}))),
+        (
+            "edit",
+            ws.call::<EditTool>(
+                json!({"path": "a.txt", "edits": [{"set_line": {"anchor": "1:b6b", "new_text": "x"}}]}),
+            ),
+        ),
+        ("write", ws.call::<WriteTool>(json!({"path": "b.txt", "content": "x\n"}))),
+        ("ls", ws.call::<LsTool>(json!({}))),
+        ("find", ws.call::<FindTool>(json!({"pattern": "*.txt"}))),
+        ("grep", call::<GrepTool>(&ws, json!({"pattern": "old|new"}))),
+        ("ast_search", call::<AstSearchTool>(&ws, json!({"pattern": "$X", "lang": "rust"}))),
+    ];
+    for (tool, result) in &calls {
+        assert_eq!(code(result), "root-moved", "{tool}: {}", result.text());
+    }
+    assert!(calls[0].1.text().starts_with("The root "), "{}", calls[0].1.text());
+    assert_eq!(std::fs::read(away.join("a.txt")).expect("old"), b"old\n");
+    assert_eq!(std::fs::read(root.join("a.txt")).expect("new"), b"new\n");
+    assert!(!root.join("b.txt").exists() && !away.join("b.txt").exists());
+    let _ = std::fs::remove_dir_all(&away);
+}

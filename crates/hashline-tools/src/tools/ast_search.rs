@@ -302,7 +302,7 @@ struct Rendered {
 /// chance), then the notice.
 fn render(pattern: &str, blocks: &[Block], limit_cut: Option<(u64, u64)>, budget: Budget) -> Rendered {
     if blocks.is_empty() {
-        return Rendered { text: format!("No matches found for pattern: {pattern}"), shown: Vec::new() };
+        return Rendered { text: format!("No matches found for pattern: {}", escape_name(pattern)), shown: Vec::new() };
     }
     const RESERVE: usize = 400;
     let header = |b: &Block| format!("--- {} ---", escape_name(&b.display));

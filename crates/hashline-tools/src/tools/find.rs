@@ -6,10 +6,11 @@ mod filters;
 
 use hashline_fs::lookup as fs;
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use hashline_core::display::escape_name;
 use hashline_search::{IgnoreConfig, SkippedIgnoreFile, TreeRules};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use regex::Regex;
@@ -192,7 +193,7 @@ pub fn find_in(session: &Session, args: FindArgs, ctx: &CallContext) -> Result<T
         kind: args.kind.unwrap_or_default(),
         needs_stat: filters.needs_stat(args.sort_by.unwrap_or_default()),
     };
-    let (mut found, skipped) = search.walk(&path.real, args.max_depth);
+    let (mut found, skipped, unread) = search.walk(&path.real, args.max_depth);
     found.retain(|candidate| filters.keep(candidate));
     sort(&mut found, args.sort_by.unwrap_or_default(), args.reverse == Some(true));
 
@@ -207,9 +208,18 @@ pub fn find_in(session: &Session, args: FindArgs, ctx: &CallContext) -> Result<T
         warnings.push(Warning::params_adjusted("Find params", &adjustments));
     }
     warnings.extend(Warning::ignore_files_skipped(&skipped, |p| session.shown_display(p)));
+    warnings.extend(Warning::files_skipped(
+        &[(
+            unread.count,
+            "directory that could not be read",
+            "directories that could not be read",
+            unread.named.iter().map(|p| session.shown_display(p)).collect(),
+        )],
+        "What is below them is not listed.",
+    ));
     let listing = render_listing(lines, more, ctx.budget, frame_of(&warnings));
     let body = if total == 0 {
-        let mut none = format!("No files found matching pattern: {}", args.pattern);
+        let mut none = format!("No files found matching pattern: {}", escape_name(&args.pattern));
         if !regex && args.pattern.contains('/') {
             none.push('\n');
             none.push_str(BASENAME_GUIDANCE);
@@ -339,15 +349,19 @@ impl Search<'_> {
     /// Walks `root` in parallel and returns the matching entries, unordered, and the ignore
     /// files it could not apply. The ignore files are read by `hashline-search`'s
     /// [`TreeRules`] (guarded, bounded reads), never by the walker itself.
-    fn walk(&self, root: &Path, max_depth: Option<u32>) -> (Vec<Candidate>, Vec<SkippedIgnoreFile>) {
+    fn walk(&self, root: &Path, max_depth: Option<u32>) -> (Vec<Candidate>, Vec<SkippedIgnoreFile>, Unread) {
         let found = Mutex::new(Vec::new());
+        let unread = Mutex::new(Unread::default());
         let rules = Arc::new(TreeRules::new(root, IgnoreConfig::FIND, None));
-        rules
-            .walk_builder(0)
-            .max_depth(max_depth.map(|d| d as usize))
-            .build_parallel()
-            .visit(&mut CollectorBuilder { search: self, found: &found });
-        (found.into_inner().unwrap_or_else(|p| p.into_inner()), rules.skipped())
+        rules.walk_builder(0).max_depth(max_depth.map(|d| d as usize)).build_parallel().visit(&mut CollectorBuilder {
+            search: self,
+            found: &found,
+            unread: &unread,
+        });
+        let mut unread = unread.into_inner().unwrap_or_else(|p| p.into_inner());
+        unread.named.sort();
+        unread.named.truncate(hashline_search::NAMED_SKIPS);
+        (found.into_inner().unwrap_or_else(|p| p.into_inner()), rules.skipped(), unread)
     }
 
     /// The candidate for one walked entry, when it matches.
@@ -385,11 +399,20 @@ fn stat_of(entry: &DirEntry) -> Option<Stat> {
 struct CollectorBuilder<'a> {
     search: &'a Search<'a>,
     found: &'a Mutex<Vec<Candidate>>,
+    unread: &'a Mutex<Unread>,
+}
+
+/// Entries the walk could not read (a directory without permission, a path too deep for the
+/// system): how many, and the first by path.
+#[derive(Default)]
+struct Unread {
+    count: u64,
+    named: Vec<PathBuf>,
 }
 
 impl<'s> ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Collector { search: self.search, found: self.found, local: Vec::new() })
+        Box::new(Collector { search: self.search, found: self.found, unread: self.unread, local: Vec::new() })
     }
 }
 
@@ -397,16 +420,28 @@ impl<'s> ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
 struct Collector<'a> {
     search: &'a Search<'a>,
     found: &'a Mutex<Vec<Candidate>>,
+    unread: &'a Mutex<Unread>,
     local: Vec<Candidate>,
 }
 
 impl ParallelVisitor for Collector<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        // Unreadable subdirectories and vanished entries are skipped, as `fd` does.
-        if let Ok(entry) = entry
-            && let Some(candidate) = self.search.candidate(&entry)
-        {
-            self.local.push(candidate);
+        // Unreadable subdirectories are skipped, as `fd` does, and counted (the result says
+        // so); vanished entries are skipped alone.
+        match entry {
+            Ok(entry) => {
+                if let Some(candidate) = self.search.candidate(&entry) {
+                    self.local.push(candidate);
+                }
+            }
+            Err(err) if err.io_error().is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound) => {}
+            Err(err) => {
+                let mut unread = self.unread.lock().unwrap_or_else(|p| p.into_inner());
+                unread.count += 1;
+                if let Some(path) = hashline_search::error_path(&err) {
+                    unread.named.push(path.to_path_buf());
+                }
+            }
         }
         WalkState::Continue
     }

@@ -300,20 +300,23 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         let named = |why: hashline_search::Skipped| {
             found.skipped.iter().filter(|(_, w)| *w == why).map(|(p, _)| session.shown_display(p)).collect()
         };
-        warnings.extend(Warning::files_skipped(&[
-            (
-                found.binary_files,
-                "binary file (a NUL byte in its first 8 KiB)",
-                "binary files (a NUL byte in their first 8 KiB)",
-                named(hashline_search::Skipped::Binary),
-            ),
-            (
-                found.unreadable,
-                "file or directory that could not be read",
-                "files or directories that could not be read",
-                named(hashline_search::Skipped::Unreadable),
-            ),
-        ]));
+        warnings.extend(Warning::files_skipped(
+            &[
+                (
+                    found.binary_files,
+                    "binary file (a NUL byte in its first 8 KiB)",
+                    "binary files (a NUL byte in their first 8 KiB)",
+                    named(hashline_search::Skipped::Binary),
+                ),
+                (
+                    found.unreadable,
+                    "file or directory that could not be read",
+                    "files or directories that could not be read",
+                    named(hashline_search::Skipped::Unreadable),
+                ),
+            ],
+            "Read a file to see it.",
+        ));
     }
     let admitted =
         if summary { admit::Admitted::default() } else { admit::admit(&found.files, limit, query.context()) };

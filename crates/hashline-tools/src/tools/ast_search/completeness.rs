@@ -132,8 +132,12 @@ pub fn notice(session: &Session, found: &AstOutcome, limits: AstLimits) -> Optio
         .collect();
     let mut parts = parts;
     if found.skipped_files > 0 {
-        let files = if found.skipped_files == 1 { "file" } else { "files" };
-        parts.push(format!("{} {files} that could not be read as UTF-8 text", found.skipped_files));
+        let what = if found.skipped_files == 1 {
+            "file or directory that could not be read (or is not UTF-8 text)"
+        } else {
+            "files or directories that could not be read (or are not UTF-8 text)"
+        };
+        parts.push(format!("{} {what}", found.skipped_files));
     }
     (!parts.is_empty()).then(|| format!("[Not searched: {}. Use grep on them.]", parts.join("; ")))
 }
