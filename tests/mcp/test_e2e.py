@@ -27,6 +27,7 @@ import mcp.types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 
 REPO = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("HASHLINE_BIN", REPO / "target" / "debug" / "hashline"))
@@ -206,12 +207,13 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         assert value["kind"] == "image"
         assert rows(text) == [] and "lines" not in value
 
-        # Tool failures are results, never protocol errors.
+        # Tool failures are results, never protocol errors; an unknown tool is no tool's
+        # failure: a protocol error, -32602 (MCP).
         result, text, value = await call(session, "read", {"path": "missing.txt"})
         assert result.is_error and value["error"]["code"] == "file-not-found"
-        result = await session.call_tool("no_such_tool", {})
-        assert result.is_error
-        assert result.structured_content["error"]["code"] == "unknown-tool"
+        with pytest.raises(MCPError) as unknown:
+            await session.call_tool("no_such_tool", {})
+        assert unknown.value.error.code == types.INVALID_PARAMS
         result, text, value = await call(session, "read", {"path": 7})
         assert result.is_error and value["error"]["code"] == "invalid-type"
 

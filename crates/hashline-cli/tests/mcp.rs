@@ -252,14 +252,15 @@ fn unknown_methods_and_wrong_argument_types_are_answered_with_their_ids() {
         assert_eq!(reply["result"]["isError"], true, "{reply}");
         assert_eq!(error_code(&reply), "invalid-type", "{reply}");
     }
-    // Wrong types inside the object, unknown tools: tool errors too.
+    // Wrong types inside the object: tool errors too.
     let reply = server.call("path-type", "read", json!({"path": ["a.txt"]}));
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(error_code(&reply), "invalid-type");
     let reply = server.call("null-path", "read", json!({"path": null}));
     assert_eq!(error_code(&reply), "invalid-null");
+    // An unknown tool is a protocol error (MCP), with its id.
     let reply = server.call("no-tool", "teleport", json!({}));
-    assert_eq!(error_code(&reply), "unknown-tool");
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
     // A tools/call without a usable name is a protocol error, with its id.
     server.send(&json!({"jsonrpc": "2.0", "id": "no-name", "method": "tools/call", "params": {"arguments": {}}}));
     assert_eq!(server.reply("no-name")["error"]["code"], -32602);

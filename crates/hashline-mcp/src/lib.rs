@@ -7,7 +7,8 @@
 //!   its description, input and output JSON Schemas, and annotations (`readOnlyHint`,
 //!   `destructiveHint`, `idempotentHint`, `openWorldHint`).
 //! - **Results**: text blocks become MCP text content, image reads MCP image content, and a
-//!   tool failure is an `isError: true` result, never a JSON-RPC error. By default that is
+//!   tool failure is an `isError: true` result, never a JSON-RPC error (an unknown tool, or a
+//!   `tools/list` cursor, is no tool's failure: `-32602`). By default that is
 //!   all a result holds, and no tool lists an `outputSchema`: hosts that find a
 //!   `structuredContent` show their model its JSON instead of the text (Claude Code, Codex),
 //!   so the text alone is what reaches every model as written. With

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hashline::core::display::escape_name;
 use hashline::tools::log::LogWriter;
 use hashline::view::ContentBlock;
 use hashline::{
@@ -34,6 +35,11 @@ e.g. `12:3c8|let x = 1;`; `12:3c8` is that line's anchor.
 fresh rows (and `updatedAnchors`). Retry with those anchors; no re-read is needed.
 An edit of a file you have not read is refused (`file-not-read`). Relative paths resolve against the \
 working directory (the first root).";
+
+/// The answer to a `tools/list` with a cursor: the tools come in one page, so no cursor
+/// was ever given.
+const INVALID_CURSOR: &str =
+    "Invalid params for tools/list: unknown cursor. Every tool is listed in one page; list them without a cursor.";
 
 /// How long the server waits for the client's answer to `roots/list`.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -205,6 +211,19 @@ impl HashlineServer {
         crate::hosts::budget_for(name.as_deref(), self.options.structured)
     }
 
+    /// `Ok` when `name` is one of the tools; else the `-32602` error MCP asks for (the
+    /// call is neither run nor logged).
+    fn known(&self, name: &str) -> Result<(), ErrorData> {
+        if self.toolbox.get(name).is_some() {
+            return Ok(());
+        }
+        let names: Vec<&str> = self.toolbox.tools().iter().map(|tool| tool.name).collect();
+        Err(ErrorData::invalid_params(
+            format!("Unknown tool: {}. Available tools: {}.", escape_name(name), names.join(", ")),
+            None,
+        ))
+    }
+
     /// Runs one tool call on a thread of its own ([`run_isolated`]), so calls run in parallel. A
     /// `notifications/cancelled` for the request raises the call's cancel flag: an edit or
     /// write that has not committed yet then writes nothing (rmcp drops the reply). When
@@ -267,11 +286,15 @@ impl ServerHandler for HashlineServer {
             .with_instructions(INSTRUCTIONS)
     }
 
+    /// Every tool in one page: a cursor is never given, so any cursor is invalid (`-32602`).
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if request.is_some_and(|request| request.cursor.is_some()) {
+            return Err(ErrorData::invalid_params(INVALID_CURSOR, None));
+        }
         Ok(ListToolsResult::with_all_items(self.tools.clone()))
     }
 
@@ -280,6 +303,7 @@ impl ServerHandler for HashlineServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.known(&request.name)?;
         let args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
         let result = self.execute(request.name.into_owned(), args, &context).await?;
         Ok(CallToolResponse::Complete(call_tool_result(result, self.structured())))
@@ -303,6 +327,7 @@ impl ServerHandler for HashlineServer {
                         None,
                     ));
                 };
+                self.known(name)?;
                 let args = params.get("arguments").cloned().unwrap_or(Value::Null);
                 let structured = match self.options.structured {
                     StructuredContent::Off => Structured::Off,
