@@ -245,6 +245,57 @@ async fn a_foreign_origin_gets_403_and_an_allowed_one_passes() {
     assert!(file.exists());
 }
 
+/// The conformance suite's `localhost-host-valid-accepted`: a request from the server's own
+/// loopback origin (`http://localhost:PORT`, the port this server listens on) passes without
+/// `--allow-origin`; another port, another scheme or another name does not.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_servers_own_loopback_origin_passes_and_others_do_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(dir.path(), |_| {}).await;
+    let session = open(server.addr, None).await;
+    let port = server.addr.port();
+    let other = if port == u16::MAX { port - 1 } else { port + 1 };
+    for (origin, host) in [
+        (format!("http://localhost:{port}"), format!("localhost:{port}")),
+        (format!("http://127.0.0.1:{port}"), format!("127.0.0.1:{port}")),
+        (format!("http://[::1]:{port}"), format!("localhost:{port}")),
+        (format!("HTTP://LOCALHOST:{port}"), format!("localhost:{port}")),
+    ] {
+        let headers = [("origin", origin.as_str()), ("host", host.as_str())];
+        let reply = call(server.addr, None, Some(&session), &headers, call_body("ls", json!({}))).await;
+        assert_eq!(reply.status, StatusCode::OK, "{origin}: {}", reply.json);
+        assert_eq!(reply.json["result"]["isError"], false, "{origin}: {}", reply.json);
+        // A new session from that origin too.
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+        let reply = send(server.addr, "POST", &headers, init.to_string().into_bytes()).await;
+        assert_eq!(reply.status, StatusCode::OK, "{origin}: {}", reply.json);
+    }
+    let file = target(dir.path());
+    for origin in [
+        format!("http://localhost:{other}"),
+        "http://localhost".to_owned(),
+        format!("https://localhost:{port}"),
+        format!("http://evil.example:{port}"),
+        format!("http://localhost.evil.example:{port}"),
+        "null".to_owned(),
+    ] {
+        let headers = [("origin", origin.as_str())];
+        let reply = call(server.addr, None, Some(&session), &headers, call_body("write", write_args(&file))).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{origin}: {}", reply.json);
+        assert!(!file.exists(), "{origin}");
+    }
+    // DNS rebinding: the page's own origin, with a `Host` that is not a loopback name.
+    let headers = [("origin", "http://evil.example"), ("host", "evil.example")];
+    let reply = call(server.addr, None, Some(&session), &headers, call_body("write", write_args(&file))).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.json);
+    let origin = format!("http://localhost:{port}");
+    let headers = [("origin", origin.as_str()), ("host", "evil.example")];
+    let reply = call(server.addr, None, Some(&session), &headers, call_body("write", write_args(&file))).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.json);
+    assert!(!file.exists());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_oversized_body_gets_413_and_nothing_is_written() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -34,7 +34,9 @@ pub struct HttpOptions {
     /// The accepted bearer tokens; when there are none, the server must listen on loopback.
     pub tokens: Tokens,
     /// Browser origins allowed to call (e.g. `http://localhost:6274`); a request carrying
-    /// any other `Origin` is refused (403). Requests without `Origin` are not browsers'.
+    /// any other `Origin` is refused (403), except, on a loopback listener, the server's own
+    /// origin (`http://localhost:PORT`, `http://127.0.0.1:PORT`, `http://[::1]:PORT`).
+    /// Requests without `Origin` are not browsers'.
     pub allowed_origins: Vec<String>,
     /// The largest request body, in bytes (413 beyond).
     pub max_body_bytes: usize,
@@ -94,6 +96,20 @@ pub async fn bind_http(addr: SocketAddr, options: &HttpOptions) -> Result<TcpLis
     TcpListener::bind(addr).await.map_err(|err| Error::Http(format!("cannot listen on {addr}: {err}")))
 }
 
+/// The origins a request may come from: `--allow-origin`'s, and on a loopback listener the
+/// server's own loopback origins (`http://localhost:PORT`, `http://127.0.0.1:PORT`,
+/// `http://[::1]:PORT`, PORT the one it listens on). A page of those origins is served from
+/// this port on the machine itself, which only a local process can do; DNS rebinding gives
+/// a page another name's origin, still refused (and the `Host` check refuses the name).
+fn allowed_origins(local: SocketAddr, configured: &[String]) -> Vec<String> {
+    let mut origins = configured.to_vec();
+    if local.ip().is_loopback() {
+        let port = local.port();
+        origins.extend(["localhost", "127.0.0.1", "[::1]"].map(|host| format!("http://{host}:{port}")));
+    }
+    origins
+}
+
 /// Serves MCP over HTTP on `listener` until `shutdown` resolves, then shuts down
 /// gracefully: new requests are refused (503), calls in flight finish (at most
 /// `drain_timeout`), then every session ends.
@@ -118,7 +134,7 @@ pub async fn serve_http(
         .with_legacy_session_mode(true)
         .with_cancellation_token(sessions_ended.clone())
         .with_max_request_body_bytes(options.max_body_bytes)
-        .with_allowed_origins(options.allowed_origins.clone())
+        .with_allowed_origins(allowed_origins(local, &options.allowed_origins))
         .enforce_origin_validation();
     if !local.ip().is_loopback() {
         // Host names of a public deployment are unknown here; the token guards it.
