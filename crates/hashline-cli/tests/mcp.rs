@@ -661,3 +661,73 @@ fn a_budget_out_of_bounds_is_refused_at_start() {
         assert!(err.contains("--budget"), "{bad}: {err}");
     }
 }
+
+/// The CPU time the process `pid` has used so far (all its threads, user and system), from
+/// `/proc/<pid>/stat` (in USER_HZ ticks, 100 a second on Linux).
+#[cfg(target_os = "linux")]
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/<pid>/stat");
+    // Past the name in parentheses (which may hold spaces): state is field 3, utime 14, stime 15.
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("stat") + 1..].split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    Duration::from_millis(ticks * 10)
+}
+
+/// Issue 49: `notifications/cancelled` for an `ast_search` dropped its reply but the search
+/// ran on to its end, every core busy for seconds. It stops now: over the second after the
+/// cancellation settles, the server's CPU time grows by under 100 ms.
+#[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "reads the server's CPU time from /proc (Linux only)")]
+fn a_cancelled_ast_search_stops_its_work() {
+    #[cfg(target_os = "linux")]
+    {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Enough files that the search runs for many seconds (each has matches).
+        let body: String =
+            (0..40).map(|n| format!("fn f{n}(x: u32) -> u32 {{ let y = x + {n}; y * 2 + x }}\n")).collect();
+        for d in 0..40 {
+            let sub = dir.path().join(format!("d{d}"));
+            std::fs::create_dir(&sub).expect("mkdir");
+            for f in 0..100 {
+                std::fs::write(sub.join(format!("f{f}.rs")), &body).expect("write");
+            }
+        }
+        let log = dir.path().join("session.jsonl");
+        let mut server = Server::initialized_with(dir.path(), &["--log".as_ref(), log.as_os_str()]);
+        let pid = server.child.id();
+        server.send(&tool_call("slow", "ast_search", json!({"pattern": "$A + $B"})));
+        // The search is under way: the log has the call, and the server is busy.
+        let started = Instant::now();
+        while !std::fs::read_to_string(&log).unwrap_or_default().contains("\"slow\"") {
+            assert!(started.elapsed() < PATIENCE, "the call never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // (On a loaded machine the server may get little CPU: what counts is that it uses some.)
+        let busy = cpu_time(pid);
+        while cpu_time(pid) < busy + Duration::from_millis(200) {
+            assert!(started.elapsed() < PATIENCE, "the search is not running");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!std::fs::read_to_string(&log).unwrap_or_default().contains("tool/result"), "it ended already");
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": "slow", "reason": "test"}}));
+        // Settled: the work in hand when the flag rose (a file's match) is done.
+        std::thread::sleep(Duration::from_millis(500));
+        let before = cpu_time(pid);
+        std::thread::sleep(Duration::from_secs(1));
+        let used = cpu_time(pid).saturating_sub(before);
+        assert!(used < Duration::from_millis(100), "the cancelled search used {used:?} of CPU in the next second");
+        // The server serves on; the cancelled call gets no reply, and its result is logged.
+        server.assert_alive("after");
+        assert!(server.early.is_empty(), "{:?}", server.early);
+        assert_eq!(server.close().code(), Some(0));
+        let result = std::fs::read_to_string(&log)
+            .expect("log")
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).expect("event"))
+            .find(|event| event["type"] == "tool/result" && event["callId"] == "slow")
+            .expect("the cancelled call's result is logged");
+        assert_eq!(result["result"]["error"]["code"], "cancelled", "{result}");
+        insta::assert_snapshot!(result["result"]["content"][0]["text"].as_str().unwrap_or(""), @"Ast_search cancelled: the client cancelled the call, and the search stopped before its end.");
+    }
+}

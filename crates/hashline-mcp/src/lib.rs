@@ -30,7 +30,8 @@
 //!   `invalid-type`.
 //! - **Cancellation**: `notifications/cancelled` for an `edit` or `write` that has not
 //!   committed yet stops it before it writes anything (its result, logged with code
-//!   `cancelled`, gets no reply); one that has committed stays written.
+//!   `cancelled`, gets no reply); one that has committed stays written. A cancelled
+//!   `ast_search` stops its walk and match soon after, not only its reply.
 //!
 //! ```
 //! use hashline_mcp::{serve, HashlineServer, ServerOptions};

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use ast_grep_core::matcher::MatcherExt;
@@ -96,12 +97,34 @@ pub fn ast_search(
     threads: usize,
     limits: AstLimits,
 ) -> Result<AstOutcome, SearchError> {
+    ast_search_cancellable(root, query, glob, threads, limits, &AtomicBool::new(false))
+}
+
+/// [`ast_search`], stopped soon once `cancel` is set: the walk quits, no file is read or
+/// parsed any more, and a file's match stops within its next 1,024 nodes (a parse in
+/// progress runs to its end, at most [`AstLimits::max_parse_time`]). The outcome is then
+/// partial, for the caller to drop.
+pub fn ast_search_cancellable(
+    root: &Path,
+    query: &AstQuery,
+    glob: Option<&str>,
+    threads: usize,
+    limits: AstLimits,
+    cancel: &AtomicBool,
+) -> Result<AstOutcome, SearchError> {
     let meta = hashline_fs::lookup::metadata(root)?;
     let in_flight = InFlight::new(limits.max_bytes_in_flight);
     let deadline = Instant::now().checked_add(limits.max_search_time);
     let prefix = Mutex::new(Prefix { limit: limits.keep_documents, docs: BTreeMap::new(), cut: None });
-    let make =
-        || Worker { query, limits, in_flight: &in_flight, deadline, prefix: &prefix, found: AstOutcome::default() };
+    let make = || Worker {
+        query,
+        limits,
+        in_flight: &in_flight,
+        deadline,
+        cancel,
+        prefix: &prefix,
+        found: AstOutcome::default(),
+    };
     let mut outcome = AstOutcome::default();
     let workers = if meta.is_dir() {
         let (walk, rules) = walker(root, threads, glob)?;
@@ -134,13 +157,15 @@ pub fn ast_search(
 
 /// The byte ranges (first byte, last byte) of the matches of `pattern` in one source text,
 /// or why the file cannot be searched within `limits`. `compares`: the pattern repeats a
-/// metavariable, so the file's depth is bounded too.
+/// metavariable, so the file's depth is bounded too. Once `cancel` is set the match stops
+/// (as timed out: the search's outcome is dropped).
 fn find_ranges(
     text: &str,
     lang: LanguageId,
     pattern: &Pattern,
     compares: bool,
     limits: AstLimits,
+    cancel: &AtomicBool,
 ) -> Result<Vec<(usize, usize)>, NotSearched> {
     let parse_limits = ParseLimits { max_bytes: usize::MAX, max_time: limits.max_parse_time };
     let tree = match hashline_syntax::parse(lang, text.as_bytes(), None, parse_limits) {
@@ -156,7 +181,7 @@ fn find_ranges(
     let started = Instant::now();
     let mut ranges = Vec::new();
     for (visited, node) in root.root().dfs().enumerate() {
-        if visited % 1024 == 0 && started.elapsed() > limits.max_match_time {
+        if visited % 1024 == 0 && (started.elapsed() > limits.max_match_time || cancel.load(Ordering::Relaxed)) {
             return Err(NotSearched::TimedOut);
         }
         if kinds.as_ref().is_some_and(|kinds| !kinds.contains(node.kind_id().into())) {
@@ -223,6 +248,8 @@ struct Worker<'a> {
     in_flight: &'a InFlight,
     /// Files reached after this are not searched (`None`: a bound too far to be reached).
     deadline: Option<Instant>,
+    /// Set when the caller cancelled the search: nothing more is searched.
+    cancel: &'a AtomicBool,
     found: AstOutcome,
 }
 
@@ -247,6 +274,9 @@ fn read<'p>(
 
 impl FileVisitor for Worker<'_> {
     fn file(&mut self, path: &Path) {
+        if self.stopped() {
+            return;
+        }
         let Some((lang, pattern)) = self.query.for_path(path) else { return };
         if self.deadline.is_some_and(|deadline| Instant::now() > deadline) {
             return self.found.not_searched(path, NotSearched::TimedOut);
@@ -268,7 +298,7 @@ impl FileVisitor for Worker<'_> {
             self.found.searched_files += 1;
             return;
         }
-        let ranges = find_ranges(text, lang, pattern, self.query.compares, self.limits);
+        let ranges = find_ranges(text, lang, pattern, self.query.compares, self.limits, self.cancel);
         if text.len() >= LARGE_TREE_TEXT {
             // Its tree is freed: the next large one may be built on another thread.
             hashline_fs::heap::release_free_memory();
@@ -302,6 +332,10 @@ impl FileVisitor for Worker<'_> {
         // paths): its files were not searched, and the result says so.
         self.found.skipped_files += 1;
     }
+
+    fn stopped(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
 }
 
 #[cfg(test)]
@@ -321,7 +355,8 @@ mod tests {
         let doc = Document::parse(bytes.clone());
         let text = std::str::from_utf8(&bytes[3..]).expect("utf8");
         let (lang, pattern) = query.for_path(Path::new("a.rs")).expect("rust file");
-        let ranges = find_ranges(text, lang, pattern, false, AstLimits::DEFAULT).expect("searched");
+        let ranges =
+            find_ranges(text, lang, pattern, false, AstLimits::DEFAULT, &AtomicBool::new(false)).expect("searched");
         assert_eq!(to_lines(&doc, 3, &ranges), [(line(2), line(3))]);
         assert!(query.for_path(Path::new("a.py")).is_none());
     }
@@ -386,6 +421,24 @@ mod tests {
         let no_search_time = AstLimits { max_search_time: Duration::ZERO, ..AstLimits::DEFAULT };
         let found = run(no_search_time);
         assert_eq!((found.total_matches, found.searched_files, found.timed_out_files), (0, 0, 2));
+    }
+
+    /// A cancelled search reads no more files, and a match in progress stops.
+    #[test]
+    fn a_cancelled_search_stops() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for n in 0..50 {
+            std::fs::write(dir.path().join(format!("f{n}.rs")), "fn a() { b.unwrap(); }\n").expect("write");
+        }
+        let query = AstQuery::new("$X.unwrap()", Some(LanguageId::Rust)).expect("pattern");
+        let cancelled = AtomicBool::new(true);
+        let found =
+            ast_search_cancellable(dir.path(), &query, None, 2, AstLimits::DEFAULT, &cancelled).expect("search");
+        assert_eq!((found.total_matches, found.searched_files), (0, 0));
+        let text = "fn a() { b.unwrap(); }\n".repeat(2000);
+        let (lang, pattern) = query.for_path(Path::new("a.rs")).expect("rust file");
+        let stopped = find_ranges(&text, lang, pattern, false, AstLimits::DEFAULT, &cancelled);
+        assert_eq!(stopped, Err(NotSearched::TimedOut));
     }
 
     #[test]
@@ -466,7 +519,9 @@ mod tests {
             let query = AstQuery::new(pattern, None).expect("pattern");
             for (path, text) in &texts {
                 let Some((lang, compiled)) = query.for_path(Path::new(path)) else { continue };
-                let ranges = find_ranges(text, lang, compiled, query.compares, AstLimits::DEFAULT).expect("searched");
+                let ranges =
+                    find_ranges(text, lang, compiled, query.compares, AstLimits::DEFAULT, &AtomicBool::new(false))
+                        .expect("searched");
                 let may = query.may_match(lang, text.as_bytes());
                 assert!(ranges.is_empty() || may, "{pattern}: {path} has {} matches but was ruled out", ranges.len());
                 matched += usize::from(!ranges.is_empty());

@@ -48,7 +48,7 @@ mod walk;
 
 pub use ast::{AstFileHits, AstLanguage, AstPatternError, AstQuery, merge_ranges};
 pub use ast_bounds::{AstLimits, MAX_COMPARE_DEPTH, MAX_PATTERN_BYTES as MAX_AST_PATTERN_BYTES, MAX_PATTERN_DEPTH};
-pub use ast_files::{AstOutcome, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search};
+pub use ast_files::{AstOutcome, MAX_NOT_SEARCHED_KEPT, NotSearched, ast_search, ast_search_cancellable};
 pub use hashline_fs::NotRegularFile;
 pub use hashline_syntax::LanguageId;
 pub use query::{CompiledQuery, DFA_SIZE_LIMIT, MATCHER_SIZE_LIMIT, MAX_PATTERN_BYTES, Query, QueryError};

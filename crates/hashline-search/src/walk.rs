@@ -427,6 +427,10 @@ pub(crate) trait FileVisitor: Send {
     /// An entry the walk could not read (a directory, a broken ignore file, a path too
     /// deep, ...), by path when the walk names it.
     fn error(&mut self, path: Option<&Path>);
+    /// Whether the walk is to stop now (its caller cancelled it): every thread quits.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// Walks `walk` in parallel, one visitor from `make` per thread, and returns every visitor
@@ -463,7 +467,7 @@ impl<V: FileVisitor> ParallelVisitor for Slot<'_, V> {
             Ok(_) => {}
             Err(err) => visitor.error(error_path(&err)),
         }
-        WalkState::Continue
+        if visitor.stopped() { WalkState::Quit } else { WalkState::Continue }
     }
 }
 

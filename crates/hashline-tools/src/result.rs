@@ -55,6 +55,12 @@ impl CancelFlag {
         self.0.load(Ordering::SeqCst)
     }
 
+    /// The flag itself, for work that checks it where this crate's types are unknown (a
+    /// structural search's walk and match loop).
+    pub fn as_atomic(&self) -> &AtomicBool {
+        &self.0
+    }
+
     /// `Err(cancelled)` once the call was cancelled: `what` (`Edit`, `Write`) was not
     /// written.
     pub fn check(&self, what: &str) -> Result<(), ToolError> {

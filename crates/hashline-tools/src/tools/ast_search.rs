@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use hashline_core::display::{display_line, escape_name};
 use hashline_search::LanguageId;
-use hashline_search::{AstFileHits, AstLimits, AstPatternError, AstQuery, ast_search as search_ast, merge_ranges};
+use hashline_search::{AstFileHits, AstLimits, AstPatternError, AstQuery, ast_search_cancellable, merge_ranges};
 use hashline_view::{MatchesMeta, SearchFileMatches, SearchLineMatch};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -146,7 +146,8 @@ pub fn ast_search_in(
     let glob = args.glob.as_deref().filter(|g| !g.is_empty());
     // Only the files of the first `limit` matches (in path order) can show rows.
     let limits = AstLimits { keep_documents: limit as u64, ..AstLimits::DEFAULT };
-    let found = search_ast(&path.real, &query, glob, 0, limits).map_err(|err| match err {
+    let cancel = ctx.cancel.as_atomic();
+    let found = ast_search_cancellable(&path.real, &query, glob, 0, limits, cancel).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
             ToolError::new(ErrorCode::InvalidPattern, format!("Invalid glob {}: {message}", quoted(&glob)))
         }
@@ -155,6 +156,13 @@ pub fn ast_search_in(
         }
         hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
+    if ctx.cancel.is_cancelled() {
+        // The search stopped part way: what it found is not the answer.
+        return Err(ToolError::new(
+            ErrorCode::Cancelled,
+            "Ast_search cancelled: the client cancelled the call, and the search stopped before its end.",
+        ));
+    }
 
     let mut warnings = Vec::new();
     if !adjustments.is_empty() {
