@@ -12,7 +12,8 @@ use hashline::{
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -40,6 +41,10 @@ working directory (the first root).";
 /// was ever given.
 const INVALID_CURSOR: &str =
     "Invalid params for tools/list: unknown cursor. Every tool is listed in one page; list them without a cursor.";
+
+/// How often a call whose request carries a `progressToken` reports that it is still
+/// running (`notifications/progress`, the progress being the seconds it has run).
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// How long the server waits for the client's answer to `roots/list`.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -260,6 +265,8 @@ impl HashlineServer {
             token.cancelled().await;
             cancel.cancel();
         });
+        let progress =
+            context.meta.get_progress_token().map(|token| tokio::spawn(report_progress(context.peer.clone(), token)));
         let tool = name.clone();
         let undo = self.undo.clone();
         let outcome = run_isolated(&tool, move || {
@@ -276,6 +283,10 @@ impl HashlineServer {
         })
         .await;
         watcher.abort();
+        if let Some(progress) = progress {
+            // Before the reply is sent: no progress follows it.
+            progress.abort();
+        }
         Ok(outcome)
     }
 }
@@ -354,6 +365,20 @@ impl ServerHandler for HashlineServer {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Ask for the roots now, so the first call does not wait for them.
         let _ = self.session(&context.peer).await;
+    }
+}
+
+/// Sends `notifications/progress` with `token` every [`PROGRESS_EVERY`] until aborted, the
+/// progress being the whole seconds the call has run (no total: it is not known).
+async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken) {
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+    let mut progress = 0.0;
+    loop {
+        ticks.tick().await;
+        progress += PROGRESS_EVERY.as_secs_f64();
+        if peer.notify_progress(ProgressNotificationParam::new(token.clone(), progress)).await.is_err() {
+            return;
+        }
     }
 }
 

@@ -57,6 +57,8 @@ struct Reply {
     status: StatusCode,
     session: Option<String>,
     json: Value,
+    /// Every JSON `data:` event of a stream, in order (the body alone when it is JSON).
+    events: Vec<Value>,
 }
 
 async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
@@ -89,7 +91,15 @@ async fn send_on(
     let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
     let bytes = response.into_body().collect().await.expect("body").to_bytes();
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    Reply { status, session, json: parse_reply(&text) }
+    let events = match serde_json::from_str::<Value>(&text) {
+        Ok(value) => vec![value],
+        Err(_) => text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .collect(),
+    };
+    Reply { status, session, json: parse_reply(&text), events }
 }
 
 /// The JSON body, or the last JSON `data:` event of a stream; `Null` when neither.
@@ -698,5 +708,36 @@ async fn all_sessions_changes_share_one_bound_and_the_oldest_go_first() {
         let reply = call(server.addr, None, Some(session), &[], revert(id)).await;
         assert_eq!(reply.json["result"]["isError"], false, "{}", reply.json);
         assert!(!dir.path().join(file).exists(), "the revert of the write that made {file} removed it");
+    }
+}
+
+/// MCP progress over HTTP: a call with `_meta.progressToken` that runs past a second gets
+/// `notifications/progress` with that token on its own response stream, before its result.
+/// The call waits for a lock this test holds on the file it writes.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_call_with_a_progress_token_streams_progress_before_its_result() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("locked.txt");
+    std::fs::write(&file, "old\n").expect("write");
+    let server = Server::start(dir.path(), |_| {}).await;
+    let session = open(server.addr, None).await;
+    let held = std::fs::File::open(&file).expect("open");
+    held.lock().expect("lock");
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "write", "arguments": {"path": "locked.txt", "content": "new\n"}, "_meta": {"progressToken": 42}}});
+    let addr = server.addr;
+    let slow = tokio::spawn(async move { call(addr, None, Some(&session), &[], body.to_string().into_bytes()).await });
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    held.unlock().expect("unlock");
+    let reply = tokio::time::timeout(Duration::from_secs(20), slow).await.expect("the call ends").expect("join");
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    let (result, progress) = reply.events.split_last().expect("events");
+    assert_eq!(result["id"], 7, "{result}");
+    assert_eq!(result["result"]["isError"], false, "{result}");
+    assert!(!progress.is_empty(), "no progress: {:?}", reply.events);
+    for event in progress {
+        assert_eq!(event["method"], "notifications/progress", "{event}");
+        assert_eq!(event["params"]["progressToken"], 42, "{event}");
     }
 }

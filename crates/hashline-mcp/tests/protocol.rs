@@ -126,3 +126,48 @@ async fn a_tools_list_cursor_this_server_never_gave_is_an_invalid_params_error()
     assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(7), "{list}");
     client.close().await;
 }
+
+/// MCP progress: a call whose request carries `_meta.progressToken` gets
+/// `notifications/progress` with that token while it runs past a second (the progress
+/// growing); a call without one gets none. The call is held by a lock this test takes on
+/// the file it writes (hashline takes an exclusive `flock` on a file it replaces).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_call_with_a_progress_token_gets_progress_notifications() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("locked.txt");
+    std::fs::write(&file, "old\n").expect("write");
+    let mut client = Client::start(dir.path(), "2025-06-18").await;
+    for (id, token) in [("with", Some(json!("tok-1"))), ("without", None)] {
+        let held = std::fs::File::open(&file).expect("open");
+        held.lock().expect("lock");
+        let mut params = json!({"name": "write", "arguments": {"path": "locked.txt", "content": format!("{id}\n")}});
+        if let Some(token) = &token {
+            params["_meta"] = json!({"progressToken": token});
+        }
+        client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})).await;
+        // The call waits for the lock: 2.5 s of what the server sends meanwhile.
+        let mut seen = Vec::new();
+        let until = tokio::time::Instant::now() + std::time::Duration::from_millis(2500);
+        while let Ok(line) = tokio::time::timeout_at(until, client.replies.next_line()).await {
+            seen.push(serde_json::from_str::<Value>(&line.expect("read").expect("a line")).expect("json"));
+        }
+        held.unlock().expect("unlock");
+        let reply = client.next().await;
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        assert!(seen.iter().all(|m| m["method"] == "notifications/progress"), "{seen:?}");
+        match token {
+            Some(token) => {
+                assert!(!seen.is_empty(), "no progress in 2.5 s");
+                let progress: Vec<f64> = seen.iter().filter_map(|m| m["params"]["progress"].as_f64()).collect();
+                assert!(seen.iter().all(|m| m["params"]["progressToken"] == token), "{seen:?}");
+                assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
+                assert_eq!(seen[0]["params"], json!({"progressToken": token, "progress": 1.0}), "{seen:?}");
+            }
+            None => assert!(seen.is_empty(), "{seen:?}"),
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "without\n");
+    client.close().await;
+}
