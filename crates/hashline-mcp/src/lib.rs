@@ -32,6 +32,8 @@
 //!   committed yet stops it before it writes anything (its result, logged with code
 //!   `cancelled`, gets no reply); one that has committed stays written. A cancelled
 //!   `ast_search` stops its walk and match soon after, not only its reply.
+//! - **Batches**: a JSON-RPC batch is served (one array of responses) in a session of
+//!   protocol 2025-03-26, which requires them, and refused (`-32600`) on later revisions.
 //! - **Progress**: a call whose request carries `_meta.progressToken` gets
 //!   `notifications/progress` with it every second while it runs.
 //!

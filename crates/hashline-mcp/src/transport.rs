@@ -12,13 +12,22 @@
 //!   request's id** when it has one (a request whose params do not fit its method reaches
 //!   the handler as a custom request, see `HashlineServer::on_custom_request`);
 //! - a line longer than the limit → `-32600` (id null), its bytes skipped unbuffered;
-//! - notifications and responses before the handshake → ignored.
+//! - notifications and responses before the handshake → ignored;
+//! - a JSON-RPC batch (an array) → in a session of protocol 2025-03-26, whose revision
+//!   requires them, its members served and their responses written as one array (see
+//!   [`Batches`]); on any other revision `-32600` (id null), later revisions having
+//!   removed batching.
 //!
 //! Reading and writing run on their own tasks: a reader parses lines ahead of the
 //! service loop, and a writer gathers every response that is ready into one write.
 
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, ErrorData, GetMeta, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, GetMeta, JsonRpcMessage, ProtocolVersion,
+    RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
@@ -39,6 +48,79 @@ pub(crate) struct LineTransport {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
     outgoing: Option<mpsc::Sender<Vec<u8>>>,
     reader: JoinHandle<()>,
+    batches: Arc<Batches>,
+}
+
+/// JSON-RPC batches, served only in a session of protocol 2025-03-26 (that revision says a
+/// server MUST accept them; 2025-06-18 removed them). The responses to a batch's requests
+/// are held until the last one is ready, then written as one array with the errors of its
+/// invalid members; a batch of notifications alone gets no answer. A request of a batch
+/// that is cancelled (and so gets no response) is no longer waited for.
+#[derive(Default)]
+struct Batches {
+    /// Set once the server answers `initialize` with protocol 2025-03-26.
+    on: AtomicBool,
+    open: Mutex<Vec<Batch>>,
+}
+
+/// One batch whose responses are being gathered.
+struct Batch {
+    waiting: HashSet<RequestId>,
+    /// The members' responses as JSON, each without its newline.
+    replies: Vec<Vec<u8>>,
+}
+
+impl Batches {
+    fn on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
+    fn open(&self) -> std::sync::MutexGuard<'_, Vec<Batch>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A response (`json`, without its newline) to request `id`: what to write now (its
+    /// line, or its batch's array once it completes the batch), or `None` while its batch
+    /// waits for others.
+    fn route(&self, id: Option<&RequestId>, json: Vec<u8>) -> Option<Vec<u8>> {
+        if self.on()
+            && let Some(id) = id
+        {
+            let mut open = self.open();
+            if let Some(at) = open.iter().position(|batch| batch.waiting.contains(id)) {
+                open[at].waiting.remove(id);
+                open[at].replies.push(json);
+                return open[at].waiting.is_empty().then(|| array(open.swap_remove(at).replies));
+            }
+        }
+        Some(line(json))
+    }
+
+    /// Request `id` will get no response (cancelled): its batch's array, if that completes it.
+    fn forget(&self, id: &RequestId) -> Option<Vec<u8>> {
+        let mut open = self.open();
+        let at = open.iter().position(|batch| batch.waiting.contains(id))?;
+        open[at].waiting.remove(id);
+        open[at].waiting.is_empty().then(|| array(open.swap_remove(at).replies))
+    }
+}
+
+/// JSON texts as one array line.
+fn array(replies: Vec<Vec<u8>>) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    for (i, reply) in replies.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(&reply);
+    }
+    out.extend_from_slice(b"]\n");
+    out
+}
+
+fn line(mut json: Vec<u8>) -> Vec<u8> {
+    json.push(b'\n');
+    json
 }
 
 /// The writer task: done once every response handed to the transport is written (or
@@ -63,9 +145,10 @@ impl LineTransport {
     {
         let (outgoing, to_write) = mpsc::channel(QUEUE);
         let (to_serve, incoming) = mpsc::channel(QUEUE);
+        let batches = Arc::new(Batches::default());
         let writer = tokio::spawn(write_loop(write, to_write));
-        let reader = tokio::spawn(read_loop(read, max_line, to_serve, outgoing.clone()));
-        (Self { incoming, outgoing: Some(outgoing), reader }, Flushed(writer))
+        let reader = tokio::spawn(read_loop(read, max_line, to_serve, outgoing.clone(), Arc::clone(&batches)));
+        (Self { incoming, outgoing: Some(outgoing), reader, batches }, Flushed(writer))
     }
 }
 
@@ -79,10 +162,23 @@ impl Transport<RoleServer> for LineTransport {
     type Error = std::io::Error;
 
     fn send(&mut self, item: ServerJsonRpcMessage) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let line = encode(item);
+        let id = match &item {
+            JsonRpcMessage::Response(response) => {
+                if let ServerResult::InitializeResult(init) = &response.result
+                    && init.protocol_version == ProtocolVersion::V_2025_03_26
+                {
+                    self.batches.on.store(true, Ordering::Relaxed);
+                }
+                Some(response.id.clone())
+            }
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
+        let json = encode_json(item);
+        let batches = Arc::clone(&self.batches);
         let outgoing = self.outgoing.clone();
         async move {
-            let line = line?;
+            let Some(line) = batches.route(id.as_ref(), json?) else { return Ok(()) };
             match outgoing {
                 Some(outgoing) => outgoing.send(line).await.map_err(|_| closed()),
                 None => Err(closed()),
@@ -110,14 +206,17 @@ fn closed() -> std::io::Error {
 /// One message as a line. An error without a request id says `"id": null` (JSON-RPC
 /// 2.0), where rmcp would leave the id out.
 fn encode(message: ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
-    let mut line = match message {
+    encode_json(message).map(line)
+}
+
+/// One message as JSON, without a newline.
+fn encode_json(message: ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
+    Ok(match message {
         JsonRpcMessage::Error(error) if error.id.is_none() => {
             serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": null, "error": error.error}))?
         }
         message => crate::direct::encode_response(message)?,
-    };
-    line.push(b'\n');
-    Ok(line)
+    })
 }
 
 /// Writes responses as they come, all that are ready in one write, then flushes.
@@ -165,6 +264,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
     max_line: usize,
     to_serve: mpsc::Sender<ClientJsonRpcMessage>,
     outgoing: mpsc::Sender<Vec<u8>>,
+    batches: Arc<Batches>,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, read);
     let mut line = Vec::new();
@@ -172,6 +272,12 @@ async fn read_loop<R: AsyncRead + Unpin>(
     loop {
         line.clear();
         let frame = match read_line(&mut reader, &mut line, max_line).await {
+            Ok(LineRead::Line) if batches.on() && is_array(&line) => {
+                if serve_batch(&line, &batches, &to_serve, &outgoing).await.is_err() {
+                    break;
+                }
+                continue;
+            }
             Ok(LineRead::Line) => decode(&line),
             Ok(LineRead::TooLong) => Frame::Reply(Box::new(JsonRpcMessage::error(
                 ErrorData::invalid_request(format!("Message too large: the limit is {max_line} bytes per line."), None),
@@ -181,6 +287,11 @@ async fn read_loop<R: AsyncRead + Unpin>(
         };
         match frame {
             Frame::Message(message) => {
+                if let Some(done) = cancelled(&message).and_then(|id| batches.forget(id))
+                    && outgoing.send(done).await.is_err()
+                {
+                    break;
+                }
                 match message.as_ref() {
                     JsonRpcMessage::Request(request) if starts_session(&request.request) => handshake_seen = true,
                     // Before the handshake rmcp accepts only requests; anything else would end it.
@@ -201,6 +312,77 @@ async fn read_loop<R: AsyncRead + Unpin>(
             Frame::Ignore => {}
         }
     }
+}
+
+/// Whether a line holds a JSON array (a batch): its first byte that is not blank or a BOM.
+fn is_array(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+}
+
+/// The request a `notifications/cancelled` names.
+fn cancelled(message: &ClientJsonRpcMessage) -> Option<&RequestId> {
+    match message {
+        JsonRpcMessage::Notification(note) => match &note.notification {
+            ClientNotification::CancelledNotification(cancel) => cancel.params.request_id.as_ref(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Serves one batch (protocol 2025-03-26): each member as a line of its own would be, its
+/// requests' responses gathered into one array with its members' errors ([`Batches`]).
+/// `Err` when the service or the writer is gone.
+async fn serve_batch(
+    line: &[u8],
+    batches: &Batches,
+    to_serve: &mpsc::Sender<ClientJsonRpcMessage>,
+    outgoing: &mpsc::Sender<Vec<u8>>,
+) -> Result<(), ()> {
+    let members = match serde_json::from_slice::<Vec<Value>>(line) {
+        Ok(members) if !members.is_empty() => members,
+        Ok(_) => {
+            let error = ErrorData::invalid_request("Invalid request: the batch is empty.".to_owned(), None);
+            let reply = encode(JsonRpcMessage::error(error, None)).map_err(drop)?;
+            return outgoing.send(reply).await.map_err(drop);
+        }
+        // Not JSON after all: answered as any such line is.
+        Err(_) => {
+            let Frame::Reply(reply) = decode(line) else { return Ok(()) };
+            return outgoing.send(encode(*reply).map_err(drop)?).await.map_err(drop);
+        }
+    };
+    let mut messages = Vec::new();
+    let mut waiting = HashSet::new();
+    let mut replies = Vec::new();
+    for member in members {
+        match decode(&serde_json::to_vec(&member).map_err(drop)?) {
+            Frame::Message(message) => {
+                if let JsonRpcMessage::Request(request) = message.as_ref() {
+                    waiting.insert(request.id.clone());
+                }
+                messages.push(*message);
+            }
+            Frame::Reply(reply) => replies.push(encode_json(*reply).map_err(drop)?),
+            Frame::Ignore => {}
+        }
+    }
+    if waiting.is_empty() {
+        if !replies.is_empty() {
+            outgoing.send(array(replies)).await.map_err(drop)?;
+        }
+    } else {
+        // Registered before any member is served, so no response can miss its batch.
+        batches.open().push(Batch { waiting, replies });
+    }
+    for message in messages {
+        if let Some(done) = cancelled(&message).and_then(|id| batches.forget(id)) {
+            outgoing.send(done).await.map_err(drop)?;
+        }
+        to_serve.send(message).await.map_err(drop)?;
+    }
+    Ok(())
 }
 
 /// Whether a request opens the session: `initialize`, or a request that carries the

@@ -171,3 +171,77 @@ async fn a_long_call_with_a_progress_token_gets_progress_notifications() {
     assert_eq!(std::fs::read_to_string(&file).expect("read"), "without\n");
     client.close().await;
 }
+
+/// MCP 2025-03-26: implementations "MUST support receiving JSON-RPC batches". In a session of
+/// that revision a batch is answered with one array of its requests' responses (any order),
+/// its notifications answered by nothing, its invalid members by their errors; an empty one
+/// is one `-32600`. Later revisions removed batching: a batch there stays refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_are_served_on_protocol_2025_03_26_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": "read", "method": "tools/call", "params": {"name": "read", "arguments": {"path": "a.txt"}}},
+        {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "teleport", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": 7},
+        "not a message",
+    ]);
+    let mut client = Client::start(dir.path(), "2025-03-26").await;
+    client.send(&batch).await;
+    let reply = client.next().await;
+    let replies = reply.as_array().unwrap_or_else(|| panic!("not an array: {reply}"));
+    let mut by_id: Vec<(String, &Value)> = replies.iter().map(|r| (r["id"].to_string(), r)).collect();
+    by_id.sort_by(|a, b| a.0.cmp(&b.0));
+    let ids: Vec<&str> = by_id.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["\"read\"", "1", "3", "4", "null"], "{reply}");
+    assert_eq!(by_id[0].1["result"]["content"][0]["text"], "1:3c8|alpha", "{reply}");
+    assert_eq!(by_id[1].1["result"], json!({}), "{reply}");
+    assert_eq!(by_id[2].1["error"]["code"], -32602, "{reply}");
+    assert_eq!(by_id[3].1["error"]["code"], -32600, "{reply}");
+    assert_eq!(by_id[4].1["error"]["code"], -32600, "{reply}");
+    // Only notifications: no answer at all; the next request is answered alone.
+    client.send(&json!([{"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}])).await;
+    let reply = client.request(&json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
+    assert_eq!(reply, json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
+    let reply = client.request(&json!([])).await;
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    client.close().await;
+
+    let mut client = Client::start(dir.path(), "2025-06-18").await;
+    let reply = client.request(&batch).await;
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    insta::assert_snapshot!(reply["error"]["message"].as_str().unwrap_or(""), @"Invalid request: batches are not supported.");
+    let reply = client.request(&json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    client.close().await;
+}
+
+/// A request of a batch that is cancelled gets no response: the batch's array is written
+/// without it, at the cancellation, not never. The write waits for a lock this test holds.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_with_a_cancelled_request_is_answered_without_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("locked.txt");
+    std::fs::write(&file, "old\n").expect("write");
+    let mut client = Client::start(dir.path(), "2025-03-26").await;
+    let held = std::fs::File::open(&file).expect("open");
+    held.lock().expect("lock");
+    client
+        .send(&json!([
+            {"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "write", "arguments": {"path": "locked.txt", "content": "new\n"}}},
+            {"jsonrpc": "2.0", "id": "p", "method": "ping"},
+        ]))
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w"}})).await;
+    let reply = client.next().await;
+    assert_eq!(reply, json!([{"jsonrpc": "2.0", "id": "p", "result": {}}]));
+    held.unlock().expect("unlock");
+    let reply = client.request(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"})).await;
+    assert_eq!(reply, json!({"jsonrpc": "2.0", "id": 9, "result": {}}));
+    client.close().await;
+}
