@@ -33,7 +33,8 @@
 //!   `cancelled`, gets no reply); one that has committed stays written. A cancelled
 //!   `ast_search` stops its walk and match soon after, not only its reply.
 //! - **Batches**: a JSON-RPC batch is served (one array of responses) in a session of
-//!   protocol 2025-03-26, which requires them, and refused (`-32600`) on later revisions.
+//!   protocol 2025-03-26, which requires them, over stdio and HTTP, and refused on later
+//!   revisions (`-32600` over stdio, 415 over HTTP).
 //! - **Progress**: a call whose request carries `_meta.progressToken` gets
 //!   `notifications/progress` with it every second while it runs.
 //!

@@ -741,3 +741,61 @@ async fn a_long_call_with_a_progress_token_streams_progress_before_its_result() 
         assert_eq!(event["params"]["progressToken"], 42, "{event}");
     }
 }
+
+/// MCP 2025-03-26 over HTTP: a POST whose body is a batch, in a session of that revision, is
+/// answered with one JSON array of its requests' responses (any order), and a batch of
+/// notifications alone with 202. In a session of a later revision (which removed batching)
+/// a batch stays refused, and nothing of it is run.
+#[tokio::test(flavor = "multi_thread")]
+async fn batches_are_served_in_sessions_of_protocol_2025_03_26_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    let server = Server::start(dir.path(), |_| {}).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}});
+    let reply = send(server.addr, "POST", &[], init.to_string().into_bytes()).await;
+    assert_eq!(reply.json["result"]["protocolVersion"], "2025-03-26", "{}", reply.json);
+    let session = reply.session.expect("session");
+    let headers = [("mcp-session-id", session.as_str())];
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(send(server.addr, "POST", &headers, note.to_string().into_bytes()).await.status, StatusCode::ACCEPTED);
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "a.txt"}}},
+        {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "teleport", "arguments": {}}},
+    ]);
+    let reply = send(server.addr, "POST", &headers, batch.to_string().into_bytes()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    let replies = reply.json.as_array().unwrap_or_else(|| panic!("not an array: {}", reply.json));
+    let mut ids: Vec<i64> = replies.iter().filter_map(|r| r["id"].as_i64()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3], "{}", reply.json);
+    let by_id = |id: i64| replies.iter().find(|r| r["id"] == id).expect("reply");
+    assert_eq!(by_id(1)["result"], json!({}));
+    assert_eq!(by_id(2)["result"]["content"][0]["text"], "1:3c8|alpha");
+    assert_eq!(by_id(3)["error"]["code"], -32602);
+    // A member that is not a message gets its error, id null, beside the others' replies.
+    let mixed = json!(["not a message", {"jsonrpc": "2.0", "id": 4, "method": "ping"}]);
+    let reply = send(server.addr, "POST", &headers, mixed.to_string().into_bytes()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    let replies = reply.json.as_array().unwrap_or_else(|| panic!("not an array: {}", reply.json));
+    assert_eq!(replies.len(), 2, "{}", reply.json);
+    let invalid = replies.iter().find(|r| r["id"].is_null()).expect("the invalid member's error");
+    assert_eq!(invalid["error"]["code"], -32600, "{}", reply.json);
+    insta::assert_snapshot!(invalid["error"]["message"].as_str().unwrap_or(""), @"Invalid request: fail to deserialize request body unrecognized JSON-RPC message (415).");
+    assert!(replies.iter().any(|r| r["id"] == 4 && r["result"] == json!({})), "{}", reply.json);
+    let reply = send(server.addr, "POST", &headers, b"[]".to_vec()).await;
+    assert_refused(&reply, StatusCode::BAD_REQUEST, -32600);
+    let notes = json!([{"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}]);
+    let reply = send(server.addr, "POST", &headers, notes.to_string().into_bytes()).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json);
+
+    let session = open(server.addr, None).await;
+    let headers = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", VERSION)];
+    let write = json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "write", "arguments": {"path": "b.txt", "content": "b\n"}}}]);
+    let reply = send(server.addr, "POST", &headers, write.to_string().into_bytes()).await;
+    assert!(reply.status.is_client_error(), "{} {}", reply.status, reply.json);
+    assert!(!dir.path().join("b.txt").exists());
+}

@@ -44,8 +44,10 @@ pub(crate) mod code {
     pub const BODY_TIMEOUT: i64 = -32005;
     /// The request's body is larger than the bound (HTTP 413).
     pub const BODY_TOO_LARGE: i64 = -32006;
-    /// The request's body could not be read (HTTP 400).
+    /// The request's body could not be read (HTTP 400), or a batch's member is invalid.
     pub const BAD_BODY: i64 = -32600;
+    /// A batch's body is not JSON (HTTP 400).
+    pub const PARSE_ERROR: i64 = -32700;
     /// The server failed to answer (HTTP 500): a bug.
     pub const INTERNAL: i64 = -32603;
 }
@@ -75,6 +77,8 @@ struct Entry {
     token: Option<usize>,
     last_seen: Instant,
     active: usize,
+    /// Opened with protocol 2025-03-26, which has JSON-RPC batches.
+    batches: bool,
 }
 
 /// The sessions the gate knows: the open ones, and the tokens of the `initialize` requests
@@ -164,6 +168,9 @@ impl Gate {
                     );
                 }
                 activity.session = Some(id.clone());
+                if method == Method::POST && is_batch(request.body()) && self.has_batches(&id) {
+                    return activity.attach(self.batch(request).await);
+                }
                 let response = self.mcp.handle(request.map(Full::new)).await;
                 if method == Method::DELETE && response.status().is_success() {
                     self.sessions().open.remove(&id);
@@ -180,9 +187,10 @@ impl Gate {
                 // On a task of its own, so that a client going away cannot leave a session
                 // rmcp opened unknown here (it would never expire).
                 let gate = Arc::clone(&self);
+                let batches = asks_for_2025_03_26(request.body());
                 let opened = tokio::spawn(async move {
                     let response = gate.mcp.handle(request.map(Full::new)).await;
-                    gate.register(&response, token);
+                    gate.register(&response, token, batches);
                     drop(place);
                     response
                 });
@@ -198,7 +206,7 @@ impl Gate {
             // takes. A session rmcp opened all the same is counted.
             None => {
                 let response = self.mcp.handle(request.map(Full::new)).await;
-                self.register(&response, token);
+                self.register(&response, token, false);
                 activity.attach(response)
             }
         }
@@ -225,12 +233,66 @@ impl Gate {
         Ok(Place { gate: Arc::clone(self), token })
     }
 
-    /// Counts the session a response opened, if it opened one, as `token`'s.
-    fn register(&self, response: &Response<HttpBody>, token: Option<usize>) {
+    /// Counts the session a response opened, if it opened one, as `token`'s; `batches`:
+    /// its `initialize` asked for protocol 2025-03-26 (which the server then speaks).
+    fn register(&self, response: &Response<HttpBody>, token: Option<usize>, batches: bool) {
         if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
-            let entry = Entry { token, last_seen: Instant::now(), active: 0 };
+            let entry = Entry { token, last_seen: Instant::now(), active: 0, batches };
             self.sessions().open.insert(id.to_owned(), entry);
         }
+    }
+
+    /// Whether a session takes batches (protocol 2025-03-26).
+    fn has_batches(&self, id: &str) -> bool {
+        self.sessions().open.get(id).is_some_and(|entry| entry.batches)
+    }
+
+    /// Answers a batch (protocol 2025-03-26): each member handed to rmcp as a POST of its
+    /// own, at once, and the responses to its requests gathered into one JSON array (202
+    /// when there are none: notifications alone).
+    async fn batch(self: &Arc<Self>, request: Request<Bytes>) -> Response<HttpBody> {
+        let (parts, body) = request.into_parts();
+        let members = match serde_json::from_slice::<Vec<serde_json::Value>>(&body) {
+            Ok(members) if !members.is_empty() => members,
+            Ok(_) => return refusal(StatusCode::BAD_REQUEST, code::BAD_BODY, "Invalid request: the batch is empty."),
+            Err(err) => {
+                return refusal(StatusCode::BAD_REQUEST, code::PARSE_ERROR, &format!("Parse error: {err}."));
+            }
+        };
+        let mut calls = tokio::task::JoinSet::new();
+        for member in members {
+            let id = member.get("id").cloned().unwrap_or(serde_json::Value::Null);
+            let mut single = Request::builder().method(parts.method.clone()).uri(parts.uri.clone());
+            if let Some(headers) = single.headers_mut() {
+                headers.clone_from(&parts.headers);
+                headers.remove(header::CONTENT_LENGTH);
+            }
+            let Ok(single) = single.body(Full::new(Bytes::from(member.to_string()))) else { continue };
+            let gate = Arc::clone(self);
+            calls.spawn(async move {
+                let response = gate.mcp.handle(single).await;
+                let status = response.status();
+                let bytes = response.into_body().collect().await.map(|c| c.to_bytes()).unwrap_or_default();
+                member_reply(status, &bytes, id)
+            });
+        }
+        let mut replies = Vec::new();
+        while let Some(reply) = calls.join_next().await {
+            if let Ok(Some(reply)) = reply {
+                replies.push(reply);
+            }
+        }
+        if replies.is_empty() {
+            return Response::builder()
+                .status(StatusCode::ACCEPTED)
+                .body(Full::new(Bytes::new()).boxed())
+                .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()));
+        }
+        Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(serde_json::Value::Array(replies).to_string())).boxed())
+            .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()))
     }
 
     /// Marks a session in use when it exists and belongs to `token`.
@@ -342,6 +404,41 @@ fn may_open_session(body: &[u8]) -> bool {
         Ok(message) => message.method.as_deref() == Some("initialize"),
         Err(_) => true,
     }
+}
+
+/// Whether a body is a JSON array (a batch): its first byte that is not blank.
+fn is_batch(body: &[u8]) -> bool {
+    body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+}
+
+/// Whether an `initialize` asks for protocol 2025-03-26, which the server then speaks (it
+/// supports that revision, so it answers with the one asked for).
+fn asks_for_2025_03_26(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|message| message["params"]["protocolVersion"] == "2025-03-26")
+}
+
+/// The reply rmcp gave one member of a batch: its JSON-RPC response or error (the last of
+/// an event stream's, past any notification), `None` for a notification's 202, else an
+/// error for the member's `id` saying what rmcp answered.
+fn member_reply(status: StatusCode, body: &[u8], id: serde_json::Value) -> Option<serde_json::Value> {
+    if status == StatusCode::ACCEPTED {
+        return None;
+    }
+    let is_reply = |value: &serde_json::Value| value.get("result").is_some() || value.get("error").is_some();
+    let text = String::from_utf8_lossy(body);
+    let found = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(value) => Some(value).filter(is_reply),
+        Err(_) => text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<serde_json::Value>(data.trim()).ok())
+            .rfind(is_reply),
+    };
+    Some(found.unwrap_or_else(|| {
+        let message = format!("Invalid request: {} ({}).", text.trim(), status.as_u16());
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code::BAD_BODY, "message": message}})
+    }))
 }
 
 /// A place held for a session being opened, given back when dropped.
