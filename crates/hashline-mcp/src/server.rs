@@ -232,9 +232,9 @@ impl HashlineServer {
     /// Runs one tool call on a thread of its own ([`run_isolated`]), so calls run in parallel. A
     /// `notifications/cancelled` for the request raises the call's cancel flag: an edit or
     /// write that has not committed yet then writes nothing, an ast_search stops its walk
-    /// (rmcp drops the reply). When
-    /// the client disconnects, calls in flight get 5 seconds to finish before rmcp
-    /// cancels them the same way.
+    /// (rmcp drops the reply). When the client disconnects, calls in flight get 5 seconds
+    /// to finish before rmcp cancels them the same way. With a `progressToken` in the
+    /// request's `_meta`, the call reports progress every second while it runs.
     async fn execute(
         &self,
         name: String,
