@@ -126,8 +126,8 @@ fn check_invariants(before: &Document, after: &Document, map: &LineMap) -> Resul
                 prop_assert!(first <= last && last.index() < after.line_count());
                 prop_assert!(matches!(map.resolve(before, anchor), Err(StaleAnchor::Changed { .. })), "changed");
             }
-            Some(Fate::Deleted { near }) => {
-                prop_assert!(near.index() < after.line_count());
+            Some(Fate::Deleted { next }) => {
+                prop_assert!(next.is_none_or(|next| next.index() < after.line_count()));
                 prop_assert!(matches!(map.resolve(before, anchor), Err(StaleAnchor::Deleted { .. })), "deleted");
             }
             None => prop_assert!(false, "no fate for {:?}", line.number),
@@ -173,6 +173,13 @@ proptest! {
         for old in 0..lines.len() {
             let expected = items.iter().position(|item| matches!(item, Item::Old(i) if *i == old)).map(LineNo::from_index);
             prop_assert_eq!(map.now_of(LineNo::from_index(old)), expected, "line {}", old + 1);
+            // What stands in a changed line's place now is new lines only (an emptied file
+            // has one empty line, which no item stands for).
+            if let Some(Fate::Replaced { first, last }) = map.fate(LineNo::from_index(old))
+                && !items.is_empty()
+            {
+                prop_assert!(items[first.index()..=last.index()].iter().all(|item| matches!(item, Item::New(_))), "line {}", old + 1);
+            }
         }
     }
 

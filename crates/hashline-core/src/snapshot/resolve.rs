@@ -18,11 +18,10 @@ pub enum Fate {
         /// The last line now of the replacement.
         last: LineNo,
     },
-    /// The line was deleted with nothing in its place. `near` is the line now that
-    /// follows the gap (the last line when the gap is at the end).
+    /// The line was deleted with nothing in its place.
     Deleted {
-        /// The line now nearest to where the deleted line stood.
-        near: LineNo,
+        /// The line now that follows the gap; `None` when the gap is at the end of the file.
+        next: Option<LineNo>,
     },
 }
 
@@ -130,8 +129,8 @@ impl LineMap {
         let at = self.hunks.partition_point(|(removed, _)| removed.start <= index);
         let (_, added) = self.hunks.get(at.checked_sub(1)?)?;
         Some(if added.is_empty() {
-            let next = (added.start as usize).min(self.now_lines.saturating_sub(1));
-            Fate::Deleted { near: LineNo::from_index(next) }
+            let next = (added.start as usize) < self.now_lines;
+            Fate::Deleted { next: next.then(|| LineNo::from_index(added.start as usize)) }
         } else {
             Fate::Replaced {
                 first: LineNo::from_index(added.start as usize),
@@ -156,7 +155,7 @@ impl LineMap {
         match self.fate(anchor.line) {
             Some(Fate::Kept(now)) => Ok(now),
             Some(Fate::Replaced { first, last }) => Err(StaleAnchor::Changed { anchor, first, last }),
-            Some(Fate::Deleted { near }) => Err(StaleAnchor::Deleted { anchor, near }),
+            Some(Fate::Deleted { next }) => Err(StaleAnchor::Deleted { anchor, next }),
             None => Err(StaleAnchor::NotInSnapshot { anchor, shown, snapshot_lines: snapshot.line_count() }),
         }
     }
@@ -205,12 +204,12 @@ pub enum StaleAnchor {
         last: LineNo,
     },
     /// The line was deleted since the snapshot.
-    #[error("Line {anchor} of the cited snapshot has been deleted since (it stood before line {near} now).")]
+    #[error("Line {anchor} of the cited snapshot has been deleted since ({}).", stood(*next))]
     Deleted {
         /// The anchor as given.
         anchor: Anchor,
-        /// The line now nearest to where it stood.
-        near: LineNo,
+        /// The line now that follows where it stood; `None` at the end of the file.
+        next: Option<LineNo>,
     },
 }
 
@@ -234,6 +233,13 @@ fn shown_there(anchor: Anchor, shown: Option<LineHash>, lines: usize) -> String 
     match shown {
         Some(hash) => format!("its line {} is {}:{hash}", anchor.line, anchor.line),
         None => format!("it has {lines} lines"),
+    }
+}
+
+fn stood(next: Option<LineNo>) -> String {
+    match next {
+        Some(line) => format!("it stood just before line {line} now"),
+        None => "it stood at the end of the file".to_owned(),
     }
 }
 
@@ -274,8 +280,9 @@ mod tests {
                 Kept(line(4))
             ]
         );
-        assert_eq!(map(b"a\nb\nc\n", b"a\nc\n"), [Kept(line(1)), Deleted { near: line(2) }, Kept(line(2))]);
-        assert_eq!(map(b"a\nb\nc\n", b"a\nb\n"), [Kept(line(1)), Kept(line(2)), Deleted { near: line(2) }]);
+        assert_eq!(map(b"a\nb\nc\n", b"a\nc\n"), [Kept(line(1)), Deleted { next: Some(line(2)) }, Kept(line(2))]);
+        assert_eq!(map(b"a\nb\nc\n", b"a\nb\n"), [Kept(line(1)), Kept(line(2)), Deleted { next: None }]);
+        assert_eq!(map(b"a\nb\n", b"b\n"), [Deleted { next: Some(line(1)) }, Kept(line(1))]);
         assert_eq!(map(b"a\n", b""), [Replaced { first: line(1), last: line(1) }]);
     }
 
@@ -327,8 +334,17 @@ mod tests {
         assert_eq!(
             deleted.expect_err("deleted").to_string(),
             format!(
-                "Line 3:{} of the cited snapshot has been deleted since (it stood before line 3 now).",
+                "Line 3:{} of the cited snapshot has been deleted since (it stood just before line 3 now).",
                 LineHash::of(b"c")
+            )
+        );
+        let last =
+            resolve_anchor(Anchor::new(line(4), LineHash::of(b"d")), &shown, &Document::parse(b"a\nb\nc\n".to_vec()));
+        assert_eq!(
+            last.expect_err("deleted").to_string(),
+            format!(
+                "Line 4:{} of the cited snapshot has been deleted since (it stood at the end of the file).",
+                LineHash::of(b"d")
             )
         );
     }
