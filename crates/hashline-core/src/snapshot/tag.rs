@@ -191,6 +191,11 @@ mod tests {
             assert_eq!(err.code(), "invalid-snapshot");
             assert!(err.to_string().contains("Expected \"s\" and 8 characters"), "{err}");
         }
+        // A tag is never an anchor.
+        for value in [0, 0xabc, (1 << 40) - 1] {
+            let shown = SnapshotTag::from_value(value).expect("in range").to_string();
+            assert!(crate::parse_anchor(&shown).is_err(), "{shown}");
+        }
         let long = "s".repeat(500);
         assert!(long.parse::<SnapshotTag>().expect_err("long").to_string().len() < 250);
         let control = "s\u{1b}[31m".parse::<SnapshotTag>().expect_err("control").to_string();
