@@ -67,11 +67,23 @@ pub fn resolve_through(snapshot: &Document, now: &Document) -> LineMap {
     if before > MAX_DIFF_LINES || after > MAX_DIFF_LINES {
         return LineMap::all_changed(before, after);
     }
+    // Lines equal at both ends are paired without interning them (most edits touch a few
+    // lines of a large file); the diff runs on the middle.
+    let same = |i: usize, j: usize| {
+        snapshot.line(LineNo::from_index(i)).map(|l| l.content) == now.line(LineNo::from_index(j)).map(|l| l.content)
+    };
+    let prefix = (0..before.min(after)).take_while(|&i| same(i, i)).count();
+    let suffix = (0..before.min(after) - prefix).take_while(|&k| same(before - 1 - k, after - 1 - k)).count();
     let mut input = InternedInput::default();
-    input.update_before(snapshot.lines().map(|line| line.content));
-    input.update_after(now.lines().map(|line| line.content));
+    input.update_before(snapshot.lines_in(prefix..before - suffix).map(|line| line.content));
+    input.update_after(now.lines_in(prefix..after - suffix).map(|line| line.content));
     let diff = Diff::compute(Algorithm::Histogram, &input);
-    let hunks: Vec<(Range<u32>, Range<u32>)> = diff.hunks().map(|h| (h.before, h.after)).collect();
+    // Both counts are below `MAX_DIFF_LINES`, so the offsets fit in `u32`.
+    let offset = prefix as u32;
+    let hunks: Vec<(Range<u32>, Range<u32>)> = diff
+        .hunks()
+        .map(|h| (h.before.start + offset..h.before.end + offset, h.after.start + offset..h.after.end + offset))
+        .collect();
     let mut now_of = Vec::with_capacity(before);
     let (mut old, mut new) = (0usize, 0usize);
     for (removed, added) in &hunks {
