@@ -142,6 +142,20 @@ fn check_invariants(before: &Document, after: &Document, map: &LineMap) -> Resul
         let refused = map.resolve(before, Anchor::new(line.number, other));
         prop_assert!(matches!(refused, Err(StaleAnchor::NotInSnapshot { .. })), "{refused:?}");
     }
+    // A range resolves exactly when every line of it is kept and they are still together.
+    for (low, high) in [(0, before.line_count() - 1), (0, 0), (before.line_count() / 3, before.line_count() / 2)] {
+        let (low, high) = (LineNo::from_index(low), LineNo::from_index(high));
+        let anchor = |n: LineNo| before.line(n).map(|l| Anchor::new(n, l.hash())).expect("in the snapshot");
+        let kept: Vec<Option<LineNo>> =
+            (low.index()..=high.index()).map(|i| map.now_of(LineNo::from_index(i))).collect();
+        let together = kept.iter().all(Option::is_some)
+            && kept.windows(2).all(|w| matches!(w, [Some(a), Some(b)] if b.index() == a.index() + 1));
+        let range = map.resolve_range(before, anchor(low), anchor(high));
+        prop_assert_eq!(range.is_ok(), together, "{:?}..={:?}: {:?}", low, high, range);
+        if let Ok((first, last)) = range {
+            prop_assert_eq!(last.index() - first.index(), high.index() - low.index());
+        }
+    }
     let past = LineNo::from_index(before.line_count());
     prop_assert_eq!(map.fate(past), None);
     prop_assert_eq!(map.kept(), before.lines().filter(|l| map.now_of(l.number).is_some()).count());

@@ -171,6 +171,44 @@ impl LineMap {
             None => Err(StaleAnchor::NotInSnapshot { anchor, shown, snapshot_lines: snapshot.line_count() }),
         }
     }
+
+    /// Resolves a range `start..=end` of the snapshot (in either order) to the lines now:
+    /// both ends as [`resolve`](Self::resolve) does, and every line between them unchanged
+    /// and still together — no line changed, deleted or inserted inside — so that the range
+    /// now holds exactly the lines that were shown, else [`StaleAnchor::RangeChanged`].
+    ///
+    /// ```
+    /// use hashline_core::snapshot::{resolve_through, StaleAnchor};
+    /// use hashline_core::{Anchor, Document};
+    ///
+    /// let shown = Document::parse(b"a\nb\nc\n".to_vec());
+    /// let moved = Document::parse(b"new\na\nb\nc\n".to_vec());
+    /// let (a, c): (Anchor, Anchor) = ("1:456".parse().unwrap(), format!("3:{}", hashline_core::LineHash::of(b"c")).parse().unwrap());
+    /// let range = resolve_through(&shown, &moved).resolve_range(&shown, a, c).unwrap();
+    /// assert_eq!((range.0.get(), range.1.get()), (2, 4));
+    /// let grown = Document::parse(b"a\nb\nunseen\nc\n".to_vec());
+    /// let refused = resolve_through(&shown, &grown).resolve_range(&shown, a, c);
+    /// assert!(matches!(refused, Err(StaleAnchor::RangeChanged { .. })));
+    /// ```
+    pub fn resolve_range(
+        &self,
+        snapshot: &Document,
+        start: Anchor,
+        end: Anchor,
+    ) -> Result<(LineNo, LineNo), StaleAnchor> {
+        let (first, last) = (self.resolve(snapshot, start)?, self.resolve(snapshot, end)?);
+        let (low, high) = if start.line <= end.line { (start.line, end.line) } else { (end.line, start.line) };
+        // Both ends resolved, so the lower one is kept.
+        let base = self.now_of(low).map_or(0, LineNo::index);
+        let together = (low.index()..=high.index())
+            .all(|i| self.now_of(LineNo::from_index(i)) == Some(LineNo::from_index(base + (i - low.index()))));
+        if together {
+            Ok((first, last))
+        } else {
+            let (a, b) = (first.min(last), first.max(last));
+            Err(StaleAnchor::RangeChanged { start, end, first: a, last: b })
+        }
+    }
 }
 
 /// Resolves one anchor copied from `snapshot` to its line in `now` ([`resolve_through`],
@@ -215,6 +253,21 @@ pub enum StaleAnchor {
         /// The last line now of the replacement.
         last: LineNo,
     },
+    /// Both ends of a range are unchanged, but lines inside it changed, were deleted or
+    /// were inserted since the snapshot.
+    #[error(
+        "The range {start} to {end} of the cited snapshot has changed inside since; it spans lines {first}-{last} now."
+    )]
+    RangeChanged {
+        /// The range's first anchor as given.
+        start: Anchor,
+        /// The range's last anchor as given.
+        end: Anchor,
+        /// The first line now of the range.
+        first: LineNo,
+        /// The last line now of the range.
+        last: LineNo,
+    },
     /// The line was deleted since the snapshot.
     #[error("Line {anchor} of the cited snapshot has been deleted since ({}).", stood(*next))]
     Deleted {
@@ -231,12 +284,13 @@ impl StaleAnchor {
         "hash-mismatch"
     }
 
-    /// The anchor that was refused.
+    /// The anchor that was refused (a range's first anchor).
     pub fn anchor(&self) -> Anchor {
         match self {
             StaleAnchor::NotInSnapshot { anchor, .. }
             | StaleAnchor::Changed { anchor, .. }
-            | StaleAnchor::Deleted { anchor, .. } => *anchor,
+            | StaleAnchor::Deleted { anchor, .. }
+            | StaleAnchor::RangeChanged { start: anchor, .. } => *anchor,
         }
     }
 }
@@ -327,6 +381,33 @@ mod tests {
         );
         assert_eq!(err.code(), "hash-mismatch");
         assert_eq!(err.anchor(), other);
+    }
+
+    #[test]
+    fn a_range_follows_only_when_it_holds_exactly_the_lines_shown() {
+        let shown = Document::parse(b"a\nb\nc\nd\n".to_vec());
+        let at = |n: u32, text: &[u8]| Anchor::new(line(n), LineHash::of(text));
+        let range = |now: &[u8], start: Anchor, end: Anchor| {
+            resolve_through(&shown, &Document::parse(now.to_vec())).resolve_range(&shown, start, end)
+        };
+        let (b, c) = (at(2, b"b"), at(3, b"c"));
+        assert_eq!(range(b"x\ny\na\nb\nc\nd\n", b, c), Ok((line(4), line(5))));
+        assert_eq!(range(b"a\nb\nc\nd\n", c, b), Ok((line(3), line(2))), "the order is the caller's to judge");
+        assert_eq!(range(b"a\nb\nc\n", at(4, b"d"), at(4, b"d")).map_err(|e| e.code()), Err("hash-mismatch"));
+        let inserted = range(b"a\nb\nnew\nc\nd\n", b, c).expect_err("inserted inside");
+        assert_eq!(inserted, StaleAnchor::RangeChanged { start: b, end: c, first: line(2), last: line(4) });
+        assert_eq!(
+            inserted.to_string(),
+            format!(
+                "The range 2:dbf to 3:{} of the cited snapshot has changed inside since; it spans lines 2-4 now.",
+                c.hash
+            )
+        );
+        let (a, d) = (at(1, b"a"), at(4, b"d"));
+        assert!(matches!(range(b"a\nB\nc\nd\n", a, d), Err(StaleAnchor::RangeChanged { .. })), "changed inside");
+        assert!(matches!(range(b"a\nc\nd\n", a, d), Err(StaleAnchor::RangeChanged { .. })), "deleted inside");
+        assert!(matches!(range(b"a\nb\nc\nD\n", a, d), Err(StaleAnchor::Changed { .. })), "an end changed");
+        assert_eq!(range(b"a\nb\nc\nd\nappended\n", a, d), Ok((line(1), line(4))));
     }
 
     #[test]
