@@ -45,6 +45,9 @@ pub enum Stored {
     /// Restored bytes that do not hash to their tag, while the store holds the bytes that
     /// do: not kept.
     Refused,
+    /// The store could not keep the bytes (a directory that cannot be opened or written);
+    /// the in-memory store never says this.
+    Unavailable,
 }
 
 /// The tag of an inserted snapshot, and what the store did with it.
