@@ -262,6 +262,15 @@ mod tests {
         assert_eq!(shown.stored, Stored::Unavailable);
         assert_eq!(snaps.get(shown.tag), Err(Miss::Unknown(shown.tag)));
         assert_eq!(std::fs::read_dir(&elsewhere).expect("list").count(), 0, "nothing written through the link");
+        // In a directory others may write to, a store directory others may write is not ours.
+        let shared = tempfile::tempdir().expect("tempdir");
+        std::fs::set_permissions(shared.path(), std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        std::fs::create_dir(shared.path().join("snapshots")).expect("dir");
+        std::fs::set_permissions(shared.path().join("snapshots"), std::fs::Permissions::from_mode(0o777))
+            .expect("chmod");
+        let mut planted = store(shared.path(), 1000, 1000, 10);
+        assert_eq!(planted.insert(b"x\n").stored, Stored::Unavailable);
+        assert_eq!(std::fs::read_dir(shared.path().join("snapshots")).expect("list").count(), 0);
     }
 
     #[test]
