@@ -36,16 +36,10 @@ pub struct DiskSnapshots {
 }
 
 impl DiskSnapshots {
-    /// A store in the directory `path` (made, mode 0700, when the first snapshot is kept).
-    /// Limits are made consistent as [`SnapshotStore::new`](hashline_core::snapshot::SnapshotStore::new)
-    /// makes them.
+    /// A store in the directory `path` (made, mode 0700, when the first snapshot is kept),
+    /// within `limits` ([made consistent](StoreLimits::consistent)).
     pub fn new(path: impl Into<PathBuf>, limits: StoreLimits) -> Self {
-        let limits = StoreLimits {
-            max_entry_bytes: limits.max_entry_bytes.min(limits.max_bytes),
-            max_entries: limits.max_entries.max(1),
-            ..limits
-        };
-        DiskSnapshots { path: path.into(), limits, dir: None }
+        DiskSnapshots { path: path.into(), limits: limits.consistent(), dir: None }
     }
 
     /// The store's directory.

@@ -22,6 +22,16 @@ impl StoreLimits {
     /// 64 MiB in all, 16 MiB for one snapshot, 10,000 snapshots.
     pub const DEFAULT: StoreLimits =
         StoreLimits { max_bytes: 64 * 1024 * 1024, max_entry_bytes: 16 * 1024 * 1024, max_entries: 10_000 };
+
+    /// The limits made consistent: a per-entry cap above the total is lowered to it, and at
+    /// least one entry is allowed.
+    pub fn consistent(self) -> Self {
+        StoreLimits {
+            max_entry_bytes: self.max_entry_bytes.min(self.max_bytes),
+            max_entries: self.max_entries.max(1),
+            ..self
+        }
+    }
 }
 
 impl Default for StoreLimits {
@@ -125,14 +135,9 @@ impl Default for SnapshotStore {
 }
 
 impl SnapshotStore {
-    /// An empty store. A per-entry cap above the total is lowered to it, and at least one
-    /// entry is allowed.
+    /// An empty store within `limits` ([made consistent](StoreLimits::consistent)).
     pub fn new(limits: StoreLimits) -> Self {
-        let limits = StoreLimits {
-            max_entry_bytes: limits.max_entry_bytes.min(limits.max_bytes),
-            max_entries: limits.max_entries.max(1),
-            ..limits
-        };
+        let limits = limits.consistent();
         Self { limits, entries: HashMap::new(), order: BTreeMap::new(), clock: 0, bytes: 0 }
     }
 
