@@ -29,6 +29,7 @@ pub mod hash;
 pub mod line_index;
 pub mod line_no;
 pub mod row;
+pub mod snapshot;
 pub mod window;
 
 pub use anchor::{Anchor, AnchorError, AnchorRef, parse_anchor};

@@ -33,6 +33,7 @@ pub mod result;
 pub mod run;
 pub mod schema;
 pub mod session;
+pub mod snapshot_store;
 pub mod structured;
 pub mod tool;
 pub mod tools;
