@@ -628,11 +628,6 @@ pub(crate) fn list(dir: HandleRef<'_>) -> io::Result<Vec<OsString>> {
         class = FileFullDirectoryInfo;
         let base = buffer.as_ptr().cast::<u8>();
         let mut at = 0usize;
-        // A batch with no name not seen before ends the listing: Wine answers the
-        // continuation of a directory holding only `.` and `..` with them again, forever,
-        // instead of ERROR_NO_MORE_FILES.
-        let before = names.len();
-        let mut fresh = false;
         loop {
             // SAFETY: `at` is the offset of an entry the call wrote inside the buffer.
             let (next, length, name) = unsafe {
@@ -644,17 +639,13 @@ pub(crate) fn list(dir: HandleRef<'_>) -> io::Result<Vec<OsString>> {
             // SAFETY: the entry's name holds `length` code units inside the buffer.
             let wide: Vec<u16> = (0..length).map(|i| unsafe { name.add(i).read_unaligned() }).collect();
             let name = OsString::from_wide(&wide);
-            if name != "." && name != ".." && !names[..before].contains(&name) {
+            if name != "." && name != ".." {
                 names.push(name);
-                fresh = true;
             }
             if next == 0 {
                 break;
             }
             at += next as usize;
-        }
-        if !fresh {
-            break;
         }
     }
     names.sort();
