@@ -55,17 +55,18 @@ impl ResolvedPath {
     }
 }
 
-/// `raw` as written when it names an entry that exists and cleaning it would change it (a
-/// name holding a Unicode space, such as the U+202F of macOS screenshot names, or a C1
-/// control): such a name is used as it is, not as [`clean_input`] would rewrite it.
-fn as_written_if_present(raw: &str, base: &Path) -> Option<String> {
+/// What a path argument names: `raw` cleaned ([`clean_input`]), unless cleaning changed it and
+/// `raw` as written (without a leading `@`) names an entry that exists — a name holding a
+/// Unicode space, such as the U+202F of macOS screenshot names, or a C1 control — which is then
+/// used as it is.
+fn as_given(raw: &str, base: &Path) -> String {
     let cleaned = clean_input(raw);
     let stripped = raw.strip_prefix('@').unwrap_or(raw);
-    (cleaned != stripped
+    let literal = cleaned != stripped
         && !stripped.starts_with('~')
         && !stripped.contains('\0')
-        && hashline_fs::lookup::symlink_metadata(&base.join(stripped)).is_ok())
-    .then(|| stripped.to_owned())
+        && hashline_fs::lookup::symlink_metadata(&base.join(stripped)).is_ok();
+    if literal { stripped.to_owned() } else { cleaned }
 }
 
 /// Cleans what a model wrote: a leading `@` is stripped, Unicode spaces become ASCII
@@ -159,7 +160,7 @@ fn start_of(path: &Path) -> PathBuf {
 
 /// Resolves `raw` against `base` and checks it against `roots` (when confined).
 pub fn resolve(raw: &str, base: &Path, roots: &[PathBuf], confined: bool) -> Result<ResolvedPath, ToolError> {
-    let display = as_written_if_present(raw, base).unwrap_or_else(|| clean_input(raw));
+    let display = as_given(raw, base);
     if display.is_empty() {
         return Err(ToolError::new(ErrorCode::InvalidType, "Invalid path: expected a non-empty string."));
     }
@@ -239,6 +240,15 @@ mod tests {
             let home = home.to_string_lossy().trim_end_matches('/').to_owned();
             assert_eq!(clean_input("~/x"), format!("{home}/x"));
         }
+    }
+
+    #[test]
+    fn a_name_that_exists_as_written_is_not_cleaned() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("shot\u{202f}1.png"), "x").expect("file");
+        assert_eq!(as_given("shot\u{202f}1.png", dir.path()), "shot\u{202f}1.png");
+        assert_eq!(as_given("@shot\u{202f}1.png", dir.path()), "shot\u{202f}1.png");
+        assert_eq!(as_given("other\u{a0}2.png", dir.path()), "other 2.png");
     }
 
     #[test]
