@@ -18,6 +18,8 @@ pub enum ErrorCode {
     InvalidLimit,
     /// An anchor string is not any accepted form.
     InvalidAnchor,
+    /// `edit`'s `snapshot` is not a snapshot tag (`s` + 8 characters of base 32).
+    InvalidSnapshot,
     /// An anchor names a line the file does not have.
     LineOutOfRange,
     /// The file does not exist.
@@ -110,6 +112,7 @@ impl ErrorCode {
             ErrorCode::InvalidOffset => "invalid-offset",
             ErrorCode::InvalidLimit => "invalid-limit",
             ErrorCode::InvalidAnchor => "invalid-anchor",
+            ErrorCode::InvalidSnapshot => "invalid-snapshot",
             ErrorCode::LineOutOfRange => "line-out-of-range",
             ErrorCode::FileNotFound => "file-not-found",
             ErrorCode::PathNotFound => "path-not-found",
@@ -283,6 +286,7 @@ mod tests {
             ErrorCode::FileTooLarge,
             ErrorCode::TooManyEdits,
             ErrorCode::RootMoved,
+            ErrorCode::InvalidSnapshot,
         ];
         for code in codes {
             assert_eq!(serde_json::to_value(code).ok(), Some(serde_json::Value::from(code.as_str())));

@@ -34,6 +34,7 @@ pub mod run;
 pub mod schema;
 pub mod session;
 pub mod snapshot_store;
+pub mod snapshots;
 pub mod structured;
 pub mod tool;
 pub mod tools;

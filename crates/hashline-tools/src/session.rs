@@ -16,6 +16,7 @@ use crate::log::{LOG_VERSION, LogEvent, LogWriter, LoggedResult};
 use crate::map_store::MapStore;
 use crate::paths::{self, ResolvedPath};
 use crate::result::{CallContext, ToolResult};
+use crate::snapshots::{MemorySnapshots, Snapshots};
 use crate::tree_cache::TreeCache;
 use crate::warning::Warning;
 use hashline_fs::Journal;
@@ -63,6 +64,10 @@ pub struct SessionConfig {
     /// (the CLI) turns it off.
     #[builder(default = true)]
     pub parse_on_read: bool,
+    /// The store of the snapshots this principal was shown (docs/protocol.md §1.5): sessions
+    /// of one principal share one. By default the session has its own, in memory.
+    #[builder(default, setter(strip_option))]
+    pub snapshots: Option<Arc<dyn Snapshots>>,
 }
 
 impl std::fmt::Debug for SessionConfig {
@@ -104,6 +109,8 @@ pub struct Session {
     map_store: Option<Arc<MapStore>>,
     /// Whether a read parses code files in the background (see [`SessionConfig`]).
     parse_on_read: bool,
+    /// What this principal was shown, by snapshot tag.
+    snapshots: Arc<dyn Snapshots>,
     /// How often paths were resolved and targets opened (the tests count an edit's).
     #[cfg(test)]
     pub(crate) counts: Counts,
@@ -170,6 +177,7 @@ impl Session {
             trees: TreeCache::default(),
             map_store: config.map_store,
             parse_on_read: config.parse_on_read,
+            snapshots: config.snapshots.unwrap_or_else(|| Arc::new(MemorySnapshots::default())),
             #[cfg(test)]
             counts: Counts::default(),
         };
@@ -343,6 +351,17 @@ impl Session {
     /// Whether a read parses code files in the background and keeps their trees.
     pub fn parses_on_read(&self) -> bool {
         self.parse_on_read
+    }
+
+    /// The store of the snapshots this principal was shown.
+    pub fn snapshots(&self) -> &dyn Snapshots {
+        &*self.snapshots
+    }
+
+    /// Records that a file's `bytes` were shown with rows, and returns the tag the result
+    /// names them by.
+    pub fn show_snapshot(&self, bytes: &[u8]) -> hashline_core::snapshot::SnapshotTag {
+        self.snapshots.insert(bytes).tag
     }
 
     /// The on-disk store of symbol maps, when the session has one.

@@ -56,6 +56,10 @@ pub enum WarningCode {
     /// unreadable: not readable, too deep for the system's paths, not UTF-8 for ast_search),
     /// counted and the first named, so that no file is left out without a word.
     FilesSkipped,
+    /// edit: the `snapshot` cited is not in the store of what this principal was shown
+    /// (never shown here, evicted, altered, collided): its anchors were checked as uncited
+    /// anchors are.
+    SnapshotFallback,
 }
 
 /// How many ignore files a walk's warnings name one by one.

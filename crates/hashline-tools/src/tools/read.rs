@@ -88,6 +88,10 @@ pub struct TextRead {
     /// The candidates, when `symbol` was ambiguous (then `lines` is empty).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ambiguity: Option<Box<Ambiguity>>,
+    /// The tag of the file's bytes these rows were taken from (`s` + 8 characters): give it
+    /// to `edit` as `snapshot` with anchors copied from these rows (docs/protocol.md §1.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 /// A local bundle (`bundle: "local"`).
@@ -322,7 +326,10 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     // What the text holds besides rows: the warnings, the symbol's header, the notes.
     let bundled = selected.is_some() && args.bundle.is_some() && bundle_info.is_none();
     let header = selected.as_ref().map(|(info, _, _)| symbol_read::header(info, total));
-    let mut frame = warnings.iter().map(|w| w.message.len() + 2).sum::<usize>()
+    let snapshot = session.show_snapshot(loaded.bytes());
+    let snapshot_line = snapshot_line(snapshot);
+    let mut frame = snapshot_line.len()
+        + warnings.iter().map(|w| w.message.len() + 2).sum::<usize>()
         + header.as_ref().map_or(0, |h| h.len() + 2)
         + if bundled { 40 } else { 0 }
         + NOTE_RESERVE;
@@ -343,6 +350,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
     );
     let shown_end = start + window.shown() - 1;
     let mut text = String::with_capacity(window.rows.len() + 256);
+    text.push_str(&snapshot_line);
     for warning in &warnings {
         text.push_str(&warning.message);
         text.push_str("\n\n");
@@ -456,6 +464,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         bundle: bundle_info.map(Box::new),
         ambiguity: None,
         continuation: (shown_end < total).then(|| Continuation { next_offset: shown_end as u32 + 1 }),
+        snapshot: Some(snapshot.to_string()),
     });
     // The first edit's syntax check then reparses only what it changes (issue 23): the
     // tree is built off this call's time, unless a map built above kept it already.
@@ -465,6 +474,11 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
         session.syntax_trees().prefetch(&path.key, lang, loaded.into_bytes());
     }
     Ok(ToolOutput::text(value, text).with_meta_of(window_meta))
+}
+
+/// The line that names the snapshot a read's rows come from, first in its text.
+pub(crate) fn snapshot_line(tag: hashline_core::snapshot::SnapshotTag) -> String {
+    format!("snapshot: {tag}\n")
 }
 
 /// The presentation meta of a text read: its window's lines as shown (built only when a
@@ -715,6 +729,7 @@ fn ambiguous_output(
         symbol: None,
         bundle: None,
         ambiguity: Some(Box::new(ambiguity)),
+        snapshot: None,
     });
     ToolOutput::text(value, text)
 }

@@ -69,7 +69,7 @@ pub(crate) fn run(
                     ),
                 ));
             }
-            extra.push(Request { path: source.clone(), edits: deletion(op) });
+            extra.push(Request { path: source.clone(), edits: deletion(op), snapshot: None });
         }
     }
     for request in &extra {
@@ -262,7 +262,10 @@ fn finish(session: &Session, file: &Prepared, ctx: &CallContext, max_bytes: usiz
         render::summary(&file.path.shown(), file.edits, added, removed)
     };
     let (diff, _) = render::anchored_diff(old, new, &hunks, max_bytes);
+    let snapshot = session.show_snapshot(new.as_bytes());
     let mut text = summary.clone();
+    text.push('\n');
+    text.push_str(crate::tools::read::snapshot_line(snapshot).trim_end());
     for warning in &file.warnings {
         text.push('\n');
         text.push_str(&warning.message);
@@ -294,6 +297,7 @@ fn finish(session: &Session, file: &Prepared, ctx: &CallContext, max_bytes: usiz
         warnings: file.warnings.clone(),
         change_id: None,
         reverts: None,
+        snapshot: Some(snapshot.to_string()),
     };
     Ok(Finished { value, text, found, counts: (added, removed) })
 }

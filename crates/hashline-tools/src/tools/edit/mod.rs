@@ -3,6 +3,7 @@
 //! arguments, applies the session's guards, writes atomically (several files all or
 //! nothing), and reports the result with fresh anchors.
 
+mod cited;
 mod commit;
 mod items;
 mod prepare;
@@ -62,6 +63,11 @@ pub struct EditArgs {
     /// left it. Given alone (no path, edits or files).
     #[builder(default, setter(strip_option, into))]
     pub revert: Option<String>,
+    /// The snapshot the anchors were copied from: the `snapshot: s…` tag shown with those
+    /// rows. Anchors then follow their lines exactly, however the file changed since; a line
+    /// that changed is refused with fresh rows. With `files`, give it per file.
+    #[builder(default, setter(strip_option, into))]
+    pub snapshot: Option<String>,
 }
 
 /// The `edits` parameter's accepted shapes (schema only): the items, or a JSON string of
@@ -82,6 +88,9 @@ pub struct FileEdits {
     /// Its edit items, as in `edits`.
     #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub edits: Value,
+    /// The snapshot this file's anchors were copied from (as `snapshot` above).
+    #[serde(default)]
+    pub snapshot: Option<String>,
 }
 
 /// The typed value of a one-file `edit`.
@@ -117,6 +126,10 @@ pub struct FileEditValue {
     /// For a revert: the change it reverted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reverts: Option<String>,
+    /// The tag of the file's bytes after the edit (`snapshot` for the next edit with the
+    /// rows shown here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 /// The typed value of `edit`.
@@ -167,6 +180,8 @@ impl Tool for EditTool {
 pub(crate) struct Request {
     pub path: String,
     pub edits: Value,
+    /// The snapshot its anchors cite, parsed.
+    pub snapshot: Option<hashline_core::snapshot::SnapshotTag>,
 }
 
 /// Runs `edit` as a top-level call.
@@ -189,11 +204,12 @@ pub fn edit_in(session: &Session, args: EditArgs, ctx: &CallContext) -> Result<T
             && args.edits.is_none()
             && args.files.is_none()
             && args.old_text.is_none()
-            && args.new_text.is_none();
+            && args.new_text.is_none()
+            && args.snapshot.is_none();
         if !alone {
             return Err(ToolError::new(
                 ErrorCode::InvalidParamsCombo,
-                "Edit rejected — nothing was written. revert takes a change id alone: give no path, edits, files, oldText or newText with it.",
+                "Edit rejected — nothing was written. revert takes a change id alone: give no path, edits, files, oldText, newText or snapshot with it.",
             ));
         }
         return revert::run(session, id, ctx);
@@ -212,6 +228,7 @@ pub fn edit_in(session: &Session, args: EditArgs, ctx: &CallContext) -> Result<T
 /// moved out of the arguments, not copied).
 fn requests(args: EditArgs, notes: &mut Vec<Warning>) -> Result<Vec<Request>, ToolError> {
     let legacy = args.old_text.is_some() || args.new_text.is_some();
+    let tag = |raw: Option<String>| raw.as_deref().map(cited::parse).transpose();
     if let Some(files) = args.files {
         if args.path.is_some() || args.edits.is_some() || legacy {
             return Err(ToolError::new(
@@ -219,11 +236,21 @@ fn requests(args: EditArgs, notes: &mut Vec<Warning>) -> Result<Vec<Request>, To
                 "Edit rejected — nothing was written. Use either files: [{path, edits}] or path + edits, not both.",
             ));
         }
+        if args.snapshot.is_some() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidParamsCombo,
+                "Edit rejected — nothing was written. With files, give each file's snapshot in its entry: files: [{path, snapshot, edits}].",
+            ));
+        }
         if files.is_empty() {
             return Err(items::variant("files must contain at least one {path, edits} entry.".to_owned()));
         }
-        return Ok(files.into_iter().map(|f| Request { path: f.path, edits: f.edits }).collect());
+        return files
+            .into_iter()
+            .map(|f| Ok(Request { path: f.path, edits: f.edits, snapshot: tag(f.snapshot)? }))
+            .collect();
     }
+    let snapshot = tag(args.snapshot)?;
     let Some(path) = args.path else {
         return Err(ToolError::new(
             ErrorCode::InvalidType,
@@ -257,5 +284,5 @@ fn requests(args: EditArgs, notes: &mut Vec<Warning>) -> Result<Vec<Request>, To
             )));
         }
     };
-    Ok(vec![Request { path, edits }])
+    Ok(vec![Request { path, edits, snapshot }])
 }

@@ -10,6 +10,7 @@ use hashline_syntax::LanguageId;
 use serde_json::json;
 
 use super::Request;
+use super::cited::{self, Cited};
 use super::items::{self, Parsed};
 use super::symbols;
 use crate::error::{ErrorCode, RefusalTarget, ToolError};
@@ -136,27 +137,44 @@ pub(crate) fn prepare(
         gate(session, &source)?;
         Ok(Arc::new(doc))
     };
-    let Parsed { items, from_paths, notes } = items::parse_edits(&request.edits, &loader)?;
+    let Parsed { mut items, from_paths, notes } = items::parse_edits(&request.edits, &loader)?;
+    let mut warnings = Vec::new();
+    // Anchors cited with the snapshot they were copied from follow their lines exactly
+    // (docs/protocol.md §1.5): the snapshot stands for the read gate, the window and the
+    // served-lines guard.
+    let mut exact = false;
+    match request.snapshot.map(|tag| cited::cite(session, tag)) {
+        Some(Cited::Held { snapshot, .. }) => {
+            cited::follow(session, &path, &snapshot, &before, &mut items)?;
+            exact = true;
+        }
+        Some(Cited::Missing(warning)) => warnings.push(warning),
+        None => {}
+    }
     let mut symbol_warnings = Vec::new();
     let ops = symbols::resolve(session, &path, &before, items, &mut symbol_warnings)?;
-    if ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
+    if !exact && ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
         gate(session, &path)?;
     }
     // Anchors name rows the model was shown; the ledger knows where those rows went.
-    let served = if session.is_stateful() { session.ledger().served(&path.key).map(|rows| rows.index()) } else { None };
+    let served = if session.is_stateful() && !exact {
+        session.ledger().served(&path.key).map(|rows| rows.index())
+    } else {
+        None
+    };
     let resolve = |anchor: Anchor| served.as_ref().map_or(Resolution::Unknown, |index| index.resolve(anchor));
     let resolver: &dyn Fn(Anchor) -> Resolution = &resolve;
-    let options = EditOptions { resolver: served.is_some().then_some(resolver), ..EditOptions::default() };
+    let options =
+        EditOptions { resolver: served.is_some().then_some(resolver), no_relocation: exact, ..EditOptions::default() };
     let outcome = apply(&before, &ops, &options).map_err(|err| engine_error(session, &path, &before, err))?;
-    if session.is_stateful() {
+    if session.is_stateful() && !exact {
         served_guard(session, &path, &before, &outcome)?;
     }
-    let mut warnings = Vec::new();
     if !notes.is_empty() {
         warnings.push(Warning::params_adjusted("Edit params", &notes));
     }
     warnings.extend(symbol_warnings);
-    if !session.is_stateful() {
+    if !session.is_stateful() && !exact {
         warnings.extend(repeated_line_hint(&before, &ops, outcome.window));
     }
     warnings.extend(outcome.relocation_notes().into_iter().map(|n| Warning::new(WarningCode::AnchorRelocated, n)));

@@ -503,7 +503,12 @@ pub(super) fn render_files(session: &Session, held: &[Held<'_>], ctx: &CallConte
             _ => format!("Reverted {shown} to its content before {since} (+{added} -{removed} {lines})."),
         };
         let diff = if binary { String::new() } else { render::anchored_diff(&old, &new, &hunks, max_bytes).0 };
+        let snapshot = (!binary && file.back.is_some()).then(|| session.show_snapshot(new.as_bytes()));
         let mut text = summary.clone();
+        if let Some(tag) = snapshot {
+            text.push('\n');
+            text.push_str(crate::tools::read::snapshot_line(tag).trim_end());
+        }
         if !added_rows.is_empty() {
             text.push_str("\n\n");
             text.push_str(&added_rows.with_note());
@@ -540,6 +545,7 @@ pub(super) fn render_files(session: &Session, held: &[Held<'_>], ctx: &CallConte
             warnings: Vec::new(),
             change_id: None,
             reverts: Some(since.to_owned()),
+            snapshot: snapshot.map(|tag| tag.to_string()),
         });
     }
     Rendered { values, texts, counts, diffs }

@@ -1,0 +1,244 @@
+//! Snapshot tags end to end (issue 49, docs/protocol.md §1.5): every result that shows rows
+//! names the snapshot they came from; `edit` with `snapshot` follows each anchor from that
+//! snapshot to the file now, exactly; a line that changed is refused with fresh rows and the
+//! file's tag now; a tag the store does not hold falls back with a warning.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::{Workspace, code};
+use hashline_core::LineHash;
+use hashline_core::snapshot::{SnapshotTag, StoreLimits};
+use hashline_tools::edit::EditTool;
+use hashline_tools::read::ReadTool;
+use hashline_tools::snapshot_store::DiskSnapshots;
+use hashline_tools::snapshots::{MemorySnapshots, Snapshots};
+use hashline_tools::{Session, SessionConfig, ToolResult};
+use serde_json::{Value, json};
+
+const BLOCKS: &str = "f() {\n}\n\ng() {\n}\n\nh() {\n}\n\ni() {\n}\n";
+
+fn anchor(line: u32, text: &str) -> String {
+    format!("{line}:{}", LineHash::of(text.as_bytes()))
+}
+
+/// The tag a result's text names (`snapshot: s…`, the first such line).
+fn tag_of(result: &ToolResult) -> String {
+    let text = result.text();
+    let line = text.lines().find_map(|l| l.strip_prefix("snapshot: ")).unwrap_or_else(|| panic!("no tag in {text}"));
+    line.to_owned()
+}
+
+fn ptc(result: &ToolResult) -> Value {
+    serde_json::to_value(result).expect("json")["details"]["ptcValue"].clone()
+}
+
+fn edit(ws: &Workspace, path: &str, snapshot: Option<&str>, edits: Value) -> ToolResult {
+    let mut args = json!({"path": path, "edits": edits});
+    if let Some(tag) = snapshot {
+        args["snapshot"] = json!(tag);
+    }
+    ws.call::<EditTool>(args)
+}
+
+fn read(ws: &Workspace, path: &str) -> ToolResult {
+    ws.call::<ReadTool>(json!({"path": path}))
+}
+
+fn bytes(ws: &Workspace, path: &str) -> String {
+    String::from_utf8(std::fs::read(ws.path(path)).expect("read")).expect("utf-8")
+}
+
+#[test]
+fn a_read_names_the_snapshot_of_the_bytes_it_showed_once_first_in_its_text_and_in_its_value() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "alpha\nbeta\n");
+    let result = read(&ws, "a.txt");
+    let tag = SnapshotTag::of(b"alpha\nbeta\n").to_string();
+    assert_eq!(result.text(), format!("snapshot: {tag}\n1:3c8|alpha\n2:589|beta"));
+    assert_eq!(ptc(&result)["snapshot"], json!(tag));
+    // A window names the whole file's snapshot.
+    let window = ws.call::<ReadTool>(json!({"path": "a.txt", "offset": 2}));
+    assert_eq!(tag_of(&window), tag);
+}
+
+/// The issue's blank-line case: after an insert, the first read's `6:d05` names a line now
+/// at 9 while a new blank line sits at 6. Cited with the first read's tag it lands on the line
+/// meant, with no refusal; without a tag it is refused as ambiguous.
+#[test]
+fn an_anchor_cited_with_its_snapshot_lands_on_the_line_meant_after_an_insert() {
+    let ws = Workspace::new();
+    ws.file("b.c", BLOCKS);
+    let first = tag_of(&read(&ws, "b.c"));
+    let inserted = edit(&ws, "b.c", Some(&first), json!([{"insert_after": {"anchor": anchor(3, ""), "new_text": "x() {\n}\n\n"}}]));
+    assert!(!inserted.is_error, "{}", inserted.text());
+    assert_eq!(bytes(&ws, "b.c"), "f() {\n}\n\nx() {\n}\n\ng() {\n}\n\nh() {\n}\n\ni() {\n}\n");
+    // Uncited, the first read's 6:d05 has two live meanings now (refused, as today).
+    let uncited = edit(&ws, "b.c", None, json!([{"set_line": {"anchor": anchor(6, ""), "new_text": "// between g and h"}}]));
+    assert!(uncited.is_error, "{}", uncited.text());
+    // Cited with the first read's tag: the line meant (now 9), at once.
+    let cited = edit(&ws, "b.c", Some(&first), json!([{"set_line": {"anchor": anchor(6, ""), "new_text": "// between g and h"}}]));
+    assert!(!cited.is_error, "{}", cited.text());
+    assert_eq!(bytes(&ws, "b.c"), "f() {\n}\n\nx() {\n}\n\ng() {\n}\n// between g and h\nh() {\n}\n\ni() {\n}\n");
+    assert!(!cited.text().contains("relocated"), "{}", cited.text());
+}
+
+/// Another program moves every line far past any window: a cited anchor still lands.
+#[test]
+fn a_cited_anchor_follows_its_line_however_far_another_program_moved_it() {
+    let ws = Workspace::new();
+    ws.file("far.txt", "keep\ntarget\nend\n");
+    let tag = tag_of(&read(&ws, "far.txt"));
+    let header: String = (0..500).map(|i| format!("header {i}\n")).collect();
+    ws.file("far.txt", format!("{header}keep\ntarget\nend\n"));
+    let result = edit(&ws, "far.txt", Some(&tag), json!([{"set_line": {"anchor": anchor(2, "target"), "new_text": "TARGET"}}]));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(bytes(&ws, "far.txt"), format!("{header}keep\nTARGET\nend\n"));
+    // The result names the new snapshot, in its text and its value.
+    let new_tag = SnapshotTag::of(format!("{header}keep\nTARGET\nend\n").as_bytes()).to_string();
+    assert_eq!(tag_of(&result), new_tag);
+    assert_eq!(ptc(&result)["snapshot"], json!(new_tag));
+}
+
+/// A line changed since the snapshot is refused with the rows now in its place and the tag
+/// now; the retry with the refusal's anchor and tag lands in one call.
+#[test]
+fn a_changed_line_is_refused_with_fresh_rows_and_the_retry_with_them_lands() {
+    let ws = Workspace::new();
+    ws.file("c.txt", "one\ntwo\nthree\n");
+    let tag = tag_of(&read(&ws, "c.txt"));
+    ws.file("c.txt", "zero\none\nTWO\nthree\n");
+    let before = bytes(&ws, "c.txt");
+    let refused = edit(&ws, "c.txt", Some(&tag), json!([{"set_line": {"anchor": anchor(2, "two"), "new_text": "2"}}]));
+    assert_eq!(code(&refused), "hash-mismatch", "{}", refused.text());
+    assert_eq!(bytes(&ws, "c.txt"), before);
+    let text = refused.text();
+    assert!(text.contains("Edit rejected — nothing was written."), "{text}");
+    assert!(text.contains(&format!(">>> 3:{}|TWO", LineHash::of(b"TWO"))), "{text}");
+    let now = tag_of(&refused);
+    assert_eq!(now, SnapshotTag::of(before.as_bytes()).to_string());
+    let value = serde_json::to_value(&refused).expect("json");
+    assert_eq!(value["details"]["ptcValue"]["error"]["details"]["snapshot"], json!(now), "{value}");
+    let retry = edit(&ws, "c.txt", Some(&now), json!([{"set_line": {"anchor": anchor(3, "TWO"), "new_text": "2"}}]));
+    assert!(!retry.is_error, "{}", retry.text());
+    assert_eq!(bytes(&ws, "c.txt"), "zero\none\n2\nthree\n");
+}
+
+/// A deleted line, and a range with a line inserted inside it, are refused; nothing written.
+#[test]
+fn a_deleted_line_and_a_range_grown_inside_are_refused() {
+    let ws = Workspace::new();
+    ws.file("d.txt", "a\nb\nc\nd\n");
+    let tag = tag_of(&read(&ws, "d.txt"));
+    ws.file("d.txt", "a\nc\nunseen\nd\n");
+    let before = bytes(&ws, "d.txt");
+    let deleted = edit(&ws, "d.txt", Some(&tag), json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]));
+    assert_eq!(code(&deleted), "hash-mismatch", "{}", deleted.text());
+    assert!(deleted.text().contains("deleted"), "{}", deleted.text());
+    let range = edit(
+        &ws,
+        "d.txt",
+        Some(&tag),
+        json!([{"replace_lines": {"start_anchor": anchor(3, "c"), "end_anchor": anchor(4, "d"), "new_text": "C\nD"}}]),
+    );
+    assert_eq!(code(&range), "hash-mismatch", "{}", range.text());
+    assert!(range.text().contains("changed inside"), "{}", range.text());
+    assert_eq!(bytes(&ws, "d.txt"), before);
+}
+
+/// An anchor copied from another view than the tag's is refused, never aimed elsewhere.
+#[test]
+fn an_anchor_that_is_not_a_row_of_the_cited_snapshot_is_refused() {
+    let ws = Workspace::new();
+    ws.file("e.txt", "a\nb\nc\n");
+    let tag = tag_of(&read(&ws, "e.txt"));
+    let result = edit(&ws, "e.txt", Some(&tag), json!([{"set_line": {"anchor": anchor(2, "c"), "new_text": "x"}}]));
+    assert_eq!(code(&result), "hash-mismatch", "{}", result.text());
+    assert!(result.text().contains("is not a row of the snapshot it cites"), "{}", result.text());
+    assert_eq!(bytes(&ws, "e.txt"), "a\nb\nc\n");
+}
+
+#[test]
+fn a_malformed_tag_is_invalid_snapshot_and_an_unknown_one_falls_back_with_a_warning() {
+    let ws = Workspace::new();
+    ws.file("f.txt", "a\nb\n");
+    read(&ws, "f.txt");
+    let bad = edit(&ws, "f.txt", Some("12:abc"), json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]));
+    assert_eq!(code(&bad), "invalid-snapshot", "{}", bad.text());
+    let unknown = SnapshotTag::of(b"never shown").to_string();
+    let result = edit(&ws, "f.txt", Some(&unknown), json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]));
+    assert!(!result.is_error, "{}", result.text());
+    assert!(result.text().contains(&format!("snapshot {unknown} could not be used")), "{}", result.text());
+    assert_eq!(ptc(&result)["warnings"][0]["code"], json!("snapshot-fallback"));
+    assert_eq!(bytes(&ws, "f.txt"), "a\nB\n");
+}
+
+/// A tag stands for the read gate: a new session of the same principal (its store shared;
+/// MCP 2026-07-28 requests, CLI calls) edits by the tag with no read of its own.
+#[test]
+fn a_tag_shown_to_the_principal_serves_a_new_session_without_a_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("g.txt"), "a\nb\nc\n").expect("write");
+    let store: Arc<dyn Snapshots> = Arc::new(MemorySnapshots::default());
+    let session = |store: &Arc<dyn Snapshots>| {
+        Session::new(SessionConfig::builder().root(dir.path()).snapshots(store.clone()).build()).expect("session")
+    };
+    let first = session(&store);
+    let shown = hashline_tools::read::read(&first, hashline_tools::read::ReadArgs::builder().path("g.txt").build())
+        .expect("read");
+    let hashline_tools::read::ReadValue::Text(text) = &shown.value else { panic!("text") };
+    let tag = text.snapshot.clone().expect("tag");
+    std::fs::write(dir.path().join("g.txt"), "new\na\nb\nc\n").expect("write");
+    let second = session(&store);
+    let args = hashline_tools::edit::EditArgs::builder()
+        .path("g.txt")
+        .snapshot(tag.clone())
+        .edits(json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]))
+        .build();
+    hashline_tools::edit::edit(&second, args).expect("edit");
+    assert_eq!(std::fs::read_to_string(dir.path().join("g.txt")).expect("read"), "new\na\nB\nc\n");
+    // Another principal's store does not hold the tag: the read gate stands.
+    let stranger = session(&(Arc::new(MemorySnapshots::default()) as Arc<dyn Snapshots>));
+    let args = hashline_tools::edit::EditArgs::builder()
+        .path("g.txt")
+        .snapshot(tag)
+        .edits(json!([{"set_line": {"anchor": anchor(3, "B"), "new_text": "b"}}]))
+        .build();
+    let refused = hashline_tools::edit::edit(&stranger, args).expect_err("refused");
+    assert_eq!(refused.code.as_str(), "file-not-read", "{}", refused.message);
+}
+
+/// The store on disk is untrusted: a snapshot file altered after it was written is not
+/// used; the edit falls back to the uncited rules and says so.
+#[test]
+fn an_altered_snapshot_on_disk_is_not_used_and_the_edit_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
+    std::fs::write(dir.path().join("h.txt"), "a\nb\nc\n").expect("write");
+    let store_dir = state.path().join("snapshots");
+    let store: Arc<dyn Snapshots> = Arc::new(Mutex::new(DiskSnapshots::new(&store_dir, StoreLimits::DEFAULT)));
+    let session = Session::new(SessionConfig::builder().root(dir.path()).snapshots(store).build()).expect("session");
+    let shown = hashline_tools::read::read(&session, hashline_tools::read::ReadArgs::builder().path("h.txt").build())
+        .expect("read");
+    let hashline_tools::read::ReadValue::Text(text) = &shown.value else { panic!("text") };
+    let tag = text.snapshot.clone().expect("tag");
+    // Planted: the snapshot now says line 2 was `c`.
+    std::fs::write(store_dir.join(format!("{tag}.snap")), "a\nc\nb\n").expect("plant");
+    let args = hashline_tools::edit::EditArgs::builder()
+        .path("h.txt")
+        .snapshot(tag.clone())
+        .edits(json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]))
+        .build();
+    let out = hashline_tools::edit::edit(&session, args).expect("edit");
+    assert_eq!(std::fs::read_to_string(dir.path().join("h.txt")).expect("read"), "a\nB\nc\n");
+    let said: String = out
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            hashline_view::ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(said.contains(&format!("snapshot {tag} could not be used: its stored copy was altered")), "{said}");
+}
