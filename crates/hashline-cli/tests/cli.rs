@@ -36,12 +36,17 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// The snapshot tag a result names for `bytes`.
+fn tag(bytes: &[u8]) -> String {
+    hashline::core::snapshot::SnapshotTag::of(bytes).to_string()
+}
+
 #[test]
 fn read_prints_anchored_rows() {
     let dir = Dir::new();
     let out = dir.run(&["read", "a.txt"], None);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout(&out), "1:3c8|alpha\n2:589|beta\n");
+    assert_eq!(stdout(&out), format!("snapshot: {}\n1:3c8|alpha\n2:589|beta\n", tag(b"alpha\nbeta")));
 }
 
 #[test]
@@ -84,8 +89,8 @@ fn batch_runs_calls_in_one_session_one_line_each() {
     let out = dir.run(&["batch"], Some(input));
     let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
     assert_eq!(lines.len(), 3);
-    assert_eq!(lines[0]["content"][0]["text"], "1:3c8|alpha\n2:589|beta");
-    assert_eq!(lines[1]["content"][0]["text"], "2:589|beta");
+    assert_eq!(lines[0]["content"][0]["text"], format!("snapshot: {}\n1:3c8|alpha\n2:589|beta", tag(b"alpha\nbeta")));
+    assert_eq!(lines[1]["content"][0]["text"], format!("snapshot: {}\n2:589|beta", tag(b"alpha\nbeta")));
     assert_eq!(lines[2]["isError"], true);
     assert_eq!(out.status.code(), Some(1), "a failed line makes the batch exit 1");
 }
@@ -131,7 +136,7 @@ fn roots_confine_paths() {
     std::fs::create_dir(&sub).expect("mkdir");
     std::fs::write(sub.join("s.txt"), "s").expect("write");
     let out = dir.run(&["--root", "sub", "read", "s.txt"], None);
-    assert_eq!(stdout(&out), format!("1:{}|s\n", hashline::core::LineHash::of(b"s")));
+    assert_eq!(stdout(&out), format!("snapshot: {}\n1:{}|s\n", tag(b"s"), hashline::core::LineHash::of(b"s")));
 }
 
 #[test]
@@ -207,7 +212,10 @@ fn read_by_symbol_with_map_and_bundle_and_syntax_validate_flags() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         stdout(&out),
-        "[Symbol: main (function), lines 7-9 of 9]\n\n7:f9b|fn main() {\n8:75a|    helper();\n9:b18|}\n"
+        format!(
+            "snapshot: {}\n[Symbol: main (function), lines 7-9 of 9]\n\n7:f9b|fn main() {{\n8:75a|    helper();\n9:b18|}}\n",
+            tag(source.as_bytes())
+        )
     );
     let out = dir.run(&["read", "m.rs", "--symbol", "main", "--bundle", "local"], None);
     let text = stdout(&out);
@@ -474,11 +482,13 @@ fn undo_to_reverts_every_change_in_effect_back_to_the_one_named() {
     Reverted 3 changes, newest first, back to and including <c1>: <c5> (by <c6>), <c2> (by <c7>), <c1> (by <c8>).
 
     Reverted f.txt to its content before <c1> (+2 -2 lines).
+    snapshot: sdsh88aea
 
     +1:260|one
     +2:2f4|two
 
     Reverted g.txt to its content before <c2> (+1 -1 line).
+    snapshot: synk44sa2
 
     +1:431|uno
 

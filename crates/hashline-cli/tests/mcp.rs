@@ -268,7 +268,7 @@ fn unknown_methods_and_wrong_argument_types_are_answered_with_their_ids() {
     assert_eq!(server.reply("name-type")["error"]["code"], -32602);
 
     let reply = server.call("ok", "read", json!({"path": "a.txt"}));
-    assert_eq!(text(&reply), "1:3c8|alpha\n2:589|beta");
+    assert_eq!(rows(&text(&reply)), "1:3c8|alpha\n2:589|beta");
     assert_eq!(server.close().code(), Some(0));
 }
 
@@ -325,7 +325,7 @@ fn twenty_concurrent_calls_are_answered_by_id() {
     for i in 0..10 {
         let read = server.reply(&format!("read-{i}"));
         assert_eq!(read["result"]["isError"], false, "{read}");
-        assert!(text(&read).starts_with("1:"), "{read}");
+        assert!(rows(&text(&read)).starts_with("1:"), "{read}");
         assert!(text(&read).contains(&format!("|read me {i}\n")), "read-{i} got another file: {}", text(&read));
         let value = &read["result"]["structuredContent"];
         assert!(value["path"].as_str().is_some_and(|p| p.ends_with(&format!("r{i}.txt"))));
@@ -464,7 +464,7 @@ fn calls_are_logged_with_their_request_ids() {
             ("tool/result", "second")
         ]
     );
-    assert_eq!(events[2]["result"]["content"][0]["text"], "1:3c8|alpha");
+    assert_eq!(rows(events[2]["result"]["content"][0]["text"].as_str().unwrap_or_default()), "1:3c8|alpha");
     assert_eq!(events[4]["result"]["error"]["code"], "file-not-found");
 }
 
@@ -559,7 +559,7 @@ fn by_default_results_are_their_text_and_only_shown_rows_are_served() {
         .output()
         .expect("hashline read");
     let row = String::from_utf8(row.stdout).expect("UTF-8");
-    let anchor = row.split('|').next().expect("a row").to_owned();
+    let anchor = rows(&row).split('|').next().expect("a row").to_owned();
     assert!(anchor.starts_with("1:"), "{row}");
     let edit = json!({"path": path, "edits": [{"set_line": {"anchor": anchor, "new_text": "edited"}}]});
     let refused = server.call("edit", "edit", edit);
@@ -730,4 +730,10 @@ fn a_cancelled_ast_search_stops_its_work() {
         assert_eq!(result["result"]["error"]["code"], "cancelled", "{result}");
         insta::assert_snapshot!(result["result"]["content"][0]["text"].as_str().unwrap_or(""), @"Ast_search cancelled: the client cancelled the call, and the search stopped before its end.");
     }
+}
+
+/// A read's text without its first line, the `snapshot: s…` tag (every read names one).
+fn rows(text: &str) -> &str {
+    let rest = text.strip_prefix("snapshot: s").unwrap_or_else(|| panic!("no snapshot line first: {text}"));
+    &rest[rest.find('\n').map_or(rest.len(), |at| at + 1)..]
 }

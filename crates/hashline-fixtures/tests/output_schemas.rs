@@ -312,6 +312,7 @@ fn every_error_code_has_a_call_that_produces_it_and_its_envelope_matches() {
             json!({"path": "verify.txt", "edits": set_line(&verify, "b"), "postEditVerify": true}),
         ),
         ("unknown-tool", main, "rm", json!({"path": "a.txt"})),
+        ("invalid-snapshot", main, "edit", json!({"path": "t.txt", "snapshot": "12:abc", "edits": set_line(&t1, "1")})),
         (
             "too-many-edits",
             main,

@@ -67,7 +67,7 @@
 //! let init: Value = serde_json::from_str(&replies.next_line().await?.unwrap())?;
 //! assert_eq!(init["result"]["serverInfo"]["name"], "hashline");
 //! let read: Value = serde_json::from_str(&replies.next_line().await?.unwrap())?;
-//! assert_eq!(read["result"]["content"][0]["text"], "1:3c8|alpha\n2:589|beta");
+//! assert_eq!(read["result"]["content"][0]["text"], "snapshot: snm8kqa8k\n1:3c8|alpha\n2:589|beta");
 //! // The text is the result: no structuredContent unless ServerOptions::structured asks for it.
 //! assert!(read["result"].get("structuredContent").is_none());
 //!

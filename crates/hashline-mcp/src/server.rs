@@ -550,7 +550,7 @@ mod tests {
         let mapped = serde_json::to_value(call_tool_result(read.clone(), Structured::Off)).expect("json");
         assert_eq!(
             mapped,
-            serde_json::json!({"resultType": "complete", "content": [{"type": "text", "text": "1:3c8|alpha"}], "isError": false})
+            serde_json::json!({"resultType": "complete", "content": [{"type": "text", "text": "snapshot: s7fetm0c9\n1:3c8|alpha"}], "isError": false})
         );
     }
 

@@ -775,7 +775,7 @@ async fn batches_are_served_in_sessions_of_protocol_2025_03_26_only() {
     assert_eq!(ids, [1, 2, 3], "{}", reply.json);
     let by_id = |id: i64| replies.iter().find(|r| r["id"] == id).expect("reply");
     assert_eq!(by_id(1)["result"], json!({}));
-    assert_eq!(by_id(2)["result"]["content"][0]["text"], "1:3c8|alpha");
+    assert_eq!(by_id(2)["result"]["content"][0]["text"], "snapshot: s7fetm0c9\n1:3c8|alpha");
     assert_eq!(by_id(3)["error"]["code"], -32602);
     // A member that is not a message gets its error, id null, beside the others' replies.
     let mixed = json!(["not a message", {"jsonrpc": "2.0", "id": 4, "method": "ping"}]);

@@ -196,7 +196,7 @@ async fn batches_are_served_on_protocol_2025_03_26_only() {
     by_id.sort_by(|a, b| a.0.cmp(&b.0));
     let ids: Vec<&str> = by_id.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(ids, ["\"read\"", "1", "3", "4", "null"], "{reply}");
-    assert_eq!(by_id[0].1["result"]["content"][0]["text"], "1:3c8|alpha", "{reply}");
+    assert_eq!(by_id[0].1["result"]["content"][0]["text"], "snapshot: s7fetm0c9\n1:3c8|alpha", "{reply}");
     assert_eq!(by_id[1].1["result"], json!({}), "{reply}");
     assert_eq!(by_id[2].1["error"]["code"], -32602, "{reply}");
     assert_eq!(by_id[3].1["error"]["code"], -32600, "{reply}");

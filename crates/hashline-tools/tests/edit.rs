@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{Workspace, code};
 use hashline_core::LineHash;
+use hashline_core::snapshot::SnapshotTag;
 use hashline_fs::Stage;
 use hashline_tools::edit::EditTool;
 use hashline_tools::read::ReadTool;
@@ -58,6 +59,7 @@ fn read_then_edit_shows_the_change_with_fresh_anchors() {
     assert_eq!(ws.bytes("a.txt"), b"alpha\nBETA\ngamma\n");
     assert_snapshot!(result.text(), @r#"
     Edited a.txt (1 change, +1 -1 line)
+    snapshot: sska4m3yn
 
     +2:a21|BETA
 
@@ -96,7 +98,8 @@ fn the_text_shows_the_added_rows_and_serves_them_when_the_model_sees_it_alone() 
         assert_eq!(
             result.text().replace(&id, "<id>"),
             format!(
-                "Edited a.txt (1 change, +2 -1 lines)\n\n+4:{}|FOUR\n+5:{}|more\n\nChange <id> (undo: edit {{\"revert\": \"<id>\"}})",
+                "Edited a.txt (1 change, +2 -1 lines)\nsnapshot: {}\n\n+4:{}|FOUR\n+5:{}|more\n\nChange <id> (undo: edit {{\"revert\": \"<id>\"}})",
+                SnapshotTag::of(&ws.bytes("a.txt")),
                 LineHash::of(b"FOUR"),
                 LineHash::of(b"more")
             )
@@ -134,7 +137,10 @@ fn a_removal_shows_no_rows_and_many_added_rows_are_cut_with_a_note() {
     let id = removed.ptc_value()["changeId"].as_str().expect("an id").to_owned();
     assert_eq!(
         removed.text().replace(&id, "<id>"),
-        "Edited a.txt (1 change, +0 -1 line)\n\nChange <id> (undo: edit {\"revert\": \"<id>\"})"
+        format!(
+            "Edited a.txt (1 change, +0 -1 line)\nsnapshot: {}\n\nChange <id> (undo: edit {{\"revert\": \"<id>\"}})",
+            SnapshotTag::of(b"alpha\ngamma\n")
+        )
     );
     assert_eq!(
         removed.ptc_value()["diff"],
@@ -183,6 +189,7 @@ fn a_unique_replace_needs_no_read() {
     assert_eq!(result.ptc_value()["warnings"][0]["code"], "replace-unverified");
     assert_snapshot!(ws.redact(&result.text()), @r#"
     Edited r.txt (1 change, +1 -1 line)
+    snapshot: sv9jjk7ap
     [info: edits[0] used replace: matched by text, not by an anchor, so it did not check that the file still reads as you last saw it. For safer edits, prefer set_line/replace_lines with anchors from read/grep/ast_search.]
 
     +1:909|one 2 three
@@ -346,7 +353,10 @@ fn noop_succeeds_without_writing() {
     assert!(!result.is_error);
     assert_eq!(result.ptc_value()["noop"], true);
     assert_eq!(result.ptc_value()["noopEdits"], json!([0]));
-    assert_snapshot!(result.text(), @"No changes made to n.txt: the file already has this content. Nothing was written.");
+    assert_snapshot!(result.text(), @"
+    No changes made to n.txt: the file already has this content. Nothing was written.
+    snapshot: skexs7034
+    ");
     assert_eq!(std::fs::metadata(&path).expect("meta").modified().expect("mtime"), old_time);
 }
 

@@ -4,6 +4,7 @@ mod common;
 
 use common::{Workspace, assert_rows_match_value, code};
 use hashline_core::LineNo;
+use hashline_core::snapshot::SnapshotTag;
 use hashline_tools::CallContext;
 use hashline_tools::read::ReadTool;
 use insta::assert_snapshot;
@@ -15,7 +16,7 @@ fn reads_alpha_beta_as_rows_with_matching_value_and_meta() {
     ws.file("a.txt", "alpha\nbeta");
     let result = ws.call::<ReadTool>(json!({"path": "a.txt"}));
     assert!(!result.is_error);
-    assert_eq!(result.text(), "1:3c8|alpha\n2:589|beta");
+    assert_eq!(result.text(), format!("snapshot: {}\n1:3c8|alpha\n2:589|beta", SnapshotTag::of(b"alpha\nbeta")));
     assert_rows_match_value(&result);
     let meta = result.meta.as_ref().expect("top-level read has meta");
     let narrowed = hashline_view::read_meta_from_meta(meta).expect("meta narrows");
@@ -43,6 +44,7 @@ fn window_with_continuation_footer() {
     ws.file("big.txt", text);
     let result = ws.call::<ReadTool>(json!({"path": "big.txt", "offset": 5, "limit": "4"}));
     assert_snapshot!(result.text(), @"
+    snapshot: shz3ajnxk
     5:3f9|line 5
     6:789|line 6
     7:47d|line 7
@@ -67,7 +69,7 @@ fn budget_cuts_at_2000_rows() {
     assert_eq!(result.ptc_value()["lines"].as_array().map(Vec::len), Some(2000));
     assert_eq!(result.ptc_value()["truncation"]["outputLines"], 2000);
     let second = ws.call::<ReadTool>(json!({"path": "long.txt", "offset": 2001}));
-    assert!(second.text().starts_with("2001:"));
+    assert!(rows(&second.text()).starts_with("2001:"));
     assert!(!second.text().contains("[Output truncated"));
 }
 
@@ -98,7 +100,7 @@ fn one_giant_line_is_shown_cut_with_a_usable_anchor() {
     let result = ws.call::<ReadTool>(json!({"path": "min.js"}));
     let text = result.text();
     assert!(text.len() < 52 * 1024, "{}", text.len());
-    assert!(text.starts_with("1:"));
+    assert!(rows(&text).starts_with("1:"));
     assert!(text.contains("[line truncated for display; the anchor covers the whole line]"));
     assert_eq!(
         result.ptc_value()["lines"][0]["anchor"].as_str(),
@@ -116,6 +118,7 @@ fn zero_offset_and_limit_and_unknown_keys_are_adjusted_not_silent() {
     assert_snapshot!(result.text(), @r#"
     [Params adjusted: ignored unknown key "colour"]
 
+    snapshot: s2xbcrg96
     [Read params adjusted: ignored offset 0; ignored limit 0]
 
     1:3c8|alpha
@@ -203,12 +206,12 @@ fn paths_outside_the_root_are_refused() {
 fn line_endings_bom_empty_and_controls() {
     let ws = Workspace::new();
     ws.file("crlf.txt", b"\xEF\xBB\xBFalpha\r\nbeta\r\n");
-    assert_eq!(ws.call::<ReadTool>(json!({"path": "crlf.txt"})).text(), "1:3c8|alpha\n2:589|beta");
+    assert_eq!(rows(&ws.call::<ReadTool>(json!({"path": "crlf.txt"})).text()), "1:3c8|alpha\n2:589|beta");
     ws.file("empty.txt", b"");
-    assert_eq!(ws.call::<ReadTool>(json!({"path": "empty.txt"})).text(), "1:d05|");
+    assert_eq!(ws.call::<ReadTool>(json!({"path": "empty.txt"})).text(), "snapshot: s5m38019r\n1:d05|");
     ws.file("ctl.txt", b"bell\x07\ttab");
     let ctl = ws.call::<ReadTool>(json!({"path": "ctl.txt"}));
-    assert_eq!(ctl.text(), format!("1:{}|bell\\u0007\ttab", hashline_core::LineHash::of(b"bell\x07\ttab")));
+    assert_eq!(rows(&ctl.text()), format!("1:{}|bell\\u0007\ttab", hashline_core::LineHash::of(b"bell\x07\ttab")));
     assert_eq!(ctl.ptc_value()["lines"][0]["raw"], "bell\u{7}\ttab");
 }
 
@@ -218,6 +221,7 @@ fn bare_cr_and_binary_warnings() {
     ws.file("cr.txt", b"one\rtwo\r");
     let cr = ws.call::<ReadTool>(json!({"path": "cr.txt"}));
     assert_snapshot!(cr.text(), @r"
+    snapshot: s3a7mxc1m
     [Warning: file contains bare CR (\r) line endings — line numbering may be inconsistent with grep and other tools]
 
     1:260|one
@@ -225,7 +229,7 @@ fn bare_cr_and_binary_warnings() {
     ");
     ws.file("bin.dat", b"head\x00\x01\x02tail\n");
     let bin = ws.call::<ReadTool>(json!({"path": "bin.dat"}));
-    assert!(bin.text().starts_with("[Warning: file appears to be binary — output may be garbled]\n\n1:"));
+    assert!(rows(&bin.text()).starts_with("[Warning: file appears to be binary — output may be garbled]\n\n1:"));
     assert_eq!(bin.ptc_value()["warnings"][0]["code"], "binary-content");
 }
 
@@ -317,10 +321,18 @@ fn a_lazily_indexed_read_shows_what_a_parsed_one_does() {
             // The parsed read's cut names its budget; the lazy one's, the default, does not.
             let rows = |text: String| {
                 let text = text.replace(&budget.named(), "");
-                text.split_once("showing full file]\n\n").map_or(text.clone(), |(_, rows)| rows.to_owned())
+                text.split_once("showing full file]\n\n").map_or(text.clone(), |(tag, rows)| {
+                    format!("{}{rows}", tag.lines().next().map(|l| format!("{l}\n")).unwrap_or_default())
+                })
             };
             assert_eq!(lazy.text(), rows(parsed.text()), "{name} {args}");
             assert_rows_match_value(&lazy);
         }
     }
+}
+
+/// A read's text without its first line, the `snapshot: s…` tag (every read names one).
+fn rows(text: &str) -> &str {
+    let rest = text.strip_prefix("snapshot: s").unwrap_or_else(|| panic!("no snapshot line first: {text}"));
+    &rest[rest.find('\n').map_or(rest.len(), |at| at + 1)..]
 }

@@ -80,6 +80,7 @@ fn an_edit_is_reverted_byte_for_byte_with_its_bom_and_crlf() {
     let text = revert.text().replace(&id, "<edit>").replace(&reverted, "<revert>");
     assert_snapshot!(text, @r#"
     Reverted a.txt to its content before <edit> (+1 -2 lines).
+    snapshot: syp26st1m
 
     +2:589|beta
 
@@ -256,7 +257,7 @@ fn unknown_and_expired_ids_and_a_revert_with_other_arguments_are_refused() {
     assert_eq!(code(&combined), "invalid-params-combo");
     assert_eq!(
         combined.text(),
-        "Edit rejected — nothing was written. revert takes a change id alone: give no path, edits, files, oldText or newText with it."
+        "Edit rejected — nothing was written. revert takes a change id alone: give no path, edits, files, oldText, newText or snapshot with it."
     );
     assert_eq!(MAX_CHANGE_BYTES, 64 << 20, "the text above names the bound");
 }

@@ -71,14 +71,25 @@ fn an_anchor_cited_with_its_snapshot_lands_on_the_line_meant_after_an_insert() {
     let ws = Workspace::new();
     ws.file("b.c", BLOCKS);
     let first = tag_of(&read(&ws, "b.c"));
-    let inserted = edit(&ws, "b.c", Some(&first), json!([{"insert_after": {"anchor": anchor(3, ""), "new_text": "x() {\n}\n\n"}}]));
+    let inserted = edit(
+        &ws,
+        "b.c",
+        Some(&first),
+        json!([{"insert_after": {"anchor": anchor(3, ""), "new_text": "x() {\n}\n\n"}}]),
+    );
     assert!(!inserted.is_error, "{}", inserted.text());
     assert_eq!(bytes(&ws, "b.c"), "f() {\n}\n\nx() {\n}\n\ng() {\n}\n\nh() {\n}\n\ni() {\n}\n");
     // Uncited, the first read's 6:d05 has two live meanings now (refused, as today).
-    let uncited = edit(&ws, "b.c", None, json!([{"set_line": {"anchor": anchor(6, ""), "new_text": "// between g and h"}}]));
+    let uncited =
+        edit(&ws, "b.c", None, json!([{"set_line": {"anchor": anchor(6, ""), "new_text": "// between g and h"}}]));
     assert!(uncited.is_error, "{}", uncited.text());
     // Cited with the first read's tag: the line meant (now 9), at once.
-    let cited = edit(&ws, "b.c", Some(&first), json!([{"set_line": {"anchor": anchor(6, ""), "new_text": "// between g and h"}}]));
+    let cited = edit(
+        &ws,
+        "b.c",
+        Some(&first),
+        json!([{"set_line": {"anchor": anchor(6, ""), "new_text": "// between g and h"}}]),
+    );
     assert!(!cited.is_error, "{}", cited.text());
     assert_eq!(bytes(&ws, "b.c"), "f() {\n}\n\nx() {\n}\n\ng() {\n}\n// between g and h\nh() {\n}\n\ni() {\n}\n");
     assert!(!cited.text().contains("relocated"), "{}", cited.text());
@@ -92,7 +103,8 @@ fn a_cited_anchor_follows_its_line_however_far_another_program_moved_it() {
     let tag = tag_of(&read(&ws, "far.txt"));
     let header: String = (0..500).map(|i| format!("header {i}\n")).collect();
     ws.file("far.txt", format!("{header}keep\ntarget\nend\n"));
-    let result = edit(&ws, "far.txt", Some(&tag), json!([{"set_line": {"anchor": anchor(2, "target"), "new_text": "TARGET"}}]));
+    let result =
+        edit(&ws, "far.txt", Some(&tag), json!([{"set_line": {"anchor": anchor(2, "target"), "new_text": "TARGET"}}]));
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(bytes(&ws, "far.txt"), format!("{header}keep\nTARGET\nend\n"));
     // The result names the new snapshot, in its text and its value.

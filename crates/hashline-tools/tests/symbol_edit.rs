@@ -153,7 +153,7 @@ fn a_body_that_declares_another_name_warns() {
     assert!(warnings.iter().any(|w| w["code"] == "name-mismatch"), "{warnings:?}");
     assert_snapshot!(result.text().lines().take(2).collect::<Vec<_>>().join("\n"), @"
     Edited geo.rs (1 change, +1 -1 line)
-    edits[0].replace_symbol: name-mismatch: expected flip, got mirror
+    snapshot: s5ea1pc42
     ");
 }
 

@@ -42,6 +42,7 @@ fn warn_mode_writes_and_names_the_new_errors_lines() {
     assert!(warnings.iter().any(|w| w["code"] == "syntax-regression"), "{warnings:?}");
     assert_snapshot!(result.text(), @r#"
     Edited lib.rs (1 change, +1 -1 line)
+    snapshot: ste3kxwfz
     syntax-regression: lines 5 — the change added Rust syntax errors (it was written; errors the file already had are not counted)
 
     +5:7ce|fn beta( -> u32 {

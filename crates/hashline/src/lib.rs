@@ -29,7 +29,7 @@
 //! let toolbox = Toolbox::new();
 //! let args = json!({"path": "notes.txt", "limit": "1"});
 //! let result = toolbox.execute(&session, "read", args.clone(), &CallContext::top_level());
-//! assert_eq!(result.text(), "1:3c8|alpha\n\n[Showing lines 1-1 of 2. Use offset=2 to continue.]");
+//! assert_eq!(result.text(), "snapshot: s2xbcrg96\n1:3c8|alpha\n\n[Showing lines 1-1 of 2. Use offset=2 to continue.]");
 //! let card = toolbox.get("read").unwrap().present_result(&args, &result);
 //! assert!(matches!(card, Some(hashline::view::ToolResultView::Read(_))));
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -149,7 +149,7 @@ const fn destructive(title: &'static str, idempotent: bool) -> Annotations {
 /// let session = Session::open(dir.path()).unwrap();
 /// let toolbox = Toolbox::new();
 /// let result = toolbox.execute(&session, "read", json!({"path": "a.txt"}), &CallContext::top_level());
-/// assert_eq!(result.text(), "1:3c8|alpha\n2:589|beta");
+/// assert_eq!(result.text(), "snapshot: s2xbcrg96\n1:3c8|alpha\n2:589|beta");
 /// assert_eq!(result.ptc_value()["lines"][1]["anchor"], "2:589");
 /// ```
 #[derive(Debug, Clone)]

@@ -124,7 +124,8 @@ fn invoke_honours_error_mode() {
     let toolbox = Toolbox::new();
     let ok = toolbox.invoke(&session, "read", json!({"path": "a.txt"})).expect("ok");
     assert_eq!((ok["tool"].as_str(), ok["ok"].as_bool()), (Some("read"), Some(true)));
-    assert_eq!(ok["text"], "1:3c8|alpha\n2:589|beta");
+    let tag = hashline::core::snapshot::SnapshotTag::of(b"alpha\nbeta");
+    assert_eq!(ok["text"], format!("snapshot: {tag}\n1:3c8|alpha\n2:589|beta"));
     let thrown =
         toolbox.invoke(&session, "read", json!({"path": "nope.txt", "errorMode": "throw"})).expect_err("throw");
     assert_eq!((thrown.code.as_str(), thrown.message.as_str()), ("file-not-found", "File not found: nope.txt"));

@@ -38,7 +38,9 @@ pub(crate) fn parse(raw: &str) -> Result<SnapshotTag, ToolError> {
                 serde_json::Value::from(raw.chars().take(40).collect::<String>())
             ),
         )
-        .with_hint("Give the tag a read, grep or edit result showed with the rows (snapshot: s…), or leave snapshot out.")
+        .with_hint(
+            "Give the tag a read, grep or edit result showed with the rows (snapshot: s…), or leave snapshot out.",
+        )
     })
 }
 
@@ -131,7 +133,12 @@ fn follow_one(map: &LineMap, snapshot: &Document, anchor: &mut AnchorRef) -> Res
     Ok(())
 }
 
-fn follow_range(map: &LineMap, snapshot: &Document, start: &mut AnchorRef, end: &mut AnchorRef) -> Result<(), StaleAnchor> {
+fn follow_range(
+    map: &LineMap,
+    snapshot: &Document,
+    start: &mut AnchorRef,
+    end: &mut AnchorRef,
+) -> Result<(), StaleAnchor> {
     let (first, last) = (in_snapshot(snapshot, start)?, in_snapshot(snapshot, end)?);
     let (now_first, now_last) = map.resolve_range(snapshot, first, last)?;
     *start = moved(start, Anchor::new(now_first, first.hash));
