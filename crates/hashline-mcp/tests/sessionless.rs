@@ -10,6 +10,7 @@
 mod common;
 
 use common::{Client, Server};
+use hashline_mcp::ServerOptions;
 use http::StatusCode;
 use serde_json::{Value, json};
 
@@ -269,4 +270,11 @@ async fn no_request_needs_a_capability_the_client_did_not_declare() {
         assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(7), "{what}: {list}");
         transport.close().await;
     }
+    // Over stdio without `--root` a session of 2025-11-25 asks a client that declares `roots`
+    // for them; a request of 2026-07-28 is answered without asking (the working directory).
+    let mut transport = Transport::Stdio(Client::connect_with(ServerOptions::default()));
+    let params = json!({"name": "ls", "arguments": {}, "_meta": meta(json!({"roots": {"listChanged": true}}))});
+    let (_, reply) = transport.ask(&request(1, "tools/call", params)).await;
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    transport.close().await;
 }

@@ -28,8 +28,12 @@ pub struct Client {
 impl Client {
     /// A server over `root`, nothing sent yet (protocol 2026-07-28 has no `initialize`).
     pub fn connect(root: &Path) -> Self {
-        let server =
-            HashlineServer::new(ServerOptions { roots: vec![root.into()], ..Default::default() }).expect("server");
+        Self::connect_with(ServerOptions { roots: vec![root.into()], ..Default::default() })
+    }
+
+    /// A server with these options, nothing sent yet.
+    pub fn connect_with(options: ServerOptions) -> Self {
+        let server = HashlineServer::new(options).expect("server");
         let (to_server, server_in) = tokio::io::duplex(1 << 20);
         let (server_out, from_server) = tokio::io::duplex(1 << 20);
         let running = tokio::spawn(serve(server, server_in, server_out));
