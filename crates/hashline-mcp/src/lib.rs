@@ -19,6 +19,11 @@
 //!   guard on). Its roots: [`ServerOptions::roots`] when given; else the client's
 //!   `file://` roots (`roots/list`) when it declares the `roots` capability; else the
 //!   process working directory.
+//! - **Every revision**: 2024-11-05 to 2025-11-25 open that session with `initialize`; a
+//!   request of 2026-07-28 names its revision, client and capabilities in its `_meta` and is
+//!   served without one (`server/discover` lists the revisions; a method that revision removed,
+//!   `initialize` among them, is `-32601`, over HTTP 404). Such a request asks nothing of the
+//!   client and needs no capability it did not declare.
 //! - **Concurrency**: each call runs on a thread of its own (its worker thread, whose other
 //!   tasks move to the runtime meanwhile), so calls on one connection run in parallel; the
 //!   session serializes mutations of one file.

@@ -42,6 +42,11 @@ working directory (the first root).";
 const INVALID_CURSOR: &str =
     "Invalid params for tools/list: unknown cursor. Every tool is listed in one page; list them without a cursor.";
 
+/// The answer to an `initialize` of protocol 2026-07-28 (its version in the request's `_meta`),
+/// a revision without one (`-32601`; HTTP 404). MCP asks a server to name the versions it
+/// speaks in any error it returns to an `initialize`.
+const NO_INITIALIZE: &str = "Method not found: initialize. Protocol 2026-07-28 has no initialize: each request carries its protocol version in _meta (server/discover lists the versions this server speaks). An initialize without that _meta opens a session of an earlier version.";
+
 /// How often a call whose request carries a `progressToken` reports that it is still
 /// running (`notifications/progress`, the progress being the seconds it has run).
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
@@ -351,6 +356,13 @@ impl ServerHandler for HashlineServer {
                     serde_json::to_value(result).map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
                 Ok(CustomResult::new(value))
             }
+            // Protocol 2026-07-28 has neither: a request of that revision (its version in
+            // `_meta`) names a method this server does not have (HTTP 404).
+            "initialize" | "ping" if is_sessionless(&context) => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                if method == "initialize" { NO_INITIALIZE.to_owned() } else { format!("Method not found: {method}") },
+                None,
+            )),
             "initialize" | "ping" | "tools/list" => {
                 Err(ErrorData::invalid_params(format!("Invalid params for {method}: {params}"), None))
             }
@@ -380,6 +392,12 @@ async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken) {
             return;
         }
     }
+}
+
+/// Whether a request is of a revision without sessions (2026-07-28 on): its version is in
+/// its own `_meta`, and that version has no `initialize`.
+fn is_sessionless(context: &RequestContext<RoleServer>) -> bool {
+    context.meta.protocol_version().is_some_and(|version| !version.has_initialize())
 }
 
 /// Runs one call on a thread of its own: on a multi-threaded runtime the worker thread it

@@ -1,119 +1,24 @@
 //! `hashline mcp --http` over a real loopback socket: every refusal with its status and
 //! JSON-RPC error, and nothing read or written; sessions, idle expiry, graceful shutdown.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bytes::Bytes;
-use hashline_mcp::http::{HttpOptions, Tokens, bind_http, serve_http};
-use hashline_mcp::{ServerOptions, StructuredContent};
-use http::{Request, StatusCode};
-use http_body_util::{BodyExt, Full};
+use common::{Reply, Server, send, send_on};
+use hashline_mcp::ServerOptions;
+use hashline_mcp::http::{HttpOptions, Tokens, bind_http};
+use http::StatusCode;
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 const A: &str = "token-a-0123456789abcdef";
 const B: &str = "token-b-0123456789abcdef";
 const VERSION: &str = "2025-06-18";
-
-struct Server {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<Result<(), hashline_mcp::Error>>,
-}
-
-impl Server {
-    async fn start(root: &Path, tune: impl FnOnce(&mut HttpOptions)) -> Self {
-        let mut options = HttpOptions::new(ServerOptions {
-            roots: vec![root.to_path_buf()],
-            structured: StructuredContent::Full,
-            ..ServerOptions::default()
-        });
-        tune(&mut options);
-        let listener = bind_http("127.0.0.1:0".parse().expect("addr"), &options).await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let (stop, stopped) = oneshot::channel();
-        let task = tokio::spawn(serve_http(listener, options, async {
-            let _ = stopped.await;
-        }));
-        Self { addr, stop: Some(stop), task }
-    }
-
-    /// Triggers the graceful shutdown.
-    fn stop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
-/// A reply: status, session header, body as JSON (the `data:` of an event stream).
-struct Reply {
-    status: StatusCode,
-    session: Option<String>,
-    json: Value,
-    /// Every JSON `data:` event of a stream, in order (the body alone when it is JSON).
-    #[cfg_attr(not(unix), expect(dead_code, reason = "read by the progress test, which waits on a Unix lock"))]
-    events: Vec<Value>,
-}
-
-async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
-    let stream = TcpStream::connect(addr).await.expect("connect");
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
-    tokio::spawn(connection);
-    send_on(&mut sender, addr, method, headers, body).await
-}
-
-async fn send_on(
-    sender: &mut hyper::client::conn::http1::SendRequest<Full<Bytes>>,
-    addr: SocketAddr,
-    method: &str,
-    headers: &[(&str, &str)],
-    body: Vec<u8>,
-) -> Reply {
-    let mut request = Request::builder().method(method).uri("/mcp");
-    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
-        request = request.header("host", addr.to_string());
-    }
-    request =
-        request.header("content-type", "application/json").header("accept", "application/json, text/event-stream");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response =
-        sender.send_request(request.body(Full::new(Bytes::from(body))).expect("request")).await.expect("send");
-    let status = response.status();
-    let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
-    let bytes = response.into_body().collect().await.expect("body").to_bytes();
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let events = match serde_json::from_str::<Value>(&text) {
-        Ok(value) => vec![value],
-        Err(_) => text
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .collect(),
-    };
-    Reply { status, session, json: parse_reply(&text), events }
-}
-
-/// The JSON body, or the last JSON `data:` event of a stream; `Null` when neither.
-fn parse_reply(text: &str) -> Value {
-    if let Ok(value) = serde_json::from_str(text) {
-        return value;
-    }
-    text.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .next_back()
-        .unwrap_or(Value::Null)
-}
 
 fn bearer(token: &str) -> String {
     format!("Bearer {token}")

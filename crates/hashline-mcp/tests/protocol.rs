@@ -2,67 +2,10 @@
 //! errors for what is not a tool call's own failure (an unknown tool, a cursor this server
 //! never gave).
 
-use hashline_mcp::{HashlineServer, ServerOptions, serve};
+mod common;
+
+use common::Client;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-use tokio::task::JoinHandle;
-
-/// A client on the other ends of two pipes to a server over `root`.
-struct Client {
-    to_server: Option<DuplexStream>,
-    replies: Lines<BufReader<DuplexStream>>,
-    running: JoinHandle<Result<(), hashline_mcp::Error>>,
-}
-
-impl Client {
-    /// A server over `root`, initialized with protocol `version`.
-    async fn start(root: &std::path::Path, version: &str) -> Self {
-        let server =
-            HashlineServer::new(ServerOptions { roots: vec![root.into()], ..Default::default() }).expect("server");
-        let (to_server, server_in) = tokio::io::duplex(1 << 20);
-        let (server_out, from_server) = tokio::io::duplex(1 << 20);
-        let running = tokio::spawn(serve(server, server_in, server_out));
-        let mut client = Self { to_server: Some(to_server), replies: BufReader::new(from_server).lines(), running };
-        client
-            .send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-                "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "protocol", "version": "1"}}}))
-            .await;
-        let init = client.next().await;
-        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
-        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        client
-    }
-
-    async fn send_raw(&mut self, line: &str) {
-        let to_server = self.to_server.as_mut().expect("open");
-        to_server.write_all(line.as_bytes()).await.expect("write");
-        to_server.write_all(b"\n").await.expect("write");
-    }
-
-    async fn send(&mut self, message: &Value) {
-        self.send_raw(&message.to_string()).await;
-    }
-
-    /// The next line the server writes, as JSON.
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(30), self.replies.next_line())
-            .await
-            .expect("an answer within 30 s")
-            .expect("read")
-            .expect("a line");
-        serde_json::from_str(&line).unwrap_or_else(|err| panic!("not JSON: {err}: {line}"))
-    }
-
-    async fn request(&mut self, message: &Value) -> Value {
-        self.send(message).await;
-        self.next().await
-    }
-
-    async fn close(mut self) {
-        drop(self.to_server.take());
-        self.running.await.expect("join").expect("a clean end");
-    }
-}
 
 /// MCP: "Unknown tools: … SHOULD return a JSON-RPC error", -32602 (invalid params); the
 /// conformance suite checks it. Also when the arguments are not an object (the request
