@@ -81,6 +81,10 @@ pub enum Command {
         /// syntax errors) or off.
         #[arg(long, value_parser = ["warn", "block", "off"])]
         syntax_validate: Option<String>,
+        /// The snapshot the anchors were copied from (the `snapshot: s…` line a read or
+        /// edit printed): anchors then follow their lines exactly.
+        #[arg(long)]
+        snapshot: Option<String>,
     },
     /// Create or replace a file (content from --content or standard input).
     Write {
@@ -284,7 +288,8 @@ impl Command {
                 put("bundle", bundle.as_ref().map(|b| json!(b)));
                 "read"
             }
-            Command::Edit { path, edits, verify, syntax_validate } => {
+            Command::Edit { path, edits, verify, syntax_validate, snapshot } => {
+                put("snapshot", snapshot.as_ref().map(|tag| json!(tag)));
                 put("syntaxValidate", syntax_validate.as_ref().map(|m| json!(m)));
                 let text = if edits == "-" {
                     crate::read_stdin().context("cannot read edits from standard input")?

@@ -190,6 +190,7 @@ fn open_session(cli: &Cli, roots: Vec<PathBuf>, stateful: bool) -> Result<Sessio
         None => builder.build(),
     };
     config.map_store = map_store(cli, &config.root);
+    config.snapshots = snapshot_store();
     Session::new(config).map_err(|err| anyhow::anyhow!(err.text()))
 }
 
@@ -204,6 +205,17 @@ fn map_store(cli: &Cli, root: &Path) -> Option<Arc<MapStore>> {
     // The state directory is made private before the cache makes anything in it.
     session_file::create_state_dir();
     Some(Arc::new(MapStore::new(dir, build_identity()?)))
+}
+
+/// The store of the snapshots this user was shown (docs/protocol.md §1.5), kept in the state
+/// directory for every call, `--stateless` ones too: a tag shown by one call serves the
+/// edit of a later one. None when the system names no state directory (tags then fall back).
+fn snapshot_store() -> Option<Arc<dyn hashline::tools::snapshots::Snapshots>> {
+    let dir = session_file::default_snapshot_dir()?;
+    session_file::create_state_dir();
+    let store =
+        hashline::tools::snapshot_store::DiskSnapshots::new(dir, hashline::core::snapshot::StoreLimits::DEFAULT);
+    Some(Arc::new(std::sync::Mutex::new(store)))
 }
 
 /// This build of the program, as its executable's identity: any rebuild or reinstall

@@ -92,6 +92,12 @@ pub fn default_map_dir(root: &Path) -> Option<PathBuf> {
     Some(state_dir()?.join("maps").join(root_name(root)))
 }
 
+/// The directory of the snapshots the user was shown (one store for every root: tags are
+/// content-addressed), or `None` when the system names no state directory.
+pub fn default_snapshot_dir() -> Option<PathBuf> {
+    Some(state_dir()?.join("snapshots"))
+}
+
 /// Creates the state directory (`$XDG_STATE_HOME/hashline`) with mode 0700 if it is
 /// missing, so that what is kept in it is the user's alone. Best effort: a directory that
 /// cannot be made is reported by whoever writes in it.

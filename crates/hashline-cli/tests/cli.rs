@@ -504,3 +504,26 @@ fn undo_to_reverts_every_change_in_effect_back_to_the_one_named() {
     let none = dir.run(&["undo"], None);
     assert_eq!(none.status.code(), Some(1), "nothing in effect is left to undo: {}", stdout(&none));
 }
+
+/// Issue 49: a tag printed by one call serves the edit of a later process — with a session
+/// or `--stateless` — however far another program moved the line since; the store is in the
+/// state directory, never in the project.
+#[test]
+fn a_snapshot_tag_printed_by_a_read_serves_a_later_stateless_edit() {
+    let dir = Dir::new();
+    let path = dir.0.path().join("far.txt");
+    std::fs::write(&path, "keep\ntarget\nend\n").expect("write");
+    let out = dir.run(&["--stateless", "read", "far.txt"], None);
+    let shown = stdout(&out);
+    let tag = shown.lines().next().and_then(|l| l.strip_prefix("snapshot: ")).expect("a tag line").to_owned();
+    let header: String = (0..300).map(|i| format!("header {i}\n")).collect();
+    std::fs::write(&path, format!("{header}keep\ntarget\nend\n")).expect("write");
+    let anchor = format!("2:{}", hashline::core::LineHash::of(b"target"));
+    let edits = serde_json::json!([{"set_line": {"anchor": anchor, "new_text": "TARGET"}}]).to_string();
+    let out = dir.run(&["--stateless", "edit", "far.txt", "--snapshot", &tag, "--edits", &edits], None);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), format!("{header}keep\nTARGET\nend\n"));
+    assert!(dir.1.path().join("hashline/snapshots").join(format!("{tag}.snap")).is_file());
+    let in_project: Vec<_> = std::fs::read_dir(dir.0.path()).expect("ls").flatten().map(|e| e.file_name()).collect();
+    assert!(in_project.iter().all(|name| !name.to_string_lossy().contains(".snap")), "{in_project:?}");
+}

@@ -112,6 +112,9 @@ pub struct ServerOptions {
     /// How much text one result may show. `None` (the default): what the host that
     /// connected shows at once ([`crate::hosts::budget_for`] of its `clientInfo.name`).
     pub budget: Option<Budget>,
+    /// The store of the snapshots the principal was shown (docs/protocol.md §1.5), shared by
+    /// its sessions; `None`: each session keeps its own. The HTTP server gives each token one.
+    pub snapshots: Option<Arc<dyn hashline::tools::snapshots::Snapshots>>,
 }
 
 /// The MCP server for one connection: every tool of the [`Toolbox`] over one stateful
@@ -435,6 +438,7 @@ fn open_session(roots: &[PathBuf], options: &ServerOptions) -> Result<Session, T
         .stateful(true)
         .build();
     config.log.clone_from(&options.log);
+    config.snapshots.clone_from(&options.snapshots);
     Session::new(config)
 }
 

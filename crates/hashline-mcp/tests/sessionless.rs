@@ -210,7 +210,7 @@ async fn a_request_without_its_required_meta_is_invalid_params_and_http_400() {
         );
         let (status, reply) = transport.ask(&served).await;
         assert!(status.is_none_or(|status| status == StatusCode::OK), "{what}: {reply}");
-        assert_eq!(reply["result"]["content"][0]["text"], "1:3c8|alpha", "{what}: {reply}");
+        assert_eq!(reply["result"]["content"][0]["text"], "snapshot: s7fetm0c9\n1:3c8|alpha", "{what}: {reply}");
         transport.close().await;
     }
 }
@@ -277,4 +277,38 @@ async fn no_request_needs_a_capability_the_client_did_not_declare() {
     let (_, reply) = transport.ask(&request(1, "tools/call", params)).await;
     assert_eq!(reply["result"]["isError"], false, "{reply}");
     transport.close().await;
+}
+
+/// Issue 49: with no session, state travels in snapshot tags. A read's tag serves a later
+/// request's edit (over HTTP a request is served by a session of its own, which has read
+/// nothing), landing on the line meant however far another program moved it; without the tag
+/// the same edit is refused by the read gate over HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_then_an_edit_by_its_snapshot_tag_lands_without_a_session() {
+    for index in 0..2 {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("far.txt");
+        std::fs::write(&file, "keep\ntarget\nend\n").expect("write");
+        let mut transport = Transport::both(dir.path()).await.into_iter().nth(index).expect("transport");
+        let name = transport.name();
+        let call = |id: i64, tool: &str, args: Value| {
+            request(id, "tools/call", json!({"name": tool, "arguments": args, "_meta": meta(json!({}))}))
+        };
+        let (_, read) = transport.ask(&call(1, "read", json!({"path": "far.txt"}))).await;
+        let text = read["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+        let tag = text.lines().next().and_then(|l| l.strip_prefix("snapshot: ")).expect("a tag").to_owned();
+        let header: String = (0..300).map(|i| format!("header {i}\n")).collect();
+        std::fs::write(&file, format!("{header}keep\ntarget\nend\n")).expect("write");
+        let anchor = format!("2:{}", hashline::core::LineHash::of(b"target"));
+        let edits = json!([{"set_line": {"anchor": anchor, "new_text": "TARGET"}}]);
+        if name == "http" {
+            let (_, refused) = transport.ask(&call(2, "edit", json!({"path": "far.txt", "edits": edits}))).await;
+            assert_eq!(refused["result"]["isError"], true, "{name}: {refused}");
+        }
+        let args = json!({"path": "far.txt", "snapshot": tag, "edits": edits});
+        let (_, edited) = transport.ask(&call(3, "edit", args)).await;
+        assert_eq!(edited["result"]["isError"], false, "{name}: {edited}");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), format!("{header}keep\nTARGET\nend\n"), "{name}");
+        transport.close().await;
+    }
 }

@@ -13,7 +13,7 @@ use hashline_core::snapshot::{Inserted, Miss, SnapshotStore, SnapshotTag, StoreL
 use crate::snapshot_store::DiskSnapshots;
 
 /// A store of shown snapshots, shared by the calls of one principal.
-pub trait Snapshots: Send + Sync {
+pub trait Snapshots: Send + Sync + std::fmt::Debug {
     /// Records that `bytes` were shown; returns their tag and whether they were kept.
     fn insert(&self, bytes: &[u8]) -> Inserted;
     /// The bytes of the snapshot `tag`, checked against it, or why there are none.

@@ -24,6 +24,7 @@ pub use auth::{MIN_TOKEN_LEN, TOKEN_ENV, TokenError, Tokens};
 use crate::error::Error;
 use crate::undo::UndoBound;
 use crate::{HashlineServer, ServerOptions};
+use hashline::tools::snapshots::{MemorySnapshots, Snapshots};
 
 /// How the HTTP server runs. [`HttpOptions::new`] gives the defaults.
 #[derive(Clone, Debug)]
@@ -110,6 +111,25 @@ fn allowed_origins(local: SocketAddr, configured: &[String]) -> Vec<String> {
     origins
 }
 
+tokio::task_local! {
+    /// The token of the request being answered (`None` when the server has no tokens): the
+    /// service factory gives the session it makes that principal's snapshot store.
+    pub(crate) static PRINCIPAL: Option<usize>;
+}
+
+/// The snapshot store of each principal (a token; the one principal of a server without
+/// tokens), made on its first request, kept for the server's life: at most
+/// [`hashline::core::snapshot::StoreLimits::DEFAULT`] each.
+#[derive(Clone, Default)]
+struct Principals(Arc<std::sync::Mutex<std::collections::HashMap<Option<usize>, Arc<dyn Snapshots>>>>);
+
+impl Principals {
+    fn store(&self, token: Option<usize>) -> Arc<dyn Snapshots> {
+        let mut stores = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        Arc::clone(stores.entry(token).or_insert_with(|| Arc::new(MemorySnapshots::default())))
+    }
+}
+
 /// Serves MCP over HTTP on `listener` until `shutdown` resolves, then shuts down
 /// gracefully: new requests are refused (503), calls in flight finish (at most
 /// `drain_timeout`), then every session ends.
@@ -146,9 +166,15 @@ pub async fn serve_http(
     let manager = Arc::new(manager);
     // Every session's changes (what `revert` restores) share one bound.
     let undo = Arc::new(UndoBound::new(options.max_undo_bytes));
+    // Each token's sessions and sessionless requests share what that token was shown.
+    let stores = Principals::default();
     let mcp = StreamableHttpService::new(
         move || {
-            let mut server = HashlineServer::new(server_options.clone()).map_err(std::io::Error::other)?;
+            let mut options = server_options.clone();
+            if let Ok(token) = PRINCIPAL.try_with(|token| *token) {
+                options.snapshots = Some(stores.store(token));
+            }
+            let mut server = HashlineServer::new(options).map_err(std::io::Error::other)?;
             server.share_undo_bound(Arc::clone(&undo));
             Ok(server)
         },
