@@ -164,8 +164,7 @@ pub(crate) fn prepare(
     };
     let resolve = |anchor: Anchor| served.as_ref().map_or(Resolution::Unknown, |index| index.resolve(anchor));
     let resolver: &dyn Fn(Anchor) -> Resolution = &resolve;
-    let options =
-        EditOptions { resolver: served.is_some().then_some(resolver), no_relocation: exact, ..EditOptions::default() };
+    let options = EditOptions { resolver: served.is_some().then_some(resolver), no_relocation: exact };
     let outcome = apply(&before, &ops, &options).map_err(|err| engine_error(session, &path, &before, err))?;
     if session.is_stateful() && !exact {
         served_guard(session, &path, &before, &outcome)?;
