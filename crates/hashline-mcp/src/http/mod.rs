@@ -121,7 +121,10 @@ tokio::task_local! {
 /// tokens), made on its first request, kept for the server's life: at most
 /// [`hashline::core::snapshot::StoreLimits::DEFAULT`] each.
 #[derive(Clone, Default)]
-struct Principals(Arc<std::sync::Mutex<std::collections::HashMap<Option<usize>, Arc<dyn Snapshots>>>>);
+struct Principals(Arc<std::sync::Mutex<StoresByToken>>);
+
+/// A principal's store, by its token's index (`None`: a server without tokens).
+type StoresByToken = std::collections::HashMap<Option<usize>, Arc<dyn Snapshots>>;
 
 impl Principals {
     fn store(&self, token: Option<usize>) -> Arc<dyn Snapshots> {
