@@ -35,7 +35,8 @@ pub fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Mcp { structured_content, budget, .. } => (*structured_content, budget.fixed()),
         _ => (hashline_mcp::StructuredContent::default(), None),
     };
-    let options = ServerOptions { roots: cli.root.clone(), unconfined: cli.unconfined, log, structured, budget };
+    let options =
+        ServerOptions { roots: cli.root.clone(), unconfined: cli.unconfined, log, structured, budget, snapshots: None };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("hashline-mcp")
