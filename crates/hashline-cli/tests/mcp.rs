@@ -268,7 +268,7 @@ fn unknown_methods_and_wrong_argument_types_are_answered_with_their_ids() {
     assert_eq!(server.reply("name-type")["error"]["code"], -32602);
 
     let reply = server.call("ok", "read", json!({"path": "a.txt"}));
-    assert_eq!(rows(&text(&reply)), "1:3c8|alpha\n2:589|beta");
+    assert_eq!(rows(text(&reply)), "1:3c8|alpha\n2:589|beta");
     assert_eq!(server.close().code(), Some(0));
 }
 
@@ -325,7 +325,7 @@ fn twenty_concurrent_calls_are_answered_by_id() {
     for i in 0..10 {
         let read = server.reply(&format!("read-{i}"));
         assert_eq!(read["result"]["isError"], false, "{read}");
-        assert!(rows(&text(&read)).starts_with("1:"), "{read}");
+        assert!(rows(text(&read)).starts_with("1:"), "{read}");
         assert!(text(&read).contains(&format!("|read me {i}\n")), "read-{i} got another file: {}", text(&read));
         let value = &read["result"]["structuredContent"];
         assert!(value["path"].as_str().is_some_and(|p| p.ends_with(&format!("r{i}.txt"))));
