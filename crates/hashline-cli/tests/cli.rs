@@ -174,8 +174,12 @@ fn grep_prints_sections_of_anchored_rows() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stdout(&out),
-        "[2 matches in 2 files]\n--- a.txt (1 matches) ---\na.txt:  1:3c8|alpha\na.txt:>>2:589|beta\n\
-         --- b.txt (1 matches) ---\nb.txt:>>1:5c0|Beta\n"
+        format!(
+            "[2 matches in 2 files]\n--- a.txt (1 matches; snapshot: {}) ---\na.txt:  1:3c8|alpha\na.txt:>>2:589|beta\n\
+             --- b.txt (1 matches; snapshot: {}) ---\nb.txt:>>1:5c0|Beta\n",
+            tag(b"alpha\nbeta"),
+            tag(b"Beta\n")
+        )
     );
     let out = dir.run(&["grep", "(", "--summary"], None);
     assert_eq!(out.status.code(), Some(1));

@@ -52,9 +52,9 @@ fn sample() -> Ws {
 fn plain_search_text_and_value() {
     let ws = sample();
     let result = grep(&ws, json!({"pattern": "alpha"}));
-    assert_snapshot!(ws.redact(&result.text()), @r"
+    assert_snapshot!(ws.redact(&result.text()), @"
     [2 matches in 1 files]
-    --- src/a.rs (2 matches) ---
+    --- src/a.rs (2 matches; snapshot: safby4f3z) ---
     src/a.rs:>>1:43f|fn alpha() {}
     src/a.rs:>>3:454|// alpha again
     ");
@@ -67,14 +67,14 @@ fn plain_search_text_and_value() {
 #[test]
 fn ignore_case_literal_glob_and_one_file() {
     let ws = sample();
-    assert_snapshot!(text(&ws, json!({"pattern": "ALPHA", "ignoreCase": true, "glob": "*.md"})), @r"
+    assert_snapshot!(text(&ws, json!({"pattern": "ALPHA", "ignoreCase": true, "glob": "*.md"})), @"
     [1 matches in 1 files]
-    --- notes.md (1 matches) ---
+    --- notes.md (1 matches; snapshot: sr0n8rxjz) ---
     notes.md:>>1:ef0|Alpha in prose
     ");
-    assert_snapshot!(text(&ws, json!({"pattern": "alpha()", "literal": true, "path": "src/a.rs"})), @r"
+    assert_snapshot!(text(&ws, json!({"pattern": "alpha()", "literal": true, "path": "src/a.rs"})), @"
     [1 matches in 1 files]
-    --- src/a.rs (1 matches) ---
+    --- src/a.rs (1 matches; snapshot: safby4f3z) ---
     src/a.rs:>>1:43f|fn alpha() {}
     ");
 }
@@ -85,9 +85,9 @@ fn context_rows_gaps_and_dedupe() {
     let lines: Vec<String> =
         (1..=12).map(|n| if n == 3 || n == 5 || n == 11 { format!("hit {n}") } else { format!("line {n}") }).collect();
     ws.file("c.txt", lines.join("\n"));
-    assert_snapshot!(text(&ws, json!({"pattern": "hit", "context": 1})), @r"
+    assert_snapshot!(text(&ws, json!({"pattern": "hit", "context": 1})), @"
     [3 matches in 1 files]
-    --- c.txt (3 matches) ---
+    --- c.txt (3 matches; snapshot: se1659c36) ---
     c.txt:  2:1a6|line 2
     c.txt:>>3:07f|hit 3
     c.txt:  4:369|line 4
@@ -123,12 +123,12 @@ fn limit_cuts_in_path_order_with_a_notice() {
     ws.file("b.txt", "x\nx\n");
     ws.file("a.txt", "x\nx\n");
     let result = grep(&ws, json!({"pattern": "x", "limit": "3"}));
-    assert_snapshot!(ws.redact(&result.text()), @r"
+    assert_snapshot!(ws.redact(&result.text()), @"
     [3 matches in 2 files]
-    --- a.txt (2 matches) ---
+    --- a.txt (2 matches; snapshot: scgtjs7hs) ---
     a.txt:>>1:0ea|x
     a.txt:>>2:0ea|x
-    --- b.txt (1 matches) ---
+    --- b.txt (1 matches; snapshot: scgtjs7hs) ---
     b.txt:>>1:0ea|x
 
     [Results truncated at 3 matches; the search stopped there, so more exist but were not counted (summary: true counts every match) — refine pattern or increase limit]
@@ -214,11 +214,11 @@ fn anchors_from_crlf_bom_and_bare_cr_files_edit() {
     ws.file("crlf.txt", b"\xEF\xBB\xBFalpha\r\nbeta\r\ngamma\r\n");
     ws.file("cr.txt", b"one\rtwo\rbeta\rthree\r");
     let result = grep(&ws, json!({"pattern": "^beta$"}));
-    assert_snapshot!(ws.redact(&result.text()), @r"
+    assert_snapshot!(ws.redact(&result.text()), @"
     [2 matches in 2 files]
-    --- cr.txt (1 matches) ---
+    --- cr.txt (1 matches; snapshot: s0rajxy6k) ---
     cr.txt:>>3:589|beta
-    --- crlf.txt (1 matches) ---
+    --- crlf.txt (1 matches; snapshot: sqbwhwxs9) ---
     crlf.txt:>>2:589|beta
     ");
     for path in ["crlf.txt", "cr.txt"] {
@@ -511,11 +511,11 @@ fn a_stopped_search_shows_what_the_full_search_shows() {
 fn empty_path_is_adjusted_and_empty_glob_ignored() {
     let ws = sample();
     let result = grep(&ws, json!({"pattern": "beta$", "path": "", "glob": ""}));
-    assert_snapshot!(ws.redact(&result.text()), @r"
+    assert_snapshot!(ws.redact(&result.text()), @"
     [Grep params adjusted: ignored empty path]
 
     [1 matches in 1 files]
-    --- src/b.rs (1 matches) ---
+    --- src/b.rs (1 matches; snapshot: sz7v381v7) ---
     src/b.rs:>>1:589|beta
     ");
     assert_eq!(result.ptc_value()["warnings"][0]["code"], "params-adjusted");

@@ -152,21 +152,21 @@ fn hostile_ignore_files_are_skipped_with_a_warning() {
 
     let grep = call::<GrepTool>(&ws, json!({"pattern": "unwrap"}));
     assert!(!grep.is_error, "{}", grep.text());
-    insta::assert_snapshot!(ws.redact(&grep.text()), @r"
-        [Warning: ignore file .ignore skipped (not a regular file); its rules were not applied]
+    insta::assert_snapshot!(ws.redact(&grep.text()), @"
+    [Warning: ignore file .ignore skipped (not a regular file); its rules were not applied]
 
-        [Warning: ignore file sub/.gitignore skipped (not a regular file); its rules were not applied]
+    [Warning: ignore file sub/.gitignore skipped (not a regular file); its rules were not applied]
 
-        [Warning: ignore file wt/gd/commondir skipped (not a regular file); its rules were not applied]
+    [Warning: ignore file wt/gd/commondir skipped (not a regular file); its rules were not applied]
 
-        [3 matches in 3 files]
-        --- a.rs (1 matches) ---
-        a.rs:>>1:44e|fn main() { x.unwrap(); }
-        --- sub/b.rs (1 matches) ---
-        sub/b.rs:>>1:4e2|fn b() { y.unwrap(); }
-        --- wt/c.rs (1 matches) ---
-        wt/c.rs:>>1:490|fn c() { w.unwrap(); }
-        ");
+    [3 matches in 3 files]
+    --- a.rs (1 matches; snapshot: s1kzhf4vb) ---
+    a.rs:>>1:44e|fn main() { x.unwrap(); }
+    --- sub/b.rs (1 matches; snapshot: sb6w95snh) ---
+    sub/b.rs:>>1:4e2|fn b() { y.unwrap(); }
+    --- wt/c.rs (1 matches; snapshot: sm5xmzf1m) ---
+    wt/c.rs:>>1:490|fn c() { w.unwrap(); }
+    ");
     assert_eq!(grep.ptc_value()["completeness"]["search"], "complete");
     let codes: Vec<&str> =
         grep.ptc_value()["warnings"].as_array().expect("warnings").iter().filter_map(|w| w["code"].as_str()).collect();

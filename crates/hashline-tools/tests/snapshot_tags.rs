@@ -254,3 +254,29 @@ fn an_altered_snapshot_on_disk_is_not_used_and_the_edit_says_so() {
         .collect();
     assert!(said.contains(&format!("snapshot {tag} could not be used: its stored copy was altered")), "{said}");
 }
+
+/// grep names each shown file's snapshot in its header and its value; an edit citing it
+/// follows the match's line after another program moved it.
+#[test]
+fn grep_names_each_files_snapshot_and_an_edit_by_it_follows_the_line() {
+    use hashline_tools::grep::GrepTool;
+    let ws = Workspace::new();
+    ws.file("src/a.rs", "fn a() {}\nfn needle() {}\n");
+    ws.file("src/b.rs", "fn needle_too() {}\n");
+    let found = ws.call::<GrepTool>(json!({"pattern": "needle", "path": "src"}));
+    let text = found.text();
+    let tag_a = SnapshotTag::of(b"fn a() {}\nfn needle() {}\n").to_string();
+    assert!(text.contains(&format!("--- src/a.rs (1 matches; snapshot: {tag_a}) ---")), "{text}");
+    let files = ptc(&found)["files"].clone();
+    let a = files.as_array().and_then(|f| f.iter().find(|f| f["path"].as_str().is_some_and(|p| p.ends_with("a.rs"))));
+    assert_eq!(a.map(|a| a["snapshot"].clone()), Some(json!(tag_a)), "{files}");
+    ws.file("src/a.rs", "use x;\n\nfn a() {}\nfn needle() {}\n");
+    let result = edit(
+        &ws,
+        "src/a.rs",
+        Some(&tag_a),
+        json!([{"set_line": {"anchor": anchor(2, "fn needle() {}"), "new_text": "fn found() {}"}}]),
+    );
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(bytes(&ws, "src/a.rs"), "use x;\n\nfn a() {}\nfn found() {}\n");
+}

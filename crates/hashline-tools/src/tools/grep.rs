@@ -9,6 +9,7 @@ mod scoped;
 
 pub(crate) use render::clip_line;
 
+use hashline_core::snapshot::SnapshotTag;
 use hashline_fs::lookup as fs;
 use std::collections::HashMap;
 
@@ -112,6 +113,11 @@ pub struct GrepFile {
     pub matches: u64,
     /// How many of them are in `records`.
     pub returned_matches: u64,
+    /// The tag of the file's bytes the rows were taken from, for `edit`'s `snapshot`
+    /// (docs/protocol.md §1.5): given for the first files whose rows the text shows, when
+    /// the file read again still holds every row shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 /// Whether the search was complete and what the result left out (every field is
@@ -344,6 +350,19 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         .map(|((path, _), lines)| (path.as_path(), lines.as_slice(), None))
         .collect();
     let is_scoped = scoped_text.is_some();
+    // The snapshot of each of the first files shown (plain sections).
+    let tags: HashMap<&std::path::Path, SnapshotTag> = if summary || is_scoped {
+        HashMap::new()
+    } else {
+        admitted
+            .files
+            .iter()
+            .take(MAX_TAGGED_FILES)
+            .filter_map(|file| {
+                Some((file.hits.path.as_path(), snapshot_of_rows(session, &file.hits.path, &file.lines)?))
+            })
+            .collect()
+    };
     let shown_rows = || {
         let admitted_rows = admitted
             .files
@@ -396,7 +415,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
                 if summary {
                     render::summary(&found, ctx.budget)
                 } else {
-                    render::sections(&admitted, shown, limit_cut, ctx.budget)
+                    render::sections(&admitted, shown, &tags, limit_cut, ctx.budget)
                 }
             };
             let rendered = if ctx.sees_text_only && !summary {
@@ -448,6 +467,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
             path: hits.path.to_string_lossy().into_owned(),
             matches: hits.match_count,
             returned_matches: returned_by_path.get(hits.path.as_path()).copied().unwrap_or(0),
+            snapshot: tags.get(hits.path.as_path()).map(ToString::to_string),
         })
         .collect();
     let completeness = Completeness {
@@ -542,4 +562,19 @@ fn matches_meta(
         })
         .collect();
     MatchesMeta { files, truncated, total }
+}
+
+/// How many files of one grep result are given a snapshot tag: each costs a second read of
+/// the file (the search does not keep every file's bytes).
+const MAX_TAGGED_FILES: usize = 100;
+
+/// The snapshot of the file at `path` when its bytes read now still hold every row the
+/// search found in it (the rows are then rows of that snapshot); `None` otherwise (it
+/// changed in between, or cannot be read again): its rows are shown without a tag.
+fn snapshot_of_rows(session: &Session, path: &std::path::Path, rows: &[&HitLine]) -> Option<SnapshotTag> {
+    let resolved = session.resolve(&path.to_string_lossy()).ok()?;
+    let bytes = session.read_file(&resolved).ok()?;
+    let doc = hashline_core::Document::parse(bytes);
+    let holds = rows.iter().all(|row| doc.line(row.line).is_some_and(|line| line.hash() == row.hash));
+    holds.then(|| session.show_snapshot(doc.as_bytes()))
 }

@@ -43,6 +43,7 @@ pub(crate) struct Rendered {
 pub(crate) fn sections(
     admitted: &Admitted<'_>,
     shown: impl Fn(&Path) -> String,
+    tags: &std::collections::HashMap<&Path, hashline_core::snapshot::SnapshotTag>,
     limit_cut: bool,
     budget: Budget,
 ) -> Rendered {
@@ -59,7 +60,7 @@ pub(crate) fn sections(
             count_file(&display, file.admitted, &file.lines, file.more, &mut unshown, &mut clipped);
             continue;
         }
-        file_rows.push(file_header(&display, file.admitted));
+        file_rows.push(file_header(&display, file.admitted, tags.get(file.hits.path.as_path()).copied()));
         plain_rows(&display, &file.lines, &mut file_rows, &mut clipped);
         if file.more > 0 {
             file_rows.push(more_row(file.more));
@@ -90,7 +91,7 @@ fn count_file(
         unshown.rows += 1;
         unshown.bytes += len + 1;
     };
-    count(file_header(display, admitted).len());
+    count(file_header(display, admitted, None).len());
     each_row(lines, |row| match row {
         Row::Gap => count(GAP_ROW.len()),
         Row::Line(line) => {
@@ -121,8 +122,11 @@ impl std::fmt::Write for Length {
 }
 
 /// A file's section header.
-fn file_header(display: &str, admitted: usize) -> String {
-    format!("--- {display} ({admitted} matches) ---")
+fn file_header(display: &str, admitted: usize, tag: Option<hashline_core::snapshot::SnapshotTag>) -> String {
+    match tag {
+        Some(tag) => format!("--- {display} ({admitted} matches; snapshot: {tag}) ---"),
+        None => format!("--- {display} ({admitted} matches) ---"),
+    }
 }
 
 /// The `... +K more matches` row of a file the per-file cap cut.
