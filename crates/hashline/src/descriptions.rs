@@ -37,7 +37,7 @@ included. Paths are shown relative to the working directory.";
 
 /// `grep`.
 pub const GREP: &str = "Search file contents (ripgrep's engine) for edit-ready anchored rows: \
-`[N matches in M files]`, then per file `--- path (K matches) ---` and rows `path:>>LINE:HASH|text` for matches, \
+`[N matches in M files]`, then per file `--- path (K matches; snapshot: s…) ---` and rows `path:>>LINE:HASH|text` for matches, \
 `path:  LINE:HASH|text` for context, `--` between gaps. The anchors work in `edit` directly, without a read. Like \
 ripgrep it honours .gitignore and skips hidden and binary files.";
 
@@ -52,7 +52,8 @@ a notice; files over 4 MiB, or whose search takes over 2 s, are named in a `[Not
 pub const EDIT: &str = "Edit a text file by anchors: `LINE:HASH` copied from the rows of read, write, grep or ast_search (e.g. \
 `12:3c8`). `edits` holds items of one key each (set_line, replace_lines, insert_after, replace, replace_symbol, \
 insert_before_symbol, insert_after_symbol, copy_lines, move_lines). Every anchor refers to the file as you last saw \
-it: do not shift line numbers for other edits of the same call. new_text is plain content without row prefixes \
+it: do not shift line numbers for other edits of the same call. Pass the `snapshot: s…` tag shown with those rows \
+as `snapshot`: the anchors then follow their lines however the file changed since. new_text is plain content without row prefixes \
 (echoed ones are removed unless `literal: true`); `\"\"` deletes, `\"\\n\"` leaves one empty line. Nothing is \
 written unless every edit is valid. If the file changed since you saw it, the edit is refused with `hash-mismatch` \
 and fresh rows: retry with those anchors, no re-read needed. The result shows the added lines as `+LINE:HASH|` \

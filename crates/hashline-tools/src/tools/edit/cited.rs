@@ -31,14 +31,7 @@ pub(crate) enum Cited {
 /// Parses a `snapshot` argument (`invalid-snapshot` when it is not a tag).
 pub(crate) fn parse(raw: &str) -> Result<SnapshotTag, ToolError> {
     raw.parse::<SnapshotTag>().map_err(|err| {
-        ToolError::new(
-            ErrorCode::InvalidSnapshot,
-            format!(
-                "Edit rejected — nothing was written. Invalid snapshot {}: {err}",
-                serde_json::Value::from(raw.chars().take(40).collect::<String>())
-            ),
-        )
-        .with_hint(
+        ToolError::new(ErrorCode::InvalidSnapshot, format!("Edit rejected — nothing was written. {err}")).with_hint(
             "Give the tag a read, grep or edit result showed with the rows (snapshot: s…), or leave snapshot out.",
         )
     })
