@@ -116,7 +116,7 @@ fn write_from_stdin_then_json_output() {
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
     let (rows, change) = text.split_once("\n\nChange c1-").expect("the change line");
-    assert_eq!(rows, "1:260|one\n2:2f4|two");
+    assert_eq!(rows, format!("snapshot: {}\n1:260|one\n2:2f4|two", tag(b"one\ntwo\n")));
     assert!(
         change.ends_with("\"})\n") && change.len() == "0000 (undo: edit {\"revert\": \"c1-0000\"})\n".len(),
         "{change}"
@@ -246,7 +246,8 @@ fn search_prints_structural_matches() {
     std::fs::write(dir.0.path().join("m.rs"), "fn main() {\n    x.unwrap();\n}\n").expect("write");
     let out = dir.run(&["search", "$X.unwrap()", "--lang", "rust"], None);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout(&out), "--- m.rs ---\n>>2:c0f|    x.unwrap();\n");
+    let tag = tag(b"fn main() {\n    x.unwrap();\n}\n");
+    assert_eq!(stdout(&out), format!("--- m.rs (snapshot: {tag}) ---\n>>2:c0f|    x.unwrap();\n"));
     let out = dir.run(&["search", "x", "-l", "cobol"], None);
     assert_eq!(out.status.code(), Some(1));
 }

@@ -34,8 +34,8 @@ fn sample() -> Ws {
 fn matches_merge_and_carry_anchors() {
     let ws = sample();
     let result = search(&ws, json!({"pattern": "$X.unwrap()", "lang": "rust"}));
-    assert_snapshot!(ws.redact(&result.text()), @r"
-    --- src/lib.rs ---
+    assert_snapshot!(ws.redact(&result.text()), @"
+    --- src/lib.rs (snapshot: ss1xrta2z) ---
     >>2:635|    s.parse().unwrap()
     >>6:217|    let x = a.unwrap();
     >>7:1e3|    let y = a
@@ -53,22 +53,22 @@ fn matches_merge_and_carry_anchors() {
 #[test]
 fn language_is_inferred_and_typescript_covers_tsx() {
     let ws = sample();
-    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)"})), @r"
-    --- web/app.tsx ---
+    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)"})), @"
+    --- web/app.tsx (snapshot: s2w8knxjx) ---
     >>1:37c|const App = () => <div>{console.log(1)}</div>;
     >>2:391|console.log(2);
-    --- web/util.ts ---
+    --- web/util.ts (snapshot: sazqtqhh8) ---
     >>2:9ab|  console.log(3);
     ");
-    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)", "lang": "typescript", "limit": 2})), @r"
-    --- web/app.tsx ---
+    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)", "lang": "typescript", "limit": 2})), @"
+    --- web/app.tsx (snapshot: s2w8knxjx) ---
     >>1:37c|const App = () => <div>{console.log(1)}</div>;
     >>2:391|console.log(2);
 
     [Results truncated: showing 2 of 3 matches (1 omitted). Narrow path/pattern or increase limit.]
     ");
-    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)", "glob": "*.ts"})), @r"
-    --- web/util.ts ---
+    assert_snapshot!(text(&ws, json!({"pattern": "console.log($A)", "glob": "*.ts"})), @"
+    --- web/util.ts (snapshot: sazqtqhh8) ---
     >>2:9ab|  console.log(3);
     ");
     assert_snapshot!(text(&ws, json!({"pattern": "fn nothing_like_this() {}", "lang": "rust"})), @"No matches found for pattern: fn nothing_like_this() {}");
@@ -80,11 +80,11 @@ fn an_oversized_block_is_omitted_with_guidance() {
     let body: String = (0..3000).map(|n| format!("    let v{n} = {n};\n")).collect();
     ws.file("big.rs", format!("fn huge() {{\n{body}}}\n\n\nfn small() {{ a.unwrap(); }}\n"));
     let result = search(&ws, json!({"pattern": "fn $NAME() { $$$BODY }", "lang": "rust"}));
-    assert_snapshot!(ws.redact(&result.text()), @r"
-    --- big.rs ---
+    assert_snapshot!(ws.redact(&result.text()), @"
+    --- big.rs (snapshot: sfhvrn9ae) ---
     >>3005:218|fn small() { a.unwrap(); }
 
-    [Output truncated: showing 1 of 2 complete blocks (2 of 3004 lines, 53B of 93.5KB). Narrow path/pattern or lower limit.]
+    [Output truncated: showing 1 of 2 complete blocks (2 of 3004 lines, 75B of 93.5KB). Narrow path/pattern or lower limit.]
     ");
     assert_eq!(result.ptc_value()["omittedBlocks"], 1);
     assert_eq!(result.ptc_value()["files"][0]["ranges"].as_array().map(Vec::len), Some(2));
@@ -140,8 +140,8 @@ fn a_line_between_merged_matches_is_a_context_row() {
     let ws = Ws::new();
     ws.file("m.py", "print(1)\nx = 2\nprint(3)\n\n\nprint(6)\n");
     let result = search(&ws, json!({"pattern": "print($A)"}));
-    assert_snapshot!(ws.redact(&result.text()), @r"
-    --- m.py ---
+    assert_snapshot!(ws.redact(&result.text()), @"
+    --- m.py (snapshot: sdhksyzdb) ---
     >>1:408|print(1)
       2:019|x = 2
     >>3:5d5|print(3)
@@ -208,8 +208,8 @@ fn a_file_over_the_size_bound_is_reported_not_searched() {
     ws.file("small.js", "console.log(1);\n");
     let result = search(&ws, json!({"pattern": "console.log($$$A)"}));
     assert!(!result.is_error, "{}", result.text());
-    assert_snapshot!(ws.redact(&result.text()), @r"
-    --- small.js ---
+    assert_snapshot!(ws.redact(&result.text()), @"
+    --- small.js (snapshot: sms70b8xd) ---
     >>1:545|console.log(1);
 
     [Not searched: 1 file over the 4 MiB ast_search limit (big.js). Use grep on them.]

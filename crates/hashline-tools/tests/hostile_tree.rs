@@ -188,20 +188,20 @@ fn hostile_ignore_files_are_skipped_with_a_warning() {
 
     let ast = call::<AstSearchTool>(&ws, json!({"pattern": "$X.unwrap()", "lang": "rust"}));
     assert!(!ast.is_error, "{}", ast.text());
-    insta::assert_snapshot!(ws.redact(&ast.text()), @r"
-        [Warning: ignore file .ignore skipped (not a regular file); its rules were not applied]
+    insta::assert_snapshot!(ws.redact(&ast.text()), @"
+    [Warning: ignore file .ignore skipped (not a regular file); its rules were not applied]
 
-        [Warning: ignore file sub/.gitignore skipped (not a regular file); its rules were not applied]
+    [Warning: ignore file sub/.gitignore skipped (not a regular file); its rules were not applied]
 
-        [Warning: ignore file wt/gd/commondir skipped (not a regular file); its rules were not applied]
+    [Warning: ignore file wt/gd/commondir skipped (not a regular file); its rules were not applied]
 
-        --- a.rs ---
-        >>1:44e|fn main() { x.unwrap(); }
-        --- sub/b.rs ---
-        >>1:4e2|fn b() { y.unwrap(); }
-        --- wt/c.rs ---
-        >>1:490|fn c() { w.unwrap(); }
-        ");
+    --- a.rs (snapshot: s1kzhf4vb) ---
+    >>1:44e|fn main() { x.unwrap(); }
+    --- sub/b.rs (snapshot: sb6w95snh) ---
+    >>1:4e2|fn b() { y.unwrap(); }
+    --- wt/c.rs (snapshot: sm5xmzf1m) ---
+    >>1:490|fn c() { w.unwrap(); }
+    ");
 }
 
 /// The peak resident memory of this test process, in bytes.

@@ -280,3 +280,27 @@ fn grep_names_each_files_snapshot_and_an_edit_by_it_follows_the_line() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(bytes(&ws, "src/a.rs"), "use x;\n\nfn a() {}\nfn found() {}\n");
 }
+
+/// write and ast_search name the snapshot of the rows they show, and an edit by it lands.
+#[test]
+fn write_and_ast_search_name_their_snapshots() {
+    use hashline_tools::ast_search::AstSearchTool;
+    use hashline_tools::write::WriteTool;
+    let ws = Workspace::new();
+    let written = ws.call::<WriteTool>(json!({"path": "w.rs", "content": "fn main() {\n    run();\n}\n"}));
+    let tag = SnapshotTag::of(b"fn main() {\n    run();\n}\n").to_string();
+    assert_eq!(tag_of(&written), tag);
+    assert_eq!(ptc(&written)["snapshot"], json!(tag));
+    let found = ws.call::<AstSearchTool>(json!({"pattern": "run()", "lang": "rust"}));
+    assert!(found.text().contains(&format!("--- w.rs (snapshot: {tag}) ---")), "{}", found.text());
+    assert_eq!(ptc(&found)["files"][0]["snapshot"], json!(tag));
+    ws.file("w.rs", "// header\nfn main() {\n    run();\n}\n");
+    let result = edit(
+        &ws,
+        "w.rs",
+        Some(&tag),
+        json!([{"set_line": {"anchor": anchor(2, "    run();"), "new_text": "    go();"}}]),
+    );
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(bytes(&ws, "w.rs"), "// header\nfn main() {\n    go();\n}\n");
+}

@@ -144,6 +144,7 @@ fn write_checks_an_overwrite_against_the_old_content() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.ptc_value()["syntax"]["newProblems"][0]["startLine"], 4);
     assert_snapshot!(result.text(), @r#"
+    snapshot: svq5eweh8
     syntax-regression: lines 4 — the change added Go syntax errors (it was written; errors the file already had are not counted)
 
     1:aff|package main

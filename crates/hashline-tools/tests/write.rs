@@ -14,7 +14,10 @@ fn create_returns_rows_served_and_empty_meta_diffs() {
     let result = ws.call::<WriteTool>(json!({"path": "new/dir/a.txt", "content": "alpha\nbeta\n"}));
     assert!(!result.is_error, "{}", result.text());
     let id = result.ptc_value()["changeId"].as_str().expect("a change id").to_owned();
-    assert_eq!(result.text(), format!("1:3c8|alpha\n2:589|beta\n\nChange {id} (undo: edit {{\"revert\": \"{id}\"}})"));
+    assert_eq!(
+        result.text(),
+        format!("snapshot: snm8kqa8k\n1:3c8|alpha\n2:589|beta\n\nChange {id} (undo: edit {{\"revert\": \"{id}\"}})")
+    );
     assert_rows_match_value(&result);
     assert_eq!(std::fs::read(ws.path("new/dir/a.txt")).expect("read"), b"alpha\nbeta\n");
     assert_eq!(result.ptc_value()["writeState"], "created");

@@ -67,6 +67,10 @@ pub struct AstFile {
     pub ranges: Vec<PtcRange>,
     /// Every line of those ranges, anchored.
     pub lines: Vec<PtcLine>,
+    /// The tag of the file's bytes the rows were taken from, for `edit`'s `snapshot`
+    /// (docs/protocol.md §1.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 /// The typed value of `ast_search`.
@@ -268,6 +272,8 @@ struct Block {
     first: bool,
     /// The rows: `(line number, matched, row text)`.
     rows: Vec<(u32, bool, String)>,
+    /// The file's snapshot, named in its header.
+    tag: Option<hashline_core::snapshot::SnapshotTag>,
 }
 
 /// The value of one file and its blocks.
@@ -279,6 +285,7 @@ fn admit_file(
 ) -> AstFile {
     let display = session.relative_display(&hits.path);
     let total_lines = hits.document.line_count() as u32;
+    let tag = hits.document_kept.then(|| session.show_snapshot(hits.document.as_bytes()));
     let mut ranges = Vec::new();
     let mut lines = Vec::new();
     for (index, range) in merge_ranges(matches).into_iter().enumerate() {
@@ -294,9 +301,15 @@ fn admit_file(
             ));
             lines.push(PtcLine::new(line.line, line.hash, &line.content));
         }
-        blocks.push(Block { display: display.clone(), first: index == 0, rows });
+        blocks.push(Block { display: display.clone(), first: index == 0, rows, tag });
     }
-    AstFile { path: hits.path.to_string_lossy().into_owned(), language: hits.language.name().to_owned(), ranges, lines }
+    AstFile {
+        path: hits.path.to_string_lossy().into_owned(),
+        language: hits.language.name().to_owned(),
+        ranges,
+        lines,
+        snapshot: tag.map(|tag| tag.to_string()),
+    }
 }
 
 struct Rendered {
@@ -313,7 +326,10 @@ fn render(pattern: &str, blocks: &[Block], limit_cut: Option<(u64, u64)>, budget
         return Rendered { text: format!("No matches found for pattern: {}", escape_name(pattern)), shown: Vec::new() };
     }
     const RESERVE: usize = 400;
-    let header = |b: &Block| format!("--- {} ---", escape_name(&b.display));
+    let header = |b: &Block| match b.tag {
+        Some(tag) => format!("--- {} (snapshot: {tag}) ---", escape_name(&b.display)),
+        None => format!("--- {} ---", escape_name(&b.display)),
+    };
     let rows = |b: &Block| b.rows.iter().map(|(_, _, row)| row.len() + 1).sum::<usize>();
     let total_lines: usize = blocks.iter().map(|b| b.rows.len() + usize::from(b.first)).sum();
     let total_bytes: usize = blocks.iter().map(|b| rows(b) + if b.first { header(b).len() + 1 } else { 0 }).sum();

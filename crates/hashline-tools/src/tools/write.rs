@@ -70,6 +70,10 @@ pub struct WriteValue {
     /// The id of the change this write committed (`c<N>-<tag>`): `edit` with `revert`
     /// set to it undoes it.
     pub change_id: String,
+    /// The tag of the bytes written, when their rows are shown (`snapshot` for `edit` with
+    /// anchors from those rows; docs/protocol.md §1.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 impl ToolValue for WriteValue {
@@ -204,6 +208,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         syntax,
         warnings,
         change_id,
+        snapshot: None,
     };
     let change_line = crate::edit::change_line(&value.change_id);
 
@@ -223,7 +228,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
     let mut rows = Vec::new();
     // The rows, the notes before them and the summary and change lines around them fit
     // the call's budget.
-    let rows_bytes = ctx.budget.bytes_after(notes.len() + change_line.len() + path.display.len() + 64);
+    let rows_bytes = ctx.budget.bytes_after(notes.len() + change_line.len() + path.display.len() + 96);
     let mut over_budget = doc.line_count() > ctx.budget.lines;
     if !over_budget {
         let mut renderer = Rows::new(&doc, 0..doc.line_count());
@@ -272,7 +277,10 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         }
         None => empty_diffs(),
     };
+    let tag = session.show_snapshot(doc.as_bytes());
+    value.snapshot = Some(tag.to_string());
     let mut text = String::with_capacity(rows.len() + 128);
+    text.push_str(&crate::tools::read::snapshot_line(tag));
     for warning in &value.warnings {
         text.push_str(&warning.message);
         text.push_str("\n\n");
