@@ -151,6 +151,10 @@ pub(crate) fn prepare(
         Some(Cited::Missing(warning)) => warnings.push(warning),
         None => {}
     }
+    // A symbol item names no anchor, so no snapshot vouches for the lines it replaces: the
+    // served-lines guard still checks them (it may refuse what the tag alone would allow,
+    // never the reverse).
+    let symbol_items = items.iter().any(|item| matches!(item, items::Item::Symbol(_)));
     let mut symbol_warnings = Vec::new();
     let ops = symbols::resolve(session, &path, &before, items, &mut symbol_warnings)?;
     if !exact && ops.iter().any(|op| !matches!(op, EditOp::Replace { .. })) {
@@ -166,7 +170,7 @@ pub(crate) fn prepare(
     let resolver: &dyn Fn(Anchor) -> Resolution = &resolve;
     let options = EditOptions { resolver: served.is_some().then_some(resolver), no_relocation: exact };
     let outcome = apply(&before, &ops, &options).map_err(|err| engine_error(session, &path, &before, err))?;
-    if session.is_stateful() && !exact {
+    if session.is_stateful() && (!exact || symbol_items) {
         served_guard(session, &path, &before, &outcome)?;
     }
     if !notes.is_empty() {
