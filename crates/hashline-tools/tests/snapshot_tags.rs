@@ -304,3 +304,17 @@ fn write_and_ast_search_name_their_snapshots() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(bytes(&ws, "w.rs"), "// header\nfn main() {\n    go();\n}\n");
 }
+
+/// A symbol item names no anchor: citing a snapshot does not vouch for the lines it replaces,
+/// so the served-lines guard still refuses to overwrite a body changed since it was shown.
+#[test]
+fn a_symbol_item_in_a_cited_call_is_still_guarded() {
+    let ws = Workspace::new();
+    ws.file("s.rs", "fn a() {\n    1\n}\n");
+    let tag = tag_of(&read(&ws, "s.rs"));
+    ws.file("s.rs", "fn a() {\n    2\n}\n");
+    let result =
+        edit(&ws, "s.rs", Some(&tag), json!([{"replace_symbol": {"symbol": "a", "new_body": "fn a() {\n    3\n}"}}]));
+    assert_eq!(code(&result), "hash-mismatch", "{}", result.text());
+    assert_eq!(bytes(&ws, "s.rs"), "fn a() {\n    2\n}\n");
+}
