@@ -43,7 +43,8 @@ pub struct Calls {
     /// Edit calls refused, retries included (each one round trip more than the hunks).
     pub refusals: usize,
     /// Whole-file re-reads after a retry refused as ambiguous (as a careful model does:
-    /// the refusal's rows cannot settle a name two lines answer to; a read does).
+    /// the refusal's rows cannot settle a name two lines answer to; a read does). With
+    /// snapshot tags: every read after the first, of the whole file or of one line.
     pub rereads: usize,
     /// With snapshot tags: edit calls whose anchors the model last saw in views of
     /// different snapshots (decision 016, "Open": per-file or per-anchor tags).

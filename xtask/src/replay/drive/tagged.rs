@@ -79,6 +79,11 @@ struct Cite {
 struct Views(Vec<View>);
 
 impl Views {
+    /// Whether a view of the snapshot `tag` showed the pre-image's line `line`.
+    fn shows(&self, tag: &str, line: OldLine) -> bool {
+        self.0.iter().any(|v| v.tag == tag && v.row(line).is_some())
+    }
+
     /// Picks the anchors of `lines` (pre-image lines): each from the last view that showed
     /// it; with several snapshots among those, the newest snapshot that showed them all.
     /// `Err` names the lines no single view showed with the others.
@@ -177,10 +182,34 @@ impl Workspace<'_> {
         view.ok_or_else(|| Failure::Wrong("no read".to_owned()))
     }
 
+    /// Reads the pre-image's line `line` as the file is now (`at`: the shift of the hunks
+    /// applied and the first line below them), a view of its own; counted as a re-read.
+    #[allow(clippy::too_many_arguments)]
+    fn read_line(
+        &self,
+        principal: &Principal,
+        views: &mut Views,
+        line: OldLine,
+        (shift, below): (i64, u32),
+        label: &str,
+        calls: &mut Calls,
+        notes: &mut Vec<String>,
+    ) -> Result<(), Failure> {
+        let at = line
+            .shifted(shift)
+            .ok_or_else(|| Failure::Wrong(format!("{label}: line {} shifted before line 1", line.0)))?;
+        let (rows, _, tag) = self.read_tagged(principal, at, Some(1))?;
+        calls.rereads += 1;
+        notes.push(format!("read line {at}"));
+        let rows = rows.into_iter().map(|r| (r.line, r.anchor)).collect();
+        views.0.push(View { tag, offset: shift, from: below, rows });
+        Ok(())
+    }
+
     /// One `edit` call per hunk, top-down, every call citing a snapshot (see the module
     /// docs), through one session or (`stateful: false`) a fresh stateless session per call
     /// sharing one snapshot store. A call refused for a stale anchor is retried with the
-    /// rows and tag of its refusal (lines it did not show are read); a second refusal is
+    /// rows and tag of its refusal (the lines it did not show are read); a second refusal is
     /// followed by a whole-file read and one more retry. Returns the file's bytes after
     /// the last call.
     pub fn several_tagged(
@@ -219,14 +248,7 @@ impl Workspace<'_> {
                         }
                         // Rows no result showed (or none with the others): read them now.
                         for line in missing {
-                            let at = line.shifted(shift).ok_or_else(|| {
-                                Failure::Wrong(format!("{label}: line {} shifted before line 1", line.0))
-                            })?;
-                            let (rows, _, tag) = self.read_tagged(&principal, at, Some(1))?;
-                            calls.rereads += 1;
-                            notes.push(format!("read line {at}"));
-                            let rows = rows.into_iter().map(|r| (r.line, r.anchor)).collect();
-                            views.0.push(View { tag, offset: shift, from: below, rows });
+                            self.read_line(&principal, &mut views, line, (shift, below), &label, calls, &mut notes)?;
                         }
                         continue;
                     }
@@ -265,7 +287,13 @@ impl Workspace<'_> {
                         rows.extend(
                             listed.as_array().into_iter().flatten().filter_map(Row::of).map(|r| (r.line, r.anchor)),
                         );
-                        views.0.push(View { tag, offset: shift, from: below, rows });
+                        views.0.push(View { tag: tag.clone(), offset: shift, from: below, rows });
+                        // The retry cites the file now: the lines the refusal did not show
+                        // are read (the anchors shown before were refused).
+                        let unshown: Vec<OldLine> = lines.iter().copied().filter(|&l| !views.shows(&tag, l)).collect();
+                        for line in unshown {
+                            self.read_line(&principal, &mut views, line, (shift, below), &label, calls, &mut notes)?;
+                        }
                     }
                     _ => {
                         // A second refusal, or rows under no tag: read the whole file.
@@ -309,4 +337,36 @@ impl Workspace<'_> {
 /// Whether the tool re-aimed an anchor (it must not, for a cited one).
 fn relocated(result: &ToolResult) -> bool {
     result.ptc_value()["warnings"].as_array().is_some_and(|w| w.iter().any(|w| w["code"] == "anchor-relocated"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OldLine, View, Views};
+
+    fn view(tag: &str, offset: i64, from: u32, lines: std::ops::RangeInclusive<u32>) -> View {
+        View { tag: tag.to_owned(), offset, from, rows: lines.map(|l| (l, format!("{l}:{tag}"))).collect() }
+    }
+
+    #[test]
+    fn anchors_come_from_the_last_view_that_showed_them_and_one_snapshot_that_showed_all() {
+        // The read (lines 1-20), then an edit that added a line above line 6 and showed 6-8.
+        let views = Views(vec![view("s1", 0, 1, 1..=20), view("s2", 1, 6, 4..=8)]);
+        let cite = |lines: &[u32]| views.cite(&lines.iter().map(|&l| OldLine(l)).collect::<Vec<_>>());
+        // Both last shown by the edit (lines 7 and 8 of its snapshot).
+        let both = cite(&[6, 7]).unwrap();
+        assert_eq!((both.tag.as_str(), both.mixed), ("s2", false));
+        assert_eq!(both.anchors, ["7:s2", "8:s2"]);
+        // Line 5 of the edit's snapshot is above the lines it moved: not the pre-image's 4.
+        assert_eq!(cite(&[4]).unwrap().anchors, ["4:s1"]);
+        // Mixed: 7 last shown by the edit, 12 only by the read, which showed both.
+        let mixed = cite(&[7, 12]).unwrap();
+        assert_eq!((mixed.tag.as_str(), mixed.mixed), ("s1", true));
+        assert_eq!(mixed.anchors, ["7:s1", "12:s1"]);
+        // Never shown.
+        assert_eq!(cite(&[30]).err(), Some(vec![OldLine(30)]));
+        // Shown, but by no one snapshot: the lines the newest lacks.
+        let apart = Views(vec![view("s1", 0, 1, 1..=5), view("s2", 0, 1, 8..=9)]);
+        assert_eq!(apart.cite(&[OldLine(4), OldLine(9)]).err(), Some(vec![OldLine(4)]));
+        assert!(apart.shows("s1", OldLine(4)) && !apart.shows("s2", OldLine(4)));
+    }
 }
