@@ -1,7 +1,7 @@
 //! `cargo xtask replay` (SPEC §12): replays real commits through the tools. For every
 //! file a commit modified, the pre-image is read through `read`, each hunk of the
 //! pre → post line diff becomes an anchored edit built only from anchors the tools
-//! showed, and the edits are applied in four modes (see [`Mode`]). Each must give the
+//! showed, and the edits are applied in six modes (see [`Mode`]). Each must give the
 //! post-image byte for byte; a mode's result is ok, a mismatch (wrong bytes written), or
 //! a refusal (nothing wrong written), counted apart. Files are skipped only for reasons
 //! that come from the commit itself, each printed with its reason.
@@ -67,11 +67,20 @@ pub enum Mode {
     /// `--stateless`): a wrong result here is a *misplacement*, the documented hazard of
     /// stateless edits, counted apart.
     Stateless,
+    /// One call per hunk in a session, each citing the snapshot tag of the view its anchors
+    /// were copied from (the read, or the last edit or refusal that showed those rows;
+    /// issue 49): anchors follow their lines through a diff, with no window.
+    SeveralTagged,
+    /// One call per hunk like [`Mode::SeveralTagged`], each in a fresh stateless session,
+    /// the calls sharing one snapshot store (`SessionConfig::snapshots`): a stateless
+    /// principal that keeps its tags.
+    StatelessTagged,
 }
 
 impl Mode {
     /// Every mode, in report order.
-    pub const ALL: [Mode; 4] = [Mode::Batch, Mode::Several, Mode::NoLiteral, Mode::Stateless];
+    pub const ALL: [Mode; 6] =
+        [Mode::Batch, Mode::Several, Mode::NoLiteral, Mode::Stateless, Mode::SeveralTagged, Mode::StatelessTagged];
 
     fn label(self) -> &'static str {
         match self {
@@ -79,13 +88,31 @@ impl Mode {
             Mode::Several => "several calls",
             Mode::NoLiteral => "without literal",
             Mode::Stateless => "stateless",
+            Mode::SeveralTagged => "several calls with tags",
+            Mode::StatelessTagged => "stateless with tags",
         }
+    }
+
+    /// Whether the mode makes one call per hunk (and counts its calls).
+    fn per_hunk(self) -> bool {
+        !matches!(self, Mode::Batch | Mode::NoLiteral)
+    }
+
+    /// Whether the mode cites snapshot tags.
+    fn tagged(self) -> bool {
+        matches!(self, Mode::SeveralTagged | Mode::StatelessTagged)
+    }
+
+    /// Whether the mode calls without a session.
+    fn stateless(self) -> bool {
+        matches!(self, Mode::Stateless | Mode::StatelessTagged)
     }
 
     /// Whether a mismatch in this mode fails the replay. Stateless misplacements do not:
     /// without a session the tool cannot tell a moved line from a look-alike that took
     /// its number, by design (SPEC §5.4.2); they are measured and reported, and they are
-    /// why the CLI keeps a session by default (docs/decisions/003).
+    /// why the CLI keeps a session by default (docs/decisions/003). With snapshot tags a
+    /// stateless call follows its anchors exactly, so there a misplacement fails.
     pub fn mismatch_fails(self) -> bool {
         self != Mode::Stateless
     }
@@ -121,8 +148,14 @@ pub struct ModeTotals {
     /// One-call-per-hunk modes: edit calls refused (retries included), each one round
     /// trip more than the hunks.
     pub refusals: usize,
-    /// One-call-per-hunk modes: whole-file re-reads after a retry refused as ambiguous.
+    /// One-call-per-hunk modes: whole-file re-reads after a retry refused as ambiguous;
+    /// with tags, every read after the first (of the whole file or of lines no result showed).
     pub rereads: usize,
+    /// Modes with tags: edit calls whose anchors were last shown in views of different
+    /// snapshots.
+    pub mixed: usize,
+    /// Modes with tags: calls whose tag the store did not hold.
+    pub fallbacks: usize,
 }
 
 impl ModeTotals {
@@ -134,12 +167,16 @@ impl ModeTotals {
         self.relocated += other.relocated;
         self.refusals += other.refusals;
         self.rereads += other.rereads;
+        self.mixed += other.mixed;
+        self.fallbacks += other.fallbacks;
     }
 
     fn count_calls(&mut self, calls: &Calls) {
         self.relocated += calls.relocated;
         self.refusals += calls.refusals;
         self.rereads += calls.rereads;
+        self.mixed += calls.mixed;
+        self.fallbacks += calls.fallbacks;
     }
 
     fn count(&mut self, verdict: &Verdict) {
@@ -152,14 +189,18 @@ impl ModeTotals {
     }
 
     fn summary(&self, mode: Mode) -> String {
-        let wrong = if mode == Mode::Stateless { "misplaced" } else { "mismatch" };
+        let wrong = if mode.stateless() { "misplaced" } else { "mismatch" };
         let endings =
             if self.ok_contents > 0 { format!(" (+{} up to endings)", self.ok_contents) } else { String::new() };
-        let calls = match mode {
-            Mode::Several | Mode::Stateless => {
-                format!(" (calls refused {}, re-reads {}, relocated {})", self.refusals, self.rereads, self.relocated)
-            }
-            Mode::Batch | Mode::NoLiteral => String::new(),
+        let calls = if mode.tagged() {
+            format!(
+                " (calls refused {}, re-reads {}, mixed views {}, fallbacks {}, relocated {})",
+                self.refusals, self.rereads, self.mixed, self.fallbacks, self.relocated
+            )
+        } else if mode.per_hunk() {
+            format!(" (calls refused {}, re-reads {}, relocated {})", self.refusals, self.rereads, self.relocated)
+        } else {
+            String::new()
         };
         format!(
             "{}: ok {}{endings} / {wrong} {} / refused {}{calls}",
@@ -182,7 +223,8 @@ pub struct Totals {
     pub hunks: usize,
     /// Per mode.
     pub modes: BTreeMap<Mode, ModeTotals>,
-    /// Calls of the one-call-per-hunk modes whose stale anchors the tool re-aimed.
+    /// Calls of the one-call-per-hunk modes without tags whose stale anchors the tool
+    /// re-aimed.
     pub relocated: usize,
     /// Calls of those modes refused for stale anchors and retried.
     pub retried: usize,
@@ -214,16 +256,40 @@ impl Totals {
         self.modes.get(&mode).cloned().unwrap_or_default()
     }
 
-    /// What the one-call-per-hunk modes did with stale anchors.
+    /// What the one-call-per-hunk modes without tags did with stale anchors.
     fn stale_summary(&self) -> String {
         format!(
-            "stale anchors in the one-call-per-hunk modes: relocated {}, refused-then-retried {}",
+            "stale anchors in the one-call-per-hunk modes without tags: relocated {}, refused-then-retried {}",
             self.relocated, self.retried
         )
     }
 
     fn modes_summary(&self) -> String {
         Mode::ALL.iter().map(|&m| self.mode(m).summary(m)).collect::<Vec<_>>().join("; ")
+    }
+
+    /// Refused calls and re-reads per 1,000 hunks of each one-call-per-hunk mode, without
+    /// and with tags side by side.
+    fn rates(&self) -> String {
+        let per = |n: usize| if self.hunks == 0 { 0.0 } else { n as f64 * 1000.0 / self.hunks as f64 };
+        let modes: Vec<String> = [Mode::Several, Mode::SeveralTagged, Mode::Stateless, Mode::StatelessTagged]
+            .into_iter()
+            .map(|m| {
+                let t = self.mode(m);
+                format!("{} {:.2} / {:.2}", m.label(), per(t.refusals), per(t.rereads))
+            })
+            .collect();
+        format!("per 1,000 hunks, calls refused / re-reads: {}", modes.join("; "))
+    }
+
+    /// The lines of the final summary.
+    fn write_summary(&self, out: &mut dyn Write) -> Result<()> {
+        for mode in Mode::ALL {
+            writeln!(out, "  {}", self.mode(mode).summary(mode))?;
+        }
+        writeln!(out, "  {}", self.rates())?;
+        writeln!(out, "  {}", self.stale_summary())?;
+        Ok(())
     }
 }
 
@@ -355,10 +421,7 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
     }
     let t = &report.totals;
     writeln!(out, "replayed {} commits, {} files, {} hunks", t.commits, t.files, t.hunks)?;
-    for mode in Mode::ALL {
-        writeln!(out, "  {}", t.mode(mode).summary(mode))?;
-    }
-    writeln!(out, "  {}", t.stale_summary())?;
+    t.write_summary(out)?;
     let reasons: Vec<String> = t.skipped.iter().map(|(reason, n)| format!("{reason}: {n}")).collect();
     writeln!(
         out,
@@ -370,10 +433,10 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Report> {
         writeln!(out, "SKIP {} {}: {}", s.commit, s.path, s.reason)?;
     }
     for m in &report.mismatches {
-        let kind = match (m.refused, m.mode) {
+        let kind = match (m.refused, m.mode.stateless()) {
             (true, _) => "REFUSED",
-            (false, Mode::Stateless) => "MISPLACED",
-            (false, _) => "MISMATCH",
+            (false, true) => "MISPLACED",
+            (false, false) => "MISMATCH",
         };
         writeln!(out, "{kind} {} {} [{}]: {}", m.commit, m.path, m.mode.label(), m.detail)?;
     }
@@ -391,10 +454,8 @@ pub enum FileOutcome {
         hunks: usize,
         /// The verdict of each mode, in [`Mode::ALL`] order.
         verdicts: Vec<(Mode, Verdict)>,
-        /// What the one-call-per-hunk mode in a session saw.
-        calls: Calls,
-        /// What the stateless one saw.
-        stateless: Calls,
+        /// What each one-call-per-hunk mode saw.
+        calls: BTreeMap<Mode, Calls>,
     },
 }
 
@@ -410,17 +471,19 @@ impl FileOutcome {
 
     /// Adds the outcome to `totals`; returns what went wrong, per mode (`true`: refused).
     fn tally(self, totals: &mut Totals) -> Vec<(Mode, String, bool)> {
-        let (hunks, verdicts, calls, stateless) = match self {
+        let (hunks, verdicts, calls) = match self {
             FileOutcome::Skipped(reason) => {
                 *totals.skipped.entry(reason).or_default() += 1;
                 return Vec::new();
             }
-            FileOutcome::Replayed { hunks, verdicts, calls, stateless } => (hunks, verdicts, calls, stateless),
+            FileOutcome::Replayed { hunks, verdicts, calls } => (hunks, verdicts, calls),
         };
         totals.files += 1;
         totals.hunks += hunks;
-        totals.relocated += calls.relocated + stateless.relocated;
-        totals.retried += calls.retried + stateless.retried;
+        for calls in calls.iter().filter(|(m, _)| !m.tagged()).map(|(_, c)| c) {
+            totals.relocated += calls.relocated;
+            totals.retried += calls.retried;
+        }
         // The call that erred is the last; the few before it set the scene.
         let trace = |calls: &Calls| {
             let skip = calls.trace.len().saturating_sub(3);
@@ -428,8 +491,9 @@ impl FileOutcome {
             format!("[calls: {more}{}]", calls.trace[skip..].join("; "))
         };
         let mut wrong = Vec::new();
-        totals.modes.entry(Mode::Several).or_default().count_calls(&calls);
-        totals.modes.entry(Mode::Stateless).or_default().count_calls(&stateless);
+        for (mode, calls) in &calls {
+            totals.modes.entry(*mode).or_default().count_calls(calls);
+        }
         for (mode, verdict) in verdicts {
             totals.modes.entry(mode).or_default().count(&verdict);
             let (detail, refused) = match verdict {
@@ -437,10 +501,9 @@ impl FileOutcome {
                 Verdict::Mismatch(detail) => (detail, false),
                 Verdict::Refused(detail) => (detail, true),
             };
-            let detail = match mode {
-                Mode::Several => format!("{detail} {}", trace(&calls)),
-                Mode::Stateless => format!("{detail} {}", trace(&stateless)),
-                Mode::Batch | Mode::NoLiteral => detail,
+            let detail = match calls.get(&mode) {
+                Some(calls) => format!("{detail} {}", trace(calls)),
+                None => detail,
             };
             wrong.push((mode, detail, refused));
         }
@@ -508,7 +571,7 @@ pub fn replay_file(workspace: &Workspace<'_>, pre: &[u8], post: &[u8]) -> FileOu
 /// lines but other endings counts as [`Verdict::OkContents`]; the judgement of endings
 /// comes from the commit alone, never from what the tool wrote.
 pub fn check(workspace: &Workspace<'_>, pre: &[u8], post: &[u8], steps: &[Step], exact: bool) -> FileOutcome {
-    let (mut calls, mut stateless) = (Calls::default(), Calls::default());
+    let mut calls: BTreeMap<Mode, Calls> = BTreeMap::new();
     let verdict = |got: Result<Vec<u8>, Failure>| match got {
         Ok(bytes) if bytes == post => Verdict::Ok,
         Ok(bytes) if !exact && script::same_contents(&bytes, post) => Verdict::OkContents,
@@ -518,15 +581,19 @@ pub fn check(workspace: &Workspace<'_>, pre: &[u8], post: &[u8], steps: &[Step],
     };
     let mut verdicts = Vec::with_capacity(Mode::ALL.len());
     for mode in Mode::ALL {
+        let seen = calls.entry(mode).or_default();
         let got = match mode {
             Mode::Batch => workspace.batch(pre, steps, true),
             Mode::NoLiteral => workspace.batch(pre, steps, false),
-            Mode::Several => workspace.several(pre, steps, true, &mut calls),
-            Mode::Stateless => workspace.several(pre, steps, false, &mut stateless),
+            Mode::Several => workspace.several(pre, steps, true, seen),
+            Mode::Stateless => workspace.several(pre, steps, false, seen),
+            Mode::SeveralTagged => workspace.several_tagged(pre, steps, true, seen),
+            Mode::StatelessTagged => workspace.several_tagged(pre, steps, false, seen),
         };
         verdicts.push((mode, verdict(got)));
     }
-    FileOutcome::Replayed { hunks: steps.len(), verdicts, calls, stateless }
+    calls.retain(|mode, _| mode.per_hunk());
+    FileOutcome::Replayed { hunks: steps.len(), verdicts, calls }
 }
 
 /// The scratch directory: in memory where the system has one (`/dev/shm`), as every

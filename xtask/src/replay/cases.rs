@@ -10,7 +10,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use super::{Mode, Options, Report, run};
+use super::{Options, Report, run};
 
 /// One case folder.
 #[derive(Clone, Debug)]
@@ -100,9 +100,6 @@ pub fn run_all(dir: &Path, out: &mut dyn Write) -> Result<Report> {
     }
     let t = &all.totals;
     writeln!(out, "== {} cases: {} files, {} hunks", cases.len(), t.files, t.hunks)?;
-    for mode in Mode::ALL {
-        writeln!(out, "  {}", t.mode(mode).summary(mode))?;
-    }
-    writeln!(out, "  {}", t.stale_summary())?;
+    t.write_summary(out)?;
     Ok(all)
 }

@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 
 use super::script::{self, OldLine, Step, Target};
 
+mod tagged;
+
 /// A scratch copy of one file.
 pub struct Workspace<'a> {
     toolbox: &'a Toolbox,
@@ -41,8 +43,14 @@ pub struct Calls {
     /// Edit calls refused, retries included (each one round trip more than the hunks).
     pub refusals: usize,
     /// Whole-file re-reads after a retry refused as ambiguous (as a careful model does:
-    /// the refusal's rows cannot settle a name two lines answer to; a read does).
+    /// the refusal's rows cannot settle a name two lines answer to; a read does). With
+    /// snapshot tags: every read after the first, of the whole file or of one line.
     pub rereads: usize,
+    /// With snapshot tags: edit calls whose anchors the model last saw in views of
+    /// different snapshots (decision 016, "Open": per-file or per-anchor tags).
+    pub mixed: usize,
+    /// With snapshot tags: calls whose tag the store did not hold (`snapshot-fallback`).
+    pub fallbacks: usize,
     /// One line per call, for mismatch reports.
     pub trace: Vec<String>,
 }
@@ -218,24 +226,29 @@ impl<'a> Workspace<'a> {
             learn(&mut current, &done);
             script::apply_model(&mut model, step, shift);
             shift += step.delta;
-            let now = self.bytes()?;
-            let now = Document::parse(now);
-            let lines = script::contents(&now);
-            if let Some(at) =
-                (0..lines.len().max(model.len())).find(|&i| lines.get(i).copied() != model.get(i).map(Vec::as_slice))
-            {
-                let show = |line: Option<&[u8]>| {
-                    line.map_or("<no line>".to_owned(), |l| format!("{:?}", String::from_utf8_lossy(l)))
-                };
-                return Err(Failure::Wrong(format!(
-                    "{label} left the file wrong at line {}: meant {}, got {}",
-                    at + 1,
-                    show(model.get(at).map(Vec::as_slice)),
-                    show(lines.get(at).copied())
-                )));
-            }
+            self.check_model(&model, &label)?;
         }
         self.bytes()
+    }
+
+    /// Fails when the file's lines are not `model`'s, the lines the calls up to `label`
+    /// should have left.
+    fn check_model(&self, model: &[Vec<u8>], label: &str) -> Result<(), Failure> {
+        let now = Document::parse(self.bytes()?);
+        let lines = script::contents(&now);
+        let Some(at) =
+            (0..lines.len().max(model.len())).find(|&i| lines.get(i).copied() != model.get(i).map(Vec::as_slice))
+        else {
+            return Ok(());
+        };
+        let show =
+            |line: Option<&[u8]>| line.map_or("<no line>".to_owned(), |l| format!("{:?}", String::from_utf8_lossy(l)));
+        Err(Failure::Wrong(format!(
+            "{label} left the file wrong at line {}: meant {}, got {}",
+            at + 1,
+            show(model.get(at).map(Vec::as_slice)),
+            show(lines.get(at).copied())
+        )))
     }
 
     /// The rows known to hold now at the lines `step` names (its old lines moved by
