@@ -84,7 +84,7 @@ async def test_http_tools_read_edit_mismatch_and_retry(tmp_path: Path):
 
             result, text, value = await call(session, "read", {"path": "notes.txt"})
             assert not result.is_error
-            assert text == "1:3c8|alpha\n2:589|beta\n3:56d|gamma"
+            assert re.fullmatch(r"snapshot: s[0-9a-z]{8}\n1:3c8\|alpha\n2:589\|beta\n3:56d\|gamma", text), text
             assert rows(text) == anchors(value["lines"])
 
             edit = {"set_line": {"anchor": "2:589", "new_text": "BETA"}}
@@ -123,7 +123,8 @@ async def test_http_sessions_have_their_own_ledgers(tmp_path: Path):
             result, text, _ = await call(first, "read", {"path": "a.txt"})
             assert not result.is_error, text
             # The second session has read nothing: its edit is refused.
-            edit = {"set_line": {"anchor": "1:" + text.split(":")[1][:3], "new_text": "two"}}
+            row = text.splitlines()[1]
+            edit = {"set_line": {"anchor": row.split("|")[0], "new_text": "two"}}
             result, text, value = await call(second, "edit", {"path": "a.txt", "edits": [edit]})
             assert result.is_error and value["error"]["code"] == "file-not-read", text
             result, text, _ = await call(first, "edit", {"path": "a.txt", "edits": [edit]})

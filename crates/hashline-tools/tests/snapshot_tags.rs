@@ -318,3 +318,22 @@ fn a_symbol_item_in_a_cited_call_is_still_guarded() {
     assert_eq!(code(&result), "hash-mismatch", "{}", result.text());
     assert_eq!(bytes(&ws, "s.rs"), "fn a() {\n    2\n}\n");
 }
+
+/// A line inserted into a run of equal lines: the read's last `x` could be either of two
+/// lines now (a diff cannot tell which `x` is new), so the cited anchor is refused with the
+/// rows now, never aimed one line early; the retry with the refusal's anchor and tag lands.
+#[test]
+fn a_line_in_a_run_of_equal_lines_that_grew_is_refused_not_guessed() {
+    let ws = Workspace::new();
+    ws.file("r.txt", "a\nx\nx\nx\nx\nx\nb\n");
+    let tag = tag_of(&read(&ws, "r.txt"));
+    ws.file("r.txt", "a\nx\nx\nx\nx\nx\nx\nb\n");
+    let refused = edit(&ws, "r.txt", Some(&tag), json!([{"set_line": {"anchor": anchor(6, "x"), "new_text": "z"}}]));
+    assert_eq!(code(&refused), "hash-mismatch", "{}", refused.text());
+    assert!(refused.text().contains("one of several equal lines"), "{}", refused.text());
+    assert_eq!(bytes(&ws, "r.txt"), "a\nx\nx\nx\nx\nx\nx\nb\n");
+    let now = tag_of(&refused);
+    let retry = edit(&ws, "r.txt", Some(&now), json!([{"set_line": {"anchor": anchor(7, "x"), "new_text": "z"}}]));
+    assert!(!retry.is_error, "{}", retry.text());
+    assert_eq!(bytes(&ws, "r.txt"), "a\nx\nx\nx\nx\nx\nz\nb\n");
+}

@@ -445,11 +445,10 @@ fn with_tags_a_line_moved_far_past_the_window_is_followed_without_a_refusal() {
     }
 }
 
-// Known weakness of cited anchors (issue 49), found writing the tagged modes; the outcome
-// wanted: the line meant, or a refusal with fresh rows (then the retry lands).
+// A weakness of cited anchors found writing the tagged modes (issue 49): the diff paired
+// equal lines from the top and sent the anchor one line early. A line the diffs from the
+// top and from the bottom pair differently is now refused with fresh rows (the retry lands).
 #[test]
-#[ignore = "cited anchors follow a diff, which pairs equal lines in order: the line meant is \
-            the run's last, the diff says the inserted line is (hashline-tools' cited.rs)"]
 fn with_tags_a_line_in_a_run_of_equal_lines_is_edited_where_it_went() {
     // A line inserted at the top of a run of equal lines; the next call replaces the run's
     // last line, cited with the read's snapshot (the edit's fresh rows do not reach it). A

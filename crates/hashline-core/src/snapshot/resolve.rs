@@ -36,6 +36,9 @@ pub enum Fate {
 pub struct LineMap {
     /// Per snapshot line (0-based index): its line now, if it was kept.
     now_of: Vec<Option<LineNo>>,
+    /// The same, from the diff of both files read from the bottom up: where it differs from
+    /// `now_of`, equal lines could be paired either way.
+    from_bottom: Vec<Option<LineNo>>,
     /// The diff's changes as 0-based half-open ranges (snapshot lines, lines now), in order.
     hunks: Vec<(Range<u32>, Range<u32>)>,
     /// Lines in the file now (at least 1).
@@ -67,16 +70,30 @@ pub fn resolve_through(snapshot: &Document, now: &Document) -> LineMap {
     if before > MAX_DIFF_LINES || after > MAX_DIFF_LINES {
         return LineMap::all_changed(before, after);
     }
-    // Lines equal at both ends are paired without interning them (most edits touch a few
-    // lines of a large file); the diff runs on the middle.
-    let same = |i: usize, j: usize| {
-        snapshot.line(LineNo::from_index(i)).map(|l| l.content) == now.line(LineNo::from_index(j)).map(|l| l.content)
-    };
-    let prefix = (0..before.min(after)).take_while(|&i| same(i, i)).count();
-    let suffix = (0..before.min(after) - prefix).take_while(|&k| same(before - 1 - k, after - 1 - k)).count();
+    let old: Vec<&[u8]> = snapshot.lines().map(|line| line.content).collect();
+    let new: Vec<&[u8]> = now.lines().map(|line| line.content).collect();
+    let (now_of, hunks) = pairing(&old, &new);
+    // The same diff from the bottom up: where equal lines meet added or removed ones (a line
+    // inserted into a run of equal lines), the pairing from the top and the one from the
+    // bottom differ, and the line has two live meanings.
+    let (old_rev, new_rev): (Vec<&[u8]>, Vec<&[u8]>) =
+        (old.iter().rev().copied().collect(), new.iter().rev().copied().collect());
+    let (rev, _) = pairing(&old_rev, &new_rev);
+    let from_bottom =
+        (0..before).map(|i| rev[before - 1 - i].map(|j| LineNo::from_index(after - 1 - j.index()))).collect();
+    LineMap { now_of, from_bottom, hunks, now_lines: after }
+}
+
+/// Pairs the lines of `before` with those of `after` by a histogram diff (lines equal at both
+/// ends paired first, without interning): each line's index in `after` if it is kept, and the
+/// hunks as 0-based half-open ranges.
+fn pairing(before: &[&[u8]], after: &[&[u8]]) -> (Vec<Option<LineNo>>, Vec<(Range<u32>, Range<u32>)>) {
+    let (b, a) = (before.len(), after.len());
+    let prefix = before.iter().zip(after).take_while(|(x, y)| x == y).count();
+    let suffix = before[prefix..].iter().rev().zip(after[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
     let mut input = InternedInput::default();
-    input.update_before(snapshot.lines_in(prefix..before - suffix).map(|line| line.content));
-    input.update_after(now.lines_in(prefix..after - suffix).map(|line| line.content));
+    input.update_before(before[prefix..b - suffix].iter().copied());
+    input.update_after(after[prefix..a - suffix].iter().copied());
     let diff = Diff::compute(Algorithm::Histogram, &input);
     // Both counts are below `MAX_DIFF_LINES`, so the offsets fit in `u32`.
     let offset = prefix as u32;
@@ -84,7 +101,7 @@ pub fn resolve_through(snapshot: &Document, now: &Document) -> LineMap {
         .hunks()
         .map(|h| (h.before.start + offset..h.before.end + offset, h.after.start + offset..h.after.end + offset))
         .collect();
-    let mut now_of = Vec::with_capacity(before);
+    let mut now_of = Vec::with_capacity(b);
     let (mut old, mut new) = (0usize, 0usize);
     for (removed, added) in &hunks {
         while old < removed.start as usize {
@@ -96,18 +113,23 @@ pub fn resolve_through(snapshot: &Document, now: &Document) -> LineMap {
         old = removed.end as usize;
         new = added.end as usize;
     }
-    while old < before {
+    while old < b {
         now_of.push(Some(LineNo::from_index(new)));
         old += 1;
         new += 1;
     }
-    LineMap { now_of, hunks, now_lines: after }
+    (now_of, hunks)
 }
 
 impl LineMap {
     fn all_changed(before: usize, after: usize) -> Self {
         let whole = |n: usize| 0..u32::try_from(n).unwrap_or(u32::MAX);
-        Self { now_of: vec![None; before], hunks: vec![(whole(before), whole(after))], now_lines: after }
+        Self {
+            now_of: vec![None; before],
+            from_bottom: vec![None; before],
+            hunks: vec![(whole(before), whole(after))],
+            now_lines: after,
+        }
     }
 
     /// Lines in the snapshot.
@@ -165,7 +187,12 @@ impl LineMap {
             return Err(StaleAnchor::NotInSnapshot { anchor, shown, snapshot_lines: snapshot.line_count() });
         }
         match self.fate(anchor.line) {
-            Some(Fate::Kept(now)) => Ok(now),
+            Some(Fate::Kept(now)) => match self.from_bottom.get(anchor.line.index()).copied().flatten() {
+                Some(other) if other != now => {
+                    Err(StaleAnchor::Ambiguous { anchor, first: now.min(other), last: now.max(other) })
+                }
+                _ => Ok(now),
+            },
             Some(Fate::Replaced { first, last }) => Err(StaleAnchor::Changed { anchor, first, last }),
             Some(Fate::Deleted { next }) => Err(StaleAnchor::Deleted { anchor, next }),
             None => Err(StaleAnchor::NotInSnapshot { anchor, shown, snapshot_lines: snapshot.line_count() }),
@@ -268,6 +295,19 @@ pub enum StaleAnchor {
         /// The last line now of the range.
         last: LineNo,
     },
+    /// The line is one of a run of equal lines that lines were added to or removed from
+    /// since: the diff can pair it with more than one line now, so it is not followed.
+    #[error(
+        "Line {anchor} of the cited snapshot is one of several equal lines next to lines added or removed since; it may be any of lines {first}-{last} now."
+    )]
+    Ambiguous {
+        /// The anchor as given.
+        anchor: Anchor,
+        /// The first line now it may be.
+        first: LineNo,
+        /// The last line now it may be.
+        last: LineNo,
+    },
     /// The line was deleted since the snapshot.
     #[error("Line {anchor} of the cited snapshot has been deleted since ({}).", stood(*next))]
     Deleted {
@@ -290,6 +330,7 @@ impl StaleAnchor {
             StaleAnchor::NotInSnapshot { anchor, .. }
             | StaleAnchor::Changed { anchor, .. }
             | StaleAnchor::Deleted { anchor, .. }
+            | StaleAnchor::Ambiguous { anchor, .. }
             | StaleAnchor::RangeChanged { start: anchor, .. } => *anchor,
         }
     }

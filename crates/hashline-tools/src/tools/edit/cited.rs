@@ -146,7 +146,9 @@ fn lines_now(stale: &StaleAnchor, now: &Document) -> Vec<LineNo> {
         (first.index()..=last.index()).take(MAX_SHOWN).map(LineNo::from_index).collect()
     };
     match *stale {
-        StaleAnchor::Changed { first, last, .. } | StaleAnchor::RangeChanged { first, last, .. } => span(first, last),
+        StaleAnchor::Changed { first, last, .. }
+        | StaleAnchor::RangeChanged { first, last, .. }
+        | StaleAnchor::Ambiguous { first, last, .. } => span(first, last),
         StaleAnchor::Deleted { next, .. } => vec![next.unwrap_or(last_line)],
         StaleAnchor::NotInSnapshot { anchor, .. } => {
             vec![if anchor.line.index() < now.line_count() && anchor.line.get() > 0 { anchor.line } else { last_line }]
@@ -177,6 +179,7 @@ fn refusal(session: &Session, path: &ResolvedPath, now: &Document, stale: &[(usi
             sent: Some(s.anchor().to_string()),
             anchor: match *s {
                 StaleAnchor::Changed { first, .. } | StaleAnchor::RangeChanged { first, .. } => Some(first),
+                StaleAnchor::Ambiguous { .. } => None,
                 StaleAnchor::Deleted { next, .. } => next,
                 StaleAnchor::NotInSnapshot { .. } => None,
             }
