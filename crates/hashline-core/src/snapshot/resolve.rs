@@ -84,10 +84,13 @@ pub fn resolve_through(snapshot: &Document, now: &Document) -> LineMap {
     LineMap { now_of, from_bottom, hunks, now_lines: after }
 }
 
+/// A change of the diff: 0-based half-open ranges of the snapshot's lines and the lines now.
+type Hunk = (Range<u32>, Range<u32>);
+
 /// Pairs the lines of `before` with those of `after` by a histogram diff (lines equal at both
 /// ends paired first, without interning): each line's index in `after` if it is kept, and the
 /// hunks as 0-based half-open ranges.
-fn pairing(before: &[&[u8]], after: &[&[u8]]) -> (Vec<Option<LineNo>>, Vec<(Range<u32>, Range<u32>)>) {
+fn pairing(before: &[&[u8]], after: &[&[u8]]) -> (Vec<Option<LineNo>>, Vec<Hunk>) {
     let (b, a) = (before.len(), after.len());
     let prefix = before.iter().zip(after).take_while(|(x, y)| x == y).count();
     let suffix = before[prefix..].iter().rev().zip(after[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
@@ -97,7 +100,7 @@ fn pairing(before: &[&[u8]], after: &[&[u8]]) -> (Vec<Option<LineNo>>, Vec<(Rang
     let diff = Diff::compute(Algorithm::Histogram, &input);
     // Both counts are below `MAX_DIFF_LINES`, so the offsets fit in `u32`.
     let offset = prefix as u32;
-    let hunks: Vec<(Range<u32>, Range<u32>)> = diff
+    let hunks: Vec<Hunk> = diff
         .hunks()
         .map(|h| (h.before.start + offset..h.before.end + offset, h.after.start + offset..h.after.end + offset))
         .collect();
