@@ -128,7 +128,7 @@ test("listTools: every registry tool, with its schemas (output too) and hints", 
 test("read: rows in the text, the same anchors in the structured value", async () => {
   const { result, text, value } = await call("read", { path: "notes.txt" });
   assert.equal(result.isError, false);
-  assert.equal(text, "1:3c8|alpha\n2:589|beta\n3:56d|gamma");
+  assert.match(text, /^snapshot: s[0-9a-z]{8}\n1:3c8\|alpha\n2:589\|beta\n3:56d\|gamma$/);
   assert.deepEqual(rows(text), ["1:3c8", "2:589", "3:56d"]);
   assert.deepEqual(anchors(value.lines), rows(text));
 });
