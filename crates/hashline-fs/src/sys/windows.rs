@@ -321,8 +321,24 @@ pub(crate) fn rename_at(from_dir: HandleRef<'_>, from: &OsStr, to_dir: HandleRef
         let _ = classic(borrow(&old), to_dir, &name);
         return Err(err);
     }
+    // The old file goes through the handle already held, at once: renamed off the aside name
+    // (free for the next replace, even while another program keeps the old file open) and
+    // marked for removal when its last handle closes. A process stopped after the second
+    // rename left the aside for good when this took a fresh open by name (the fault suite's
+    // kill -9 rounds under Wine found `.hl<8 hex>.old` beside a file); now the window is
+    // these two calls. If either fails, the removal by name below runs, as before.
+    // The replace is done: nothing below may fail it.
+    let temp = crate::staging::temp_name("");
+    let renamed = checked_name(OsStr::new(&temp)).is_ok_and(|temp| classic(borrow(&old), to_dir, &temp).is_ok());
+    let marked = renamed && {
+        let plain = FILE_DISPOSITION_INFORMATION { DeleteFile: true };
+        let length = size_of::<FILE_DISPOSITION_INFORMATION>() as u32;
+        set_information(borrow(&old), &plain, length, FileDispositionInformation).is_ok()
+    };
     drop(old);
-    let _ = remove_at(to_dir, OsStr::new(&aside));
+    if !marked {
+        let _ = remove_at(to_dir, OsStr::new(if renamed { temp.as_str() } else { aside.as_str() }));
+    }
     Ok(())
 }
 
