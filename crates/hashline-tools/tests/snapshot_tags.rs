@@ -46,6 +46,25 @@ fn read(ws: &Workspace, path: &str) -> ToolResult {
     ws.call::<ReadTool>(json!({"path": path}))
 }
 
+/// The tag a library `read` of `path` in `session` names.
+fn read_tag(session: &Session, path: &str) -> String {
+    let shown = hashline_tools::read::read(session, hashline_tools::read::ReadArgs::builder().path(path).build())
+        .expect("read");
+    let hashline_tools::read::ReadValue::Text(text) = &shown.value else { panic!("not a text read") };
+    text.snapshot.clone().expect("a tag")
+}
+
+/// A library `edit` of `path` in `session` citing `tag`.
+fn edit_citing(
+    session: &Session,
+    path: &str,
+    tag: &str,
+    edits: Value,
+) -> Result<hashline_tools::ToolOutput<hashline_tools::edit::EditValue>, hashline_tools::ToolError> {
+    let args = hashline_tools::edit::EditArgs::builder().path(path).snapshot(tag).edits(edits).build();
+    hashline_tools::edit::edit(session, args)
+}
+
 fn bytes(ws: &Workspace, path: &str) -> String {
     String::from_utf8(std::fs::read(ws.path(path)).expect("read")).expect("utf-8")
 }
@@ -196,28 +215,16 @@ fn a_tag_shown_to_the_principal_serves_a_new_session_without_a_read() {
     let session = |store: &Arc<dyn Snapshots>| {
         Session::new(SessionConfig::builder().root(dir.path()).snapshots(store.clone()).build()).expect("session")
     };
-    let first = session(&store);
-    let shown = hashline_tools::read::read(&first, hashline_tools::read::ReadArgs::builder().path("g.txt").build())
-        .expect("read");
-    let hashline_tools::read::ReadValue::Text(text) = &shown.value else { panic!("text") };
-    let tag = text.snapshot.clone().expect("tag");
+    let tag = read_tag(&session(&store), "g.txt");
     std::fs::write(dir.path().join("g.txt"), "new\na\nb\nc\n").expect("write");
-    let second = session(&store);
-    let args = hashline_tools::edit::EditArgs::builder()
-        .path("g.txt")
-        .snapshot(tag.clone())
-        .edits(json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]))
-        .build();
-    hashline_tools::edit::edit(&second, args).expect("edit");
+    edit_citing(&session(&store), "g.txt", &tag, json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]))
+        .expect("edit");
     assert_eq!(std::fs::read_to_string(dir.path().join("g.txt")).expect("read"), "new\na\nB\nc\n");
     // Another principal's store does not hold the tag: the read gate stands.
     let stranger = session(&(Arc::new(MemorySnapshots::default()) as Arc<dyn Snapshots>));
-    let args = hashline_tools::edit::EditArgs::builder()
-        .path("g.txt")
-        .snapshot(tag)
-        .edits(json!([{"set_line": {"anchor": anchor(3, "B"), "new_text": "b"}}]))
-        .build();
-    let refused = hashline_tools::edit::edit(&stranger, args).expect_err("refused");
+    let refused =
+        edit_citing(&stranger, "g.txt", &tag, json!([{"set_line": {"anchor": anchor(3, "B"), "new_text": "b"}}]))
+            .expect_err("refused");
     assert_eq!(refused.code.as_str(), "file-not-read", "{}", refused.message);
 }
 
@@ -231,18 +238,11 @@ fn an_altered_snapshot_on_disk_is_not_used_and_the_edit_says_so() {
     let store_dir = state.path().join("snapshots");
     let store: Arc<dyn Snapshots> = Arc::new(Mutex::new(DiskSnapshots::new(&store_dir, StoreLimits::DEFAULT)));
     let session = Session::new(SessionConfig::builder().root(dir.path()).snapshots(store).build()).expect("session");
-    let shown = hashline_tools::read::read(&session, hashline_tools::read::ReadArgs::builder().path("h.txt").build())
-        .expect("read");
-    let hashline_tools::read::ReadValue::Text(text) = &shown.value else { panic!("text") };
-    let tag = text.snapshot.clone().expect("tag");
+    let tag = read_tag(&session, "h.txt");
     // Planted: the snapshot now says line 2 was `c`.
     std::fs::write(store_dir.join(format!("{tag}.snap")), "a\nc\nb\n").expect("plant");
-    let args = hashline_tools::edit::EditArgs::builder()
-        .path("h.txt")
-        .snapshot(tag.clone())
-        .edits(json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]))
-        .build();
-    let out = hashline_tools::edit::edit(&session, args).expect("edit");
+    let out = edit_citing(&session, "h.txt", &tag, json!([{"set_line": {"anchor": anchor(2, "b"), "new_text": "B"}}]))
+        .expect("edit");
     assert_eq!(std::fs::read_to_string(dir.path().join("h.txt")).expect("read"), "a\nB\nc\n");
     let said: String = out
         .content
@@ -336,4 +336,29 @@ fn a_line_in_a_run_of_equal_lines_that_grew_is_refused_not_guessed() {
     let retry = edit(&ws, "r.txt", Some(&now), json!([{"set_line": {"anchor": anchor(7, "x"), "new_text": "z"}}]));
     assert!(!retry.is_error, "{}", retry.text());
     assert_eq!(bytes(&ws, "r.txt"), "a\nx\nx\nx\nx\nx\nz\nb\n");
+}
+
+/// `files[]` takes a snapshot per file, each file's anchors followed through its own; a
+/// top-level `snapshot` beside `files` is refused, nothing written.
+#[test]
+fn each_file_of_a_multi_file_edit_cites_its_own_snapshot() {
+    let ws = Workspace::new();
+    ws.file("one.txt", "a\nb\n");
+    ws.file("two.txt", "c\nd\n");
+    let (one, two) = (tag_of(&read(&ws, "one.txt")), tag_of(&read(&ws, "two.txt")));
+    ws.file("one.txt", "new\na\nb\n");
+    ws.file("two.txt", "new\nnewer\nc\nd\n");
+    let set = |line: u32, old: &str, new: &str| json!([{"set_line": {"anchor": anchor(line, old), "new_text": new}}]);
+    let combo =
+        ws.call::<EditTool>(json!({"snapshot": one, "files": [{"path": "one.txt", "edits": set(2, "b", "B")}]}));
+    assert_eq!(code(&combo), "invalid-params-combo", "{}", combo.text());
+    let result = ws.call::<EditTool>(json!({"files": [
+        {"path": "one.txt", "snapshot": one, "edits": set(2, "b", "B")},
+        {"path": "two.txt", "snapshot": two, "edits": set(2, "d", "D")},
+    ]}));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(
+        (bytes(&ws, "one.txt"), bytes(&ws, "two.txt")),
+        ("new\na\nB\n".to_owned(), "new\nnewer\nc\nD\n".to_owned())
+    );
 }
