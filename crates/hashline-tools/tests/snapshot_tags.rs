@@ -362,3 +362,21 @@ fn each_file_of_a_multi_file_edit_cites_its_own_snapshot() {
         ("new\na\nB\n".to_owned(), "new\nnewer\nc\nD\n".to_owned())
     );
 }
+
+/// A file over the store's 16 MiB per snapshot still gets a tag; its bytes are not kept, so
+/// an edit citing it falls back to the uncited rules and says so (protocol §1.5).
+#[test]
+fn a_file_over_the_per_snapshot_cap_gets_a_tag_whose_anchors_fall_back() {
+    let ws = Workspace::new();
+    let line = format!("{}\n", "x".repeat(1023));
+    let big = format!("first\n{}", line.repeat(17 * 1024));
+    ws.file("big.txt", &big);
+    let shown = ws.call::<ReadTool>(json!({"path": "big.txt", "limit": 1}));
+    let tag = tag_of(&shown);
+    assert_eq!(tag, SnapshotTag::of(big.as_bytes()).to_string());
+    let result =
+        edit(&ws, "big.txt", Some(&tag), json!([{"set_line": {"anchor": anchor(1, "first"), "new_text": "FIRST"}}]));
+    assert!(!result.is_error, "{}", result.text());
+    assert!(result.text().contains(&format!("snapshot {tag} could not be used")), "{}", result.text());
+    assert!(bytes(&ws, "big.txt").starts_with("FIRST\n"));
+}
