@@ -5,7 +5,9 @@
 //! The directory is a [`PrivateDir`]: opened without following a symlink and checked as the
 //! user's own (docs/protocol.md §8, "Shared directories"); its files are read, written and
 //! removed relative to its handle. A snapshot is the file `<tag>.snap` holding the exact
-//! bytes the tag names; `<tag>.collided` marks a tag shown with two different contents.
+//! bytes the tag names; `<tag>.collided` marks a tag shown with two different contents;
+//! `<tag>.parent` holds the tag of the snapshot `<tag>` was made from as a partial view
+//! ([`Snapshots::link`](crate::snapshots::Snapshots::link)), a hint only.
 //! Everything read back is untrusted: bytes that do not hash to their file's tag, or are
 //! over the per-entry cap, are removed and reported ([`Miss::Tampered`]), never used. The
 //! bounds are [`StoreLimits`] (by default 64 MiB, 16 MiB per snapshot, 10,000 files); when
@@ -125,6 +127,36 @@ impl DiskSnapshots {
         }
     }
 
+    /// Records that `child` was made from `parent` (best effort; only while `child` is held).
+    pub fn link(&mut self, child: SnapshotTag, parent: SnapshotTag) {
+        if child == parent {
+            return;
+        }
+        let Some(dir) = self.open(false) else { return };
+        let (snap, _) = names(child);
+        if dir.contains(&snap) {
+            let _ = dir.write(&link_name(child), parent.to_string().as_bytes());
+        }
+    }
+
+    /// The snapshot `child` was made from, if a well-formed link is on record. A malformed
+    /// link file is removed.
+    pub fn parent(&mut self, child: SnapshotTag) -> Option<SnapshotTag> {
+        let dir = self.open(false)?;
+        let name = link_name(child);
+        if !dir.contains(&name) {
+            return None;
+        }
+        let held = dir.read(&name, 64).ok()?;
+        let parsed = std::str::from_utf8(&held)
+            .ok()
+            .and_then(|text| text.parse::<SnapshotTag>().ok().filter(|tag| tag.to_string() == text));
+        if parsed.is_none() {
+            let _ = dir.remove(name.as_ref());
+        }
+        parsed.filter(|&parent| parent != child)
+    }
+
     /// Removes the least recently used files beyond the bounds (never `keep`), and
     /// temporary files a stopped writer left.
     fn evict(&self, keep: &str) {
@@ -167,9 +199,17 @@ fn names(tag: SnapshotTag) -> (String, String) {
     (format!("{tag}.snap"), format!("{tag}.collided"))
 }
 
+/// The file name of a tag's link to the snapshot it was made from.
+fn link_name(tag: SnapshotTag) -> String {
+    format!("{tag}.parent")
+}
+
 /// The tag a store file is named after, if the name is one of the store's.
 fn parse_name(name: &str) -> Option<SnapshotTag> {
-    let stem = name.strip_suffix(".snap").or_else(|| name.strip_suffix(".collided"))?;
+    let stem = name
+        .strip_suffix(".snap")
+        .or_else(|| name.strip_suffix(".collided"))
+        .or_else(|| name.strip_suffix(".parent"))?;
     stem.parse().ok().filter(|tag: &SnapshotTag| tag.to_string() == stem)
 }
 

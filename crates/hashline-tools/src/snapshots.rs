@@ -18,6 +18,13 @@ pub trait Snapshots: Send + Sync + std::fmt::Debug {
     fn insert(&self, bytes: &[u8]) -> Inserted;
     /// The bytes of the snapshot `tag`, checked against it, or why there are none.
     fn get(&self, tag: SnapshotTag) -> Result<Arc<[u8]>, Miss>;
+    /// Records that `child` was shown as a partial view made from `parent` (see
+    /// [`SnapshotStore::link`](hashline_core::snapshot::SnapshotStore::link)).
+    fn link(&self, child: SnapshotTag, parent: SnapshotTag);
+    /// The snapshot `child` was made from, if recorded. Read back from an untrusted place, a
+    /// link is a hint: an edit uses it only to find more views an anchor may come from, each
+    /// checked against its tag, and refuses an anchor two of them give different lines.
+    fn parent(&self, child: SnapshotTag) -> Option<SnapshotTag>;
 }
 
 /// An in-memory store ([`SnapshotStore`] behind a lock).
@@ -51,6 +58,14 @@ impl Snapshots for MemorySnapshots {
     fn get(&self, tag: SnapshotTag) -> Result<Arc<[u8]>, Miss> {
         self.store().get(tag)
     }
+
+    fn link(&self, child: SnapshotTag, parent: SnapshotTag) {
+        self.store().link(child, parent);
+    }
+
+    fn parent(&self, child: SnapshotTag) -> Option<SnapshotTag> {
+        self.store().parent(child)
+    }
 }
 
 impl Snapshots for Mutex<DiskSnapshots> {
@@ -60,5 +75,13 @@ impl Snapshots for Mutex<DiskSnapshots> {
 
     fn get(&self, tag: SnapshotTag) -> Result<Arc<[u8]>, Miss> {
         self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(tag)
+    }
+
+    fn link(&self, child: SnapshotTag, parent: SnapshotTag) {
+        self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).link(child, parent);
+    }
+
+    fn parent(&self, child: SnapshotTag) -> Option<SnapshotTag> {
+        self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).parent(child)
     }
 }

@@ -380,3 +380,75 @@ fn a_file_over_the_per_snapshot_cap_gets_a_tag_whose_anchors_fall_back() {
     assert!(result.text().contains(&format!("snapshot {tag} could not be used")), "{}", result.text());
     assert!(bytes(&ws, "big.txt").starts_with("FIRST\n"));
 }
+
+/// An edit result shows only the lines it added, so a model holds the read's rows for the
+/// rest and cites the newest tag it was shown. The edit's snapshot was made from the read's:
+/// a read anchor the edit moved lands on its line, and a name the two views give to
+/// different lines is refused with fresh rows, never aimed at the newer view's line (found
+/// from outside: `4:b18` of the read, cited with the edit's tag, rewrote `a`'s brace).
+#[test]
+fn an_edit_results_tag_serves_the_read_it_was_made_from_and_a_name_with_two_meanings_is_refused() {
+    let ws = Workspace::new();
+    ws.file("m.rs", "fn a() {\n}\nfn b() {\n}\n");
+    let first = tag_of(&read(&ws, "m.rs"));
+    let inserted = edit(
+        &ws,
+        "m.rs",
+        Some(&first),
+        json!([{"insert_after": {"anchor": anchor(1, "fn a() {"), "new_text": "x\ny"}}]),
+    );
+    assert!(!inserted.is_error, "{}", inserted.text());
+    let second = tag_of(&inserted);
+    let after_insert = "fn a() {\nx\ny\n}\nfn b() {\n}\n";
+    assert_eq!(bytes(&ws, "m.rs"), after_insert);
+    // The read's 4:b18 is `b`'s brace (line 6 now); line 4 of the edit's snapshot is `a`'s.
+    let two = edit(&ws, "m.rs", Some(&second), json!([{"set_line": {"anchor": anchor(4, "}"), "new_text": "} // b"}}]));
+    assert_eq!(code(&two), "hash-mismatch", "{}", two.text());
+    assert!(two.text().contains("names different lines"), "{}", two.text());
+    assert_eq!(bytes(&ws, "m.rs"), after_insert);
+    // The read's 3:… (`fn b() {`, line 5 now) is no row of the edit's snapshot: it is
+    // followed through the read's.
+    let moved = edit(
+        &ws,
+        "m.rs",
+        Some(&second),
+        json!([{"set_line": {"anchor": anchor(3, "fn b() {"), "new_text": "fn c() {"}}]),
+    );
+    assert!(!moved.is_error, "{}", moved.text());
+    assert_eq!(bytes(&ws, "m.rs"), "fn a() {\nx\ny\n}\nfn c() {\n}\n");
+    // The edit's own new row still serves with its tag.
+    let own = edit(&ws, "m.rs", Some(&second), json!([{"set_line": {"anchor": anchor(2, "x"), "new_text": "X"}}]));
+    assert!(!own.is_error, "{}", own.text());
+    assert_eq!(bytes(&ws, "m.rs"), "fn a() {\nX\ny\n}\nfn c() {\n}\n");
+}
+
+/// A refusal shows fresh rows of a part of the file only: retrying with its tag, the other
+/// items' anchors (from the read) still land, through the snapshot the refusal was made from.
+/// The links live in the principal's store: on disk, a new session sees them.
+#[test]
+fn a_refusals_tag_serves_the_other_anchors_of_the_view_it_refused_across_sessions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("state");
+    std::fs::write(dir.path().join("r.txt"), "one\ntwo\nthree\nfour\n").expect("write");
+    let store_dir = state.path().join("snapshots");
+    let store: Arc<dyn Snapshots> = Arc::new(Mutex::new(DiskSnapshots::new(&store_dir, StoreLimits::DEFAULT)));
+    let session = |store: &Arc<dyn Snapshots>| {
+        Session::new(SessionConfig::builder().root(dir.path()).stateful(false).snapshots(store.clone()).build())
+            .expect("session")
+    };
+    let tag = read_tag(&session(&store), "r.txt");
+    std::fs::write(dir.path().join("r.txt"), "zero\none\nTWO\nthree\nfour\n").expect("write");
+    let items = |two: String, two_text: &str| {
+        json!([
+            {"set_line": {"anchor": two, "new_text": two_text}},
+            {"set_line": {"anchor": anchor(4, "four"), "new_text": "4"}},
+        ])
+    };
+    let refused = edit_citing(&session(&store), "r.txt", &tag, items(anchor(2, "two"), "2")).expect_err("refused");
+    assert_eq!(refused.code.as_str(), "hash-mismatch", "{}", refused.message);
+    let now = refused.details.as_ref().and_then(|d| d["snapshot"].as_str()).expect("a tag").to_owned();
+    // Store reopened: a new process of the same principal.
+    let reopened: Arc<dyn Snapshots> = Arc::new(Mutex::new(DiskSnapshots::new(&store_dir, StoreLimits::DEFAULT)));
+    edit_citing(&session(&reopened), "r.txt", &now, items(anchor(3, "TWO"), "2")).expect("the retry lands");
+    assert_eq!(std::fs::read_to_string(dir.path().join("r.txt")).expect("read"), "zero\none\n2\nthree\n4\n");
+}

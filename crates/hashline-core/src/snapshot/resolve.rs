@@ -319,6 +319,28 @@ pub enum StaleAnchor {
         /// The line now that follows where it stood; `None` at the end of the file.
         next: Option<LineNo>,
     },
+    /// The anchor is a row of two views of the file the model was shown (the cited snapshot
+    /// and one it was made from, such as the read an edit's result came from), and the two
+    /// name different lines now: it is not guessed.
+    #[error(
+        "Anchor {anchor} names different lines in two views of this file you were shown (the snapshot it cites and one that snapshot was made from): {}.",
+        meanings(*first, *second)
+    )]
+    TwoMeanings {
+        /// The anchor as given.
+        anchor: Anchor,
+        /// The line now one view gives it.
+        first: LineNo,
+        /// The line now the other gives it; `None` when that line has changed since.
+        second: Option<LineNo>,
+    },
+}
+
+fn meanings(first: LineNo, second: Option<LineNo>) -> String {
+    match second {
+        Some(second) => format!("line {first} and line {second} now"),
+        None => format!("line {first} now, and a line changed since"),
+    }
 }
 
 impl StaleAnchor {
@@ -334,6 +356,7 @@ impl StaleAnchor {
             | StaleAnchor::Changed { anchor, .. }
             | StaleAnchor::Deleted { anchor, .. }
             | StaleAnchor::Ambiguous { anchor, .. }
+            | StaleAnchor::TwoMeanings { anchor, .. }
             | StaleAnchor::RangeChanged { start: anchor, .. } => *anchor,
         }
     }

@@ -99,6 +99,8 @@ struct Entry {
     content: Option<Arc<[u8]>>,
     /// When it was last used (the key of `SnapshotStore::order`).
     used: u64,
+    /// The snapshot this one was made from as a partial view ([`SnapshotStore::link`]).
+    parent: Option<SnapshotTag>,
 }
 
 /// An in-memory, content-addressed store of the snapshots a principal was shown: bytes by
@@ -199,6 +201,40 @@ impl SnapshotStore {
         Ok(content)
     }
 
+    /// Records that `child` was shown as a partial view made from `parent`: an edit's result
+    /// (the lines it added) made from the snapshot the edit cited or read, or a refusal's
+    /// fresh rows made from the snapshot it refused. A model holding such a view still holds
+    /// `parent`'s rows for the other lines. Nothing is recorded unless `child` is held and
+    /// differs from `parent`; a later link of the same child replaces this one, and the link
+    /// goes with the child's entry.
+    ///
+    /// ```
+    /// use hashline_core::snapshot::SnapshotStore;
+    ///
+    /// let mut store = SnapshotStore::default();
+    /// let read = store.insert(b"a\nb\n").tag;
+    /// let edited = store.insert(b"a\nx\nb\n").tag;
+    /// store.link(edited, read);
+    /// assert_eq!(store.parent(edited), Some(read));
+    /// assert_eq!(store.parent(read), None);
+    /// ```
+    pub fn link(&mut self, child: SnapshotTag, parent: SnapshotTag) {
+        if child == parent {
+            return;
+        }
+        if let Some(entry) = self.entries.get_mut(&child)
+            && entry.content.is_some()
+        {
+            entry.parent = Some(parent);
+        }
+    }
+
+    /// The snapshot `child` was made from ([`link`](Self::link)), if recorded (unchecked;
+    /// does not count as a use).
+    pub fn parent(&self, child: SnapshotTag) -> Option<SnapshotTag> {
+        self.entries.get(&child).and_then(|entry| entry.parent)
+    }
+
     /// The tags held, least recently used first.
     pub fn tags(&self) -> impl Iterator<Item = SnapshotTag> + '_ {
         self.order.values().copied()
@@ -231,7 +267,7 @@ impl SnapshotStore {
             return Stored::TooLarge;
         }
         self.clock += 1;
-        self.entries.insert(tag, Entry { content: Some(Arc::from(bytes)), used: self.clock });
+        self.entries.insert(tag, Entry { content: Some(Arc::from(bytes)), used: self.clock, parent: None });
         self.order.insert(self.clock, tag);
         self.bytes += bytes.len();
         self.evict(tag);

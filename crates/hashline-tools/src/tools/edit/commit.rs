@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use hashline_core::edit::{EditOp, marked_rows};
+use hashline_core::snapshot::SnapshotTag;
 use hashline_core::{Document, LineNo};
 use serde_json::{Value, json};
 
@@ -263,6 +264,11 @@ fn finish(session: &Session, file: &Prepared, ctx: &CallContext, max_bytes: usiz
     };
     let (diff, _) = render::anchored_diff(old, new, &hunks, max_bytes);
     let snapshot = session.show_snapshot(new.as_bytes());
+    // The result shows the added lines only: the model keeps the rows of the view it edited.
+    if !noop {
+        let parent = file.cited.unwrap_or_else(|| SnapshotTag::of(old.as_bytes()));
+        session.snapshots().link(snapshot, parent);
+    }
     let mut text = summary.clone();
     text.push('\n');
     text.push_str(crate::tools::read::snapshot_line(snapshot).trim_end());

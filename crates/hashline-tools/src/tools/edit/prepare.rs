@@ -44,6 +44,9 @@ pub(crate) struct Prepared {
     pub syntax: SyntaxOutcome,
     /// Cross-file moves: (source path as given, the op) — the source deletes the range.
     pub moved_from: Vec<(String, EditOp)>,
+    /// The snapshot the call cited for this file, when the store held it: the result's
+    /// snapshot is linked to it (else to the bytes the edit was applied to).
+    pub cited: Option<hashline_core::snapshot::SnapshotTag>,
 }
 
 /// The files of one edit call, opened beneath their roots and locked (in key order, so
@@ -143,10 +146,12 @@ pub(crate) fn prepare(
     // (docs/protocol.md §1.5): the snapshot stands for the read gate, the window and the
     // served-lines guard.
     let mut exact = false;
+    let mut cited_tag = None;
     match request.snapshot.map(|tag| cited::cite(session, tag)) {
-        Some(Cited::Held { snapshot, .. }) => {
-            cited::follow(session, &path, &snapshot, &before, &mut items)?;
+        Some(Cited::Held { tag, views }) => {
+            cited::follow(session, &path, &views, &before, &mut items, tag)?;
             exact = true;
+            cited_tag = Some(tag);
         }
         Some(Cited::Missing(warning)) => warnings.push(warning),
         None => {}
@@ -202,7 +207,7 @@ pub(crate) fn prepare(
             _ => None,
         })
         .collect();
-    Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, syntax, moved_from })
+    Ok(Prepared { path, before, outcome, edits: ops.len(), warnings, syntax, moved_from, cited: cited_tag })
 }
 
 /// The `replace-unverified` note (issue 21 item 6): a text `replace` names no anchor, so it
