@@ -242,6 +242,27 @@ mod tests {
     }
 
     #[test]
+    fn a_link_is_kept_beside_a_held_snapshot_and_a_malformed_one_is_removed_unused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut snaps = store(dir.path(), 1000, 1000, 10);
+        let read = snaps.insert(b"a\nb\n").tag;
+        let edited = snaps.insert(b"a\nx\nb\n").tag;
+        let never = SnapshotTag::of(b"never shown");
+        snaps.link(edited, read);
+        snaps.link(never, read);
+        snaps.link(read, read);
+        assert_eq!(std::fs::read_to_string(file(dir.path(), edited, "parent")).expect("kept"), read.to_string());
+        assert!(!file(dir.path(), never, "parent").exists(), "no link for a snapshot not held");
+        let mut later = store(dir.path(), 1000, 1000, 10);
+        assert_eq!(later.parent(edited), Some(read));
+        assert_eq!(later.parent(read), None);
+        for planted in ["not a tag", "", &format!("{read}\n"), &edited.to_string()] {
+            std::fs::write(file(dir.path(), edited, "parent"), planted).expect("plant");
+            assert_eq!(later.parent(edited), None, "{planted:?}");
+        }
+    }
+
+    #[test]
     fn a_snapshot_is_kept_as_its_bytes_in_a_private_file_and_read_back_checked() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut snaps = store(dir.path(), 1000, 1000, 10);
