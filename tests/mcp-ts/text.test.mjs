@@ -99,8 +99,9 @@ test("read, edit by a copied anchor, a stale edit refused with fresh rows, the r
   const edited = await call("edit", { path: "notes.txt", edits: [{ set_line: { anchor: beta, new_text: "BETA" } }] });
   assert.equal(edited.isError, false, edited.text);
   assert.equal(readFileSync(join(workspace, "notes.txt"), "utf8"), "alpha\nBETA\ngamma\n");
-  const [added] = rows(edited.text, ["+"]);
-  assert.equal(added.text, "BETA");
+  // The result names the added line's new anchor (not its content: the model wrote it).
+  const added = { anchor: edited.text.match(/^Anchors of the added lines: (\d+:[0-9a-f]{3})$/m)?.[1] };
+  assert.equal(added.anchor, "2:a21", edited.text);
 
   writeFileSync(join(workspace, "notes.txt"), "alpha\nBETA (changed outside)\ngamma\n");
   const stale = await call("edit", { path: "notes.txt", edits: [{ set_line: { anchor: added.anchor, new_text: "Beta" } }] });

@@ -158,14 +158,15 @@ async def test_tools_read_edit_mismatch_retry_and_image(tmp_path: Path):
         assert re.fullmatch(r"snapshot: s[0-9a-z]{8}\n1:3c8\|alpha\n2:589\|beta\n3:56d\|gamma", text), text
         assert rows(text) == anchors(value["lines"]) == ["1:3c8", "2:589", "3:56d"]
 
-        # edit by anchor: the text's rows are the added lines with their new anchors; the
-        # value's anchored diff has context and removed rows too, its new-side rows the
+        # edit by anchor: the text names the added lines' new anchors (not their content);
+        # the value's anchored diff has context and removed rows too, its new-side rows the
         # fresh anchors of the value.
         edit = {"set_line": {"anchor": "2:589", "new_text": "BETA"}}
         result, text, value = await call(session, "edit", {"path": "notes.txt", "edits": [edit]})
         assert not result.is_error, text
         assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA\ngamma\n"
-        assert rows(text) == rows(text, {"+"}) == ["2:a21"]
+        assert re.search(r"^Anchors of the added lines: 2:a21$", text, re.M), text
+        assert rows(text) == []
         assert rows(value["diff"], {" ", "+"}) == anchors(value["anchors"])
         assert "2:589" in rows(value["diff"], {"-"})
 
@@ -409,7 +410,7 @@ async def test_by_default_the_model_works_from_the_text_alone(tmp_path: Path):
         text = text_call_checks(result)
         assert not result.is_error, text
         assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA\ngamma\n"
-        fresh = rows(text, {"+"})
+        fresh = re.findall(r"^Anchors of the added lines: (.*)$", text, re.M)[0].split(" ")
         assert len(fresh) == 1 and fresh[0].startswith("2:"), text
 
         # A stale view is refused, and the refusal's text holds the fresh rows to retry with.

@@ -75,12 +75,25 @@ pub enum Mode {
     /// the calls sharing one snapshot store (`SessionConfig::snapshots`): a stateless
     /// principal that keeps its tags.
     StatelessTagged,
+    /// One call per hunk like [`Mode::StatelessTagged`], but the model cites the newest tag
+    /// it was shown for the file whatever view each anchor came from (the read's rows with
+    /// an edit result's tag, as a model that sees an edit's added anchors alone does): the
+    /// views made from a view (protocol §1.5) must keep every edit on its line. A wrong
+    /// result is counted as a misplacement.
+    StatelessNewest,
 }
 
 impl Mode {
     /// Every mode, in report order.
-    pub const ALL: [Mode; 6] =
-        [Mode::Batch, Mode::Several, Mode::NoLiteral, Mode::Stateless, Mode::SeveralTagged, Mode::StatelessTagged];
+    pub const ALL: [Mode; 7] = [
+        Mode::Batch,
+        Mode::Several,
+        Mode::NoLiteral,
+        Mode::Stateless,
+        Mode::SeveralTagged,
+        Mode::StatelessTagged,
+        Mode::StatelessNewest,
+    ];
 
     fn label(self) -> &'static str {
         match self {
@@ -90,6 +103,7 @@ impl Mode {
             Mode::Stateless => "stateless",
             Mode::SeveralTagged => "several calls with tags",
             Mode::StatelessTagged => "stateless with tags",
+            Mode::StatelessNewest => "stateless, newest tag",
         }
     }
 
@@ -100,12 +114,12 @@ impl Mode {
 
     /// Whether the mode cites snapshot tags.
     fn tagged(self) -> bool {
-        matches!(self, Mode::SeveralTagged | Mode::StatelessTagged)
+        matches!(self, Mode::SeveralTagged | Mode::StatelessTagged | Mode::StatelessNewest)
     }
 
     /// Whether the mode calls without a session.
     fn stateless(self) -> bool {
-        matches!(self, Mode::Stateless | Mode::StatelessTagged)
+        matches!(self, Mode::Stateless | Mode::StatelessTagged | Mode::StatelessNewest)
     }
 
     /// Whether a mismatch in this mode fails the replay. Stateless misplacements do not:
@@ -272,13 +286,14 @@ impl Totals {
     /// and with tags side by side.
     fn rates(&self) -> String {
         let per = |n: usize| if self.hunks == 0 { 0.0 } else { n as f64 * 1000.0 / self.hunks as f64 };
-        let modes: Vec<String> = [Mode::Several, Mode::SeveralTagged, Mode::Stateless, Mode::StatelessTagged]
-            .into_iter()
-            .map(|m| {
-                let t = self.mode(m);
-                format!("{} {:.2} / {:.2}", m.label(), per(t.refusals), per(t.rereads))
-            })
-            .collect();
+        let modes: Vec<String> =
+            [Mode::Several, Mode::SeveralTagged, Mode::Stateless, Mode::StatelessTagged, Mode::StatelessNewest]
+                .into_iter()
+                .map(|m| {
+                    let t = self.mode(m);
+                    format!("{} {:.2} / {:.2}", m.label(), per(t.refusals), per(t.rereads))
+                })
+                .collect();
         format!("per 1,000 hunks, calls refused / re-reads: {}", modes.join("; "))
     }
 
@@ -587,8 +602,9 @@ pub fn check(workspace: &Workspace<'_>, pre: &[u8], post: &[u8], steps: &[Step],
             Mode::NoLiteral => workspace.batch(pre, steps, false),
             Mode::Several => workspace.several(pre, steps, true, seen),
             Mode::Stateless => workspace.several(pre, steps, false, seen),
-            Mode::SeveralTagged => workspace.several_tagged(pre, steps, true, seen),
-            Mode::StatelessTagged => workspace.several_tagged(pre, steps, false, seen),
+            Mode::SeveralTagged => workspace.several_tagged(pre, steps, true, false, seen),
+            Mode::StatelessTagged => workspace.several_tagged(pre, steps, false, false, seen),
+            Mode::StatelessNewest => workspace.several_tagged(pre, steps, false, true, seen),
         };
         verdicts.push((mode, verdict(got)));
     }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use hashline_core::snapshot::{Link, ShownLines};
 use hashline_core::{LineHash, LineNo};
 use typed_builder::TypedBuilder;
 
@@ -358,10 +359,67 @@ impl Session {
         &*self.snapshots
     }
 
-    /// Records that a file's `bytes` were shown with rows, and returns the tag the result
-    /// names them by.
+    /// Records that a file's `bytes` were shown with rows (a read, grep, write …), and
+    /// returns the tag the result names them by. Call [`note_shown`](Self::note_shown) with
+    /// the rows shown.
     pub fn show_snapshot(&self, bytes: &[u8]) -> hashline_core::snapshot::SnapshotTag {
         self.snapshots.insert(bytes).tag
+    }
+
+    /// Records that a result showed the rows `lines` (1-based) under `tag`. A snapshot first
+    /// shown as a view of its own vouches for every row already; one made from another (an
+    /// edit's result, a refusal's rows) vouches for these rows from now on too, and stays
+    /// linked: the model may still hold the rows of the views it was made from.
+    pub fn note_shown(&self, tag: hashline_core::snapshot::SnapshotTag, lines: impl IntoIterator<Item = u32>) {
+        if let Some(link) = self.snapshots.link_of(tag) {
+            let shown = link.shown.union(&ShownLines::from_lines(lines));
+            if shown != link.shown {
+                self.snapshots.link(tag, Link { shown, ..link });
+            }
+        }
+    }
+
+    /// Records that a file's `bytes` were shown as a partial view made from `parent` (an
+    /// edit's result, a refusal's rows), showing the lines `shown` (1-based), and returns
+    /// the tag. The same bytes as `parent` only add `shown` to what `parent` was shown.
+    pub fn show_partial(
+        &self,
+        bytes: &[u8],
+        parent: hashline_core::snapshot::SnapshotTag,
+        shown: impl IntoIterator<Item = u32>,
+    ) -> hashline_core::snapshot::SnapshotTag {
+        let tag = self.snapshots.insert(bytes).tag;
+        match tag == parent {
+            true => self.note_shown(tag, shown),
+            false => {
+                let shown = ShownLines::from_lines(shown);
+                self.snapshots.link(tag, Link { parent, shown, confirmed: ShownLines::default() });
+            }
+        }
+        tag
+    }
+
+    /// Records that a refusal showed the rows `shown` (1-based) of `bytes`, the file as it
+    /// is now, to a model that cited `cited`, and returns the tag. The rows mean this
+    /// snapshot's lines whatever the views it was made from say, so the retry the refusal
+    /// asks for resolves: a new snapshot is linked to `cited` with them confirmed; when the
+    /// file is still `cited`, they are added to its shown and confirmed lines (a view of its
+    /// own already vouches for every row).
+    pub fn show_refused(
+        &self,
+        bytes: &[u8],
+        cited: hashline_core::snapshot::SnapshotTag,
+        shown: impl IntoIterator<Item = u32>,
+    ) -> hashline_core::snapshot::SnapshotTag {
+        let tag = self.snapshots.insert(bytes).tag;
+        let shown = ShownLines::from_lines(shown);
+        if tag != cited {
+            self.snapshots.link(tag, Link { parent: cited, shown: shown.clone(), confirmed: shown });
+        } else if let Some(link) = self.snapshots.link_of(tag) {
+            let (shown, confirmed) = (link.shown.union(&shown), link.confirmed.union(&shown));
+            self.snapshots.link(tag, Link { parent: link.parent, shown, confirmed });
+        }
+        tag
     }
 
     /// The on-disk store of symbol maps, when the session has one.

@@ -6,8 +6,8 @@
 //! user's own (docs/protocol.md §8, "Shared directories"); its files are read, written and
 //! removed relative to its handle. A snapshot is the file `<tag>.snap` holding the exact
 //! bytes the tag names; `<tag>.collided` marks a tag shown with two different contents;
-//! `<tag>.parent` holds the tag of the snapshot `<tag>` was made from as a partial view
-//! ([`Snapshots::link`](crate::snapshots::Snapshots::link)), a hint only.
+//! `<tag>.parent` holds the tag of the snapshot `<tag>` was made from as a partial view and
+//! the lines it showed ([`Snapshots::link`](crate::snapshots::Snapshots::link)), a hint only.
 //! Everything read back is untrusted: bytes that do not hash to their file's tag, or are
 //! over the per-entry cap, are removed and reported ([`Miss::Tampered`]), never used. The
 //! bounds are [`StoreLimits`] (by default 64 MiB, 16 MiB per snapshot, 10,000 files); when
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use hashline_core::snapshot::{Inserted, Miss, SnapshotTag, StoreLimits, Stored};
+use hashline_core::snapshot::{Inserted, Link, Miss, SnapshotTag, StoreLimits, Stored};
 use hashline_fs::private::PrivateDir;
 
 /// A file used more recently than this is not rewritten to refresh its time on a hit.
@@ -127,34 +127,52 @@ impl DiskSnapshots {
         }
     }
 
-    /// Records that `child` was made from `parent` (best effort; only while `child` is held).
-    pub fn link(&mut self, child: SnapshotTag, parent: SnapshotTag) {
-        if child == parent {
+    /// Records `child`'s link (best effort; only while `child` is held): the file
+    /// `<child>.parent` holds the parent's tag, then the lines shown and the lines confirmed
+    /// (`3-5,9`), one a line.
+    pub fn link(&mut self, child: SnapshotTag, link: Link) {
+        if child == link.parent {
             return;
         }
         let Some(dir) = self.open(false) else { return };
         let (snap, _) = names(child);
         if dir.contains(&snap) {
-            let _ = dir.write(&link_name(child), parent.to_string().as_bytes());
+            let text = format!("{}\n{}\n{}", link.parent, link.shown, link.confirmed);
+            let _ = dir.write(&link_name(child), text.as_bytes());
         }
     }
 
-    /// The snapshot `child` was made from, if a well-formed link is on record. A malformed
-    /// link file is removed.
-    pub fn parent(&mut self, child: SnapshotTag) -> Option<SnapshotTag> {
+    /// Records that `tag` was shown as a view of its own: its link, if any, is removed.
+    pub fn unlink(&mut self, tag: SnapshotTag) {
+        let Some(dir) = self.open(false) else { return };
+        let name = link_name(tag);
+        if dir.contains(&name) {
+            let _ = dir.remove(name.as_ref());
+        }
+    }
+
+    /// The link of `child`, if a well-formed one is on record. A malformed link file is
+    /// removed.
+    pub fn link_of(&mut self, child: SnapshotTag) -> Option<Link> {
         let dir = self.open(false)?;
         let name = link_name(child);
         if !dir.contains(&name) {
             return None;
         }
-        let held = dir.read(&name, 64).ok()?;
-        let parsed = std::str::from_utf8(&held)
-            .ok()
-            .and_then(|text| text.parse::<SnapshotTag>().ok().filter(|tag| tag.to_string() == text));
+        let held = dir.read(&name, 16 * 1024).ok()?;
+        let parsed = std::str::from_utf8(&held).ok().and_then(|text| {
+            let mut lines = text.split('\n');
+            let (parent, shown, confirmed) = (lines.next()?, lines.next()?, lines.next()?);
+            if lines.next().is_some() {
+                return None;
+            }
+            let parent = parent.parse::<SnapshotTag>().ok().filter(|tag| tag.to_string() == parent)?;
+            Some(Link { parent, shown: shown.parse().ok()?, confirmed: confirmed.parse().ok()? })
+        });
         if parsed.is_none() {
             let _ = dir.remove(name.as_ref());
         }
-        parsed.filter(|&parent| parent != child)
+        parsed.filter(|link| link.parent != child)
     }
 
     /// Removes the least recently used files beyond the bounds (never `keep`), and
@@ -225,6 +243,7 @@ fn touch(dir: &PrivateDir, path: &Path, name: &str, bytes: &[u8]) {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use hashline_core::snapshot::ShownLines;
     use std::os::unix::fs::PermissionsExt;
 
     fn store(dir: &Path, max_bytes: usize, max_entry_bytes: usize, max_entries: usize) -> DiskSnapshots {
@@ -248,17 +267,31 @@ mod tests {
         let read = snaps.insert(b"a\nb\n").tag;
         let edited = snaps.insert(b"a\nx\nb\n").tag;
         let never = SnapshotTag::of(b"never shown");
-        snaps.link(edited, read);
-        snaps.link(never, read);
-        snaps.link(read, read);
-        assert_eq!(std::fs::read_to_string(file(dir.path(), edited, "parent")).expect("kept"), read.to_string());
+        let link =
+            |parent| Link { parent, shown: ShownLines::from_lines([2, 3, 7]), confirmed: ShownLines::from_lines([7]) };
+        snaps.link(edited, link(read));
+        snaps.link(never, link(read));
+        snaps.link(read, link(read));
+        let kept = std::fs::read_to_string(file(dir.path(), edited, "parent")).expect("kept");
+        assert_eq!(kept, format!("{read}\n2-3,7\n7"));
         assert!(!file(dir.path(), never, "parent").exists(), "no link for a snapshot not held");
         let mut later = store(dir.path(), 1000, 1000, 10);
-        assert_eq!(later.parent(edited), Some(read));
-        assert_eq!(later.parent(read), None);
-        for planted in ["not a tag", "", &format!("{read}\n"), &edited.to_string()] {
+        assert_eq!(later.link_of(edited), Some(link(read)));
+        assert_eq!(later.link_of(read), None);
+        later.unlink(edited);
+        assert_eq!(later.link_of(edited), None);
+        let planted_links = [
+            "not a tag",
+            "",
+            &format!("{read}\n1"),
+            &format!("{read}\n3-2\n"),
+            &format!("{read}\n5,4\n"),
+            &format!("{read}\n1\n1\n1"),
+            &format!("{edited}\n1\n"),
+        ];
+        for planted in planted_links {
             std::fs::write(file(dir.path(), edited, "parent"), planted).expect("plant");
-            assert_eq!(later.parent(edited), None, "{planted:?}");
+            assert_eq!(later.link_of(edited), None, "{planted:?}");
         }
     }
 

@@ -8,7 +8,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use hashline_core::snapshot::{Inserted, Miss, SnapshotStore, SnapshotTag, StoreLimits};
+use hashline_core::snapshot::{Inserted, Link, Miss, SnapshotStore, SnapshotTag, StoreLimits};
 
 use crate::snapshot_store::DiskSnapshots;
 
@@ -18,13 +18,15 @@ pub trait Snapshots: Send + Sync + std::fmt::Debug {
     fn insert(&self, bytes: &[u8]) -> Inserted;
     /// The bytes of the snapshot `tag`, checked against it, or why there are none.
     fn get(&self, tag: SnapshotTag) -> Result<Arc<[u8]>, Miss>;
-    /// Records that `child` was shown as a partial view made from `parent` (see
-    /// [`SnapshotStore::link`](hashline_core::snapshot::SnapshotStore::link)).
-    fn link(&self, child: SnapshotTag, parent: SnapshotTag);
-    /// The snapshot `child` was made from, if recorded. Read back from an untrusted place, a
-    /// link is a hint: an edit uses it only to find more views an anchor may come from, each
-    /// checked against its tag, and refuses an anchor two of them give different lines.
-    fn parent(&self, child: SnapshotTag) -> Option<SnapshotTag>;
+    /// Records that `child` was shown as a partial view made from `link.parent` (see
+    /// [`SnapshotStore::link`]).
+    fn link(&self, child: SnapshotTag, link: Link);
+    /// Records that `tag` was shown as a view of its own (see [`SnapshotStore::unlink`]).
+    fn unlink(&self, tag: SnapshotTag);
+    /// The link of `child`, if recorded. Read back from an untrusted place, a link is a
+    /// hint: an edit uses it only to find more views an anchor may come from, each checked
+    /// against its tag, and refuses an anchor two of them give different lines.
+    fn link_of(&self, child: SnapshotTag) -> Option<Link>;
 }
 
 /// An in-memory store ([`SnapshotStore`] behind a lock).
@@ -59,12 +61,16 @@ impl Snapshots for MemorySnapshots {
         self.store().get(tag)
     }
 
-    fn link(&self, child: SnapshotTag, parent: SnapshotTag) {
-        self.store().link(child, parent);
+    fn link(&self, child: SnapshotTag, link: Link) {
+        self.store().link(child, link);
     }
 
-    fn parent(&self, child: SnapshotTag) -> Option<SnapshotTag> {
-        self.store().parent(child)
+    fn unlink(&self, tag: SnapshotTag) {
+        self.store().unlink(tag);
+    }
+
+    fn link_of(&self, child: SnapshotTag) -> Option<Link> {
+        self.store().link_of(child)
     }
 }
 
@@ -77,11 +83,15 @@ impl Snapshots for Mutex<DiskSnapshots> {
         self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(tag)
     }
 
-    fn link(&self, child: SnapshotTag, parent: SnapshotTag) {
-        self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).link(child, parent);
+    fn link(&self, child: SnapshotTag, link: Link) {
+        self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).link(child, link);
     }
 
-    fn parent(&self, child: SnapshotTag) -> Option<SnapshotTag> {
-        self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).parent(child)
+    fn unlink(&self, tag: SnapshotTag) {
+        self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).unlink(tag);
+    }
+
+    fn link_of(&self, child: SnapshotTag) -> Option<Link> {
+        self.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).link_of(child)
     }
 }

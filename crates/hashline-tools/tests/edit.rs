@@ -61,7 +61,7 @@ fn read_then_edit_shows_the_change_with_fresh_anchors() {
     Edited a.txt (1 change, +1 -1 line)
     snapshot: sska4m3yn
 
-    +2:a21|BETA
+    Anchors of the added lines: 2:a21
 
     Change c1-da19 (undo: edit {"revert": "c1-da19"})
     "#);
@@ -78,11 +78,12 @@ fn read_then_edit_shows_the_change_with_fresh_anchors() {
     assert!(!next.is_error, "{}", next.text());
 }
 
-/// The text shows the added rows alone; the value's `diff` is the whole anchored diff
-/// (headers, context and removed rows) and its `anchors` the changed region ±2 lines. A
-/// model that sees the text alone is served the added rows; otherwise the fresh rows.
+/// The text names the added lines' anchors alone (not their content: the model wrote it);
+/// the value's `diff` is the whole anchored diff (headers, context and removed rows) and its
+/// `anchors` the changed region ±2 lines. A model that sees the text alone is served the
+/// added rows; otherwise the fresh rows.
 #[test]
-fn the_text_shows_the_added_rows_and_serves_them_when_the_model_sees_it_alone() {
+fn the_text_names_the_added_anchors_and_serves_them_when_the_model_sees_it_alone() {
     for sees_text_only in [false, true] {
         let ws = Workspace::new();
         ws.file("a.txt", "one\ntwo\nthree\nfour\nfive\nsix\nseven\n");
@@ -98,7 +99,7 @@ fn the_text_shows_the_added_rows_and_serves_them_when_the_model_sees_it_alone() 
         assert_eq!(
             result.text().replace(&id, "<id>"),
             format!(
-                "Edited a.txt (1 change, +2 -1 lines)\nsnapshot: {}\n\n+4:{}|FOUR\n+5:{}|more\n\nChange <id> (undo: edit {{\"revert\": \"<id>\"}})",
+                "Edited a.txt (1 change, +2 -1 lines)\nsnapshot: {}\n\nAnchors of the added lines: 4:{} 5:{}\n\nChange <id> (undo: edit {{\"revert\": \"<id>\"}})",
                 SnapshotTag::of(&ws.bytes("a.txt")),
                 LineHash::of(b"FOUR"),
                 LineHash::of(b"more")
@@ -121,10 +122,11 @@ fn the_text_shows_the_added_rows_and_serves_them_when_the_model_sees_it_alone() 
     }
 }
 
-/// An edit that only removes lines shows no rows (the summary counts them); one that adds
-/// more than 400 lines shows the first 400 with the note; the value's `diff` is as before.
+/// An edit that only removes lines names no anchors (the summary counts them); one that
+/// adds more than 400 lines names the first 400 with the note; the value's `diff` is as
+/// before.
 #[test]
-fn a_removal_shows_no_rows_and_many_added_rows_are_cut_with_a_note() {
+fn a_removal_names_no_anchors_and_many_added_anchors_are_cut_with_a_note() {
     let ws = Workspace::new();
     ws.file("a.txt", "alpha\nbeta\ngamma\n");
     ws.read_file("a.txt");
@@ -151,12 +153,13 @@ fn a_removal_shows_no_rows_and_many_added_rows_are_cut_with_a_note() {
     let added = ws.edit("a.txt", json!([{"insert_after": {"anchor": anchor(1, "alpha"), "new_text": many}}]));
     assert!(!added.is_error, "{}", added.text());
     let text = added.text();
-    let rows: Vec<&str> = text.lines().filter(|l| l.contains('|')).collect();
-    assert_eq!(rows.len(), 400);
-    assert!(rows.iter().all(|r| r.starts_with('+')), "only + rows");
-    assert_eq!(rows[0], format!("+2:{}|line 0", LineHash::of(b"line 0")));
-    assert_eq!(rows[399], format!("+401:{}|line 399", LineHash::of(b"line 399")));
-    assert!(text.contains("\n[Diff cut at 400 rows; read the file for the rest.]\n\nChange "), "{text}");
+    assert!(!text.contains('|'), "no row content: {text}");
+    let named = text.lines().find_map(|l| l.strip_prefix("Anchors of the added lines: ")).expect("anchors");
+    let anchors: Vec<&str> = named.split(' ').collect();
+    assert_eq!(anchors.len(), 400);
+    assert_eq!(anchors[0], anchor(2, "line 0"));
+    assert_eq!(anchors[399], anchor(401, "line 399"));
+    assert!(text.contains("\n[Anchors cut at 400 lines; read the file for the rest.]\n\nChange "), "{text}");
     // The value's diff: the header, a context row, then the added rows up to 400 rows.
     let diff = added.ptc_value()["diff"].as_str().expect("diff").to_owned();
     assert!(diff.starts_with(&format!("@@ -1,2 +1,502 @@\n {}|alpha\n+2:", anchor(1, "alpha"))), "{diff}");
@@ -192,7 +195,7 @@ fn a_unique_replace_needs_no_read() {
     snapshot: sv9jjk7ap
     [info: edits[0] used replace: matched by text, not by an anchor, so it did not check that the file still reads as you last saw it. For safer edits, prefer set_line/replace_lines with anchors from read/grep/ast_search.]
 
-    +1:909|one 2 three
+    Anchors of the added lines: 1:909
 
     Change c1-bf10 (undo: edit {"revert": "c1-bf10"})
     "#);

@@ -406,6 +406,14 @@ fn an_edit_results_tag_serves_the_read_it_was_made_from_and_a_name_with_two_mean
     assert_eq!(code(&two), "hash-mismatch", "{}", two.text());
     assert!(two.text().contains("names different lines"), "{}", two.text());
     assert_eq!(bytes(&ws, "m.rs"), after_insert);
+    // The refusal showed both lines under the file's tag now: the retry with its row lands.
+    assert_eq!(tag_of(&two), second);
+    assert!(two.text().contains(&format!("{}|}}", anchor(6, "}"))), "{}", two.text());
+    let retry =
+        edit(&ws, "m.rs", Some(&second), json!([{"set_line": {"anchor": anchor(6, "}"), "new_text": "} // b"}}]));
+    assert!(!retry.is_error, "{}", retry.text());
+    let after_insert = "fn a() {\nx\ny\n}\nfn b() {\n} // b\n";
+    assert_eq!(bytes(&ws, "m.rs"), after_insert);
     // The read's 3:… (`fn b() {`, line 5 now) is no row of the edit's snapshot: it is
     // followed through the read's.
     let moved = edit(
@@ -415,11 +423,11 @@ fn an_edit_results_tag_serves_the_read_it_was_made_from_and_a_name_with_two_mean
         json!([{"set_line": {"anchor": anchor(3, "fn b() {"), "new_text": "fn c() {"}}]),
     );
     assert!(!moved.is_error, "{}", moved.text());
-    assert_eq!(bytes(&ws, "m.rs"), "fn a() {\nx\ny\n}\nfn c() {\n}\n");
+    assert_eq!(bytes(&ws, "m.rs"), "fn a() {\nx\ny\n}\nfn c() {\n} // b\n");
     // The edit's own new row still serves with its tag.
     let own = edit(&ws, "m.rs", Some(&second), json!([{"set_line": {"anchor": anchor(2, "x"), "new_text": "X"}}]));
     assert!(!own.is_error, "{}", own.text());
-    assert_eq!(bytes(&ws, "m.rs"), "fn a() {\nX\ny\n}\nfn c() {\n}\n");
+    assert_eq!(bytes(&ws, "m.rs"), "fn a() {\nX\ny\n}\nfn c() {\n} // b\n");
 }
 
 /// A refusal shows fresh rows of a part of the file only: retrying with its tag, the other
@@ -451,4 +459,28 @@ fn a_refusals_tag_serves_the_other_anchors_of_the_view_it_refused_across_session
     let reopened: Arc<dyn Snapshots> = Arc::new(Mutex::new(DiskSnapshots::new(&store_dir, StoreLimits::DEFAULT)));
     edit_citing(&session(&reopened), "r.txt", &now, items(anchor(3, "TWO"), "2")).expect("the retry lands");
     assert_eq!(std::fs::read_to_string(dir.path().join("r.txt")).expect("read"), "zero\none\n2\nthree\n4\n");
+}
+
+/// Where the model sees the text alone, an edit's result shows the added lines' anchors and
+/// no other row: its tag vouches for those rows only. The read's `4:b18` cited with it is
+/// then the read's line (6 now), though line 4 of the edit's snapshot is another brace.
+#[test]
+fn an_edit_results_tag_vouches_only_for_the_rows_its_text_showed() {
+    let ws = Workspace::new();
+    ws.file("t.rs", "fn a() {\n}\nfn b() {\n}\n");
+    let ctx = hashline_tools::CallContext { sees_text_only: true, ..hashline_tools::CallContext::top_level() };
+    let first = tag_of(&read(&ws, "t.rs"));
+    let inserted = ws.call_in::<EditTool>(
+        json!({"path": "t.rs", "snapshot": first, "edits": [{"insert_after": {"anchor": anchor(1, "fn a() {"), "new_text": "x\ny"}}]}),
+        &ctx,
+    );
+    assert!(!inserted.is_error, "{}", inserted.text());
+    assert!(inserted.text().contains(&format!("Anchors of the added lines: {} {}", anchor(2, "x"), anchor(3, "y"))));
+    let second = tag_of(&inserted);
+    let b = ws.call_in::<EditTool>(
+        json!({"path": "t.rs", "snapshot": second, "edits": [{"set_line": {"anchor": anchor(4, "}"), "new_text": "} // b"}}]}),
+        &ctx,
+    );
+    assert!(!b.is_error, "{}", b.text());
+    assert_eq!(bytes(&ws, "t.rs"), "fn a() {\nx\ny\n}\nfn b() {\n} // b\n");
 }

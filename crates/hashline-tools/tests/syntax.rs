@@ -45,7 +45,7 @@ fn warn_mode_writes_and_names_the_new_errors_lines() {
     snapshot: ste3kxwfz
     syntax-regression: lines 5 — the change added Rust syntax errors (it was written; errors the file already had are not counted)
 
-    +5:7ce|fn beta( -> u32 {
+    Anchors of the added lines: 5:7ce
 
     Change c1-b5d8 (undo: edit {"revert": "c1-b5d8"})
     "#);

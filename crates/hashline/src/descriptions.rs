@@ -52,10 +52,11 @@ a notice; files over 4 MiB, or whose search takes over 2 s, are named in a `[Not
 pub const EDIT: &str = "Edit a text file by anchors: `LINE:HASH` copied from the rows of read, write, grep or ast_search (e.g. \
 `12:3c8`). `edits` holds items of one key each (set_line, replace_lines, insert_after, replace, replace_symbol, \
 insert_before_symbol, insert_after_symbol, copy_lines, move_lines). Every anchor refers to the file as you last saw \
-it: do not shift line numbers for other edits of the same call. Pass the `snapshot: s…` tag shown with those rows \
-as `snapshot`: the anchors then follow their lines however the file changed since. new_text is plain content without row prefixes \
+it: do not shift line numbers for other edits of the same call. Pass the newest `snapshot: s…` tag you were shown \
+for the file as `snapshot` (an edit's or a refusal's tag also covers the rows you had before it): the anchors then \
+follow their lines however the file changed since. new_text is plain content without row prefixes \
 (echoed ones are removed unless `literal: true`); `\"\"` deletes, `\"\\n\"` leaves one empty line. Nothing is \
 written unless every edit is valid. If the file changed since you saw it, the edit is refused with `hash-mismatch` \
-and fresh rows: retry with those anchors, no re-read needed. The result shows the added lines as `+LINE:HASH|` \
-rows with their new anchors. Symbol edits and the syntax check after each edit (a warning naming only lines the edit \
+and fresh rows: retry with those anchors, no re-read needed. The result names the anchors of the lines it added \
+(`Anchors of the added lines: 12:3c8 13:a1f`), in order. Symbol edits and the syntax check after each edit (a warning naming only lines the edit \
 broke) work in the languages of read's `symbol`.";

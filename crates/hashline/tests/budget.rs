@@ -52,7 +52,8 @@ fn every_tools_text_fits_the_calls_budget() {
 
     let rows = whole.lines().filter(|l| l.contains('|')).count();
     assert!(rows > 50, "{rows} rows");
-    // An edit's diff of 200 changed lines: cut at a row, with its note.
+    // An edit that adds 1000 lines: its added lines' anchors cut at the budget, at a whole
+    // anchor, with its note.
     let anchors: Vec<&str> = whole
         .lines()
         .filter(|l| !l.starts_with("snapshot: "))
@@ -60,13 +61,14 @@ fn every_tools_text_fits_the_calls_budget() {
         .filter(|a| a.contains(':'))
         .collect();
     let (first, last) = (anchors[0], anchors[59]);
-    let new_text: String = (0..200).map(|n| format!("// replaced line {n}\n")).collect();
+    let new_text: String = (0..1000).map(|n| format!("// replaced line {n}\n")).collect();
     let edited = call(
         &session,
         "edit",
         json!({"path": "big.rs", "edits": [{"replace_lines": {"start_anchor": first, "end_anchor": last, "new_text": new_text}}]}),
     );
-    assert!(edited.contains("[Diff cut at "), "{edited}");
+    assert!(edited.contains("[Anchors cut at "), "{edited}");
+    assert!(edited.len() <= 4096, "{} bytes", edited.len());
     // A write of the whole file: its rows cut at the budget.
     let written = call(&session, "write", json!({"path": "new.rs", "content": "let x = 1;\n".repeat(1000)}));
     assert!(written.contains("over the 2000-line / 4.0KB result budget"), "{written}");

@@ -150,8 +150,9 @@ export function checkStep(hostId, s, tee, file) {
   if (shown === null || own === null) return r;
   const isError = !!call.result?.isError;
 
-  // Rows N:HHH| verbatim, each on a line of its own (not inside an escaped string).
-  const rows = own.split("\n").filter((l) => ROW_LINE.test(l));
+  // Rows N:HHH| verbatim, each on a line of its own (not inside an escaped string); an
+  // edit's result names its added lines' anchors on one line instead.
+  const rows = own.split("\n").filter((l) => ROW_LINE.test(l) || l.startsWith("Anchors of the added lines: "));
   const shownLines = new Set(shown.split("\n").map((l) => l.replace(/\r$/, "")));
   const missing = rows.filter((l) => !shownLines.has(l));
   const escaped = missing.filter((l) => shown.includes(l) || shown.includes(JSON.stringify(l).slice(1, -1))).length;

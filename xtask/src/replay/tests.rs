@@ -214,7 +214,7 @@ fn the_checker_reports_a_wrong_result() {
     wrong.pop();
     let outcome = check(&workspace, &pre, &wrong, &steps, true);
     let expected = Verdict::Mismatch(r#"line 40: expected "line40", got "line40\n""#.into());
-    assert_eq!(session_verdicts(&outcome), [&expected; 5]);
+    assert_eq!(session_verdicts(&outcome), [&expected; 6]);
 }
 
 #[test]
@@ -278,7 +278,7 @@ fn a_path_the_tools_would_clean_gets_a_neutral_name() {
 }
 
 fn reproduced(outcome: &FileOutcome) -> bool {
-    session_verdicts(outcome) == [&Verdict::Ok; 5]
+    session_verdicts(outcome) == [&Verdict::Ok; 6]
 }
 
 #[test]
@@ -325,7 +325,7 @@ fn endings_are_judged_from_the_commit_per_mode_and_never_skip_a_file() {
     }
     // A commit that converts endings and changes a line: compared by lines, not skipped.
     let outcome = super::replay_file(&workspace, b"a\nb\n", b"a\r\nB\r\n");
-    assert_eq!(session_verdicts(&outcome), [&Verdict::OkContents; 5]);
+    assert_eq!(session_verdicts(&outcome), [&Verdict::OkContents; 6]);
 }
 
 // Known weaknesses of `edit` the replay found; each test states the outcome wanted.
@@ -371,11 +371,15 @@ fn the_minimized_cases_replay_in_every_session_mode_and_count_their_re_reads() {
     assert_eq!(several.ok + several.ok_contents, cases, "{out}");
     assert!(several.rereads > 0 && several.refusals >= several.rereads, "{out}");
     assert!(out.contains(&format!("re-reads {}", several.rereads)), "{out}");
-    // Issue 49's target: with tags, every case in one call per hunk, no refusal, no read.
+    // Issue 49's target: with tags, every case in one call per hunk and no read. A name the
+    // edit result's view and the read it was made from give different lines (a blank line
+    // the edit added where the read showed another) is refused once, and the retry with the
+    // refusal's rows lands (protocol §1.5, "Views made from a view").
     for mode in [Mode::SeveralTagged, Mode::StatelessTagged] {
         let tagged = report.totals.mode(mode);
         assert_eq!(tagged.ok + tagged.ok_contents, cases, "{mode:?}: {out}");
-        assert_eq!((tagged.refusals, tagged.rereads, tagged.fallbacks), (0, 0, 0), "{mode:?}: {out}");
+        assert_eq!((tagged.rereads, tagged.fallbacks), (0, 0), "{mode:?}: {out}");
+        assert!(tagged.refusals <= 2, "{mode:?}: {out}");
     }
 }
 
@@ -400,7 +404,17 @@ fn calls_of(outcome: &FileOutcome, mode: Mode) -> &super::drive::Calls {
 #[test]
 fn a_mismatch_fails_the_replay_in_every_mode_but_stateless_without_tags() {
     let failing: Vec<Mode> = Mode::ALL.into_iter().filter(|m| m.mismatch_fails()).collect();
-    assert_eq!(failing, [Mode::Batch, Mode::Several, Mode::NoLiteral, Mode::SeveralTagged, Mode::StatelessTagged]);
+    assert_eq!(
+        failing,
+        [
+            Mode::Batch,
+            Mode::Several,
+            Mode::NoLiteral,
+            Mode::SeveralTagged,
+            Mode::StatelessTagged,
+            Mode::StatelessNewest
+        ]
+    );
 }
 
 #[test]

@@ -23,10 +23,12 @@
 //! assert_eq!(line.get(), 4);
 //! ```
 
+mod link;
 mod resolve;
 mod store;
 mod tag;
 
+pub use link::{Link, MAX_RANGES, ShownLines, ShownLinesError};
 pub use resolve::{Fate, LineMap, StaleAnchor, resolve_anchor, resolve_through};
 pub use store::{Inserted, Miss, SnapshotStore, StoreLimits, Stored};
 pub use tag::{SnapshotTag, SnapshotTagError, TAG_BITS, TAG_DIGITS, TAG_PREFIX};

@@ -273,6 +273,16 @@ pub enum StaleAnchor {
         /// Lines in the snapshot.
         snapshot_lines: usize,
     },
+    /// The anchor is a row of the cited snapshot, but the result that named the snapshot
+    /// showed other lines (an edit's result, a refusal's rows), and no view it was made from
+    /// has the anchor as a row it showed.
+    #[error(
+        "Anchor {anchor} was not shown with the snapshot it cites (that result showed other lines of this file), nor with a view it was made from. Copy the anchor and the tag from the same result."
+    )]
+    NotShown {
+        /// The anchor as given.
+        anchor: Anchor,
+    },
     /// The line was changed since the snapshot.
     #[error("Line {anchor} of the cited snapshot has changed since; {} now in its place.", lines_now(*first, *last))]
     Changed {
@@ -353,6 +363,7 @@ impl StaleAnchor {
     pub fn anchor(&self) -> Anchor {
         match self {
             StaleAnchor::NotInSnapshot { anchor, .. }
+            | StaleAnchor::NotShown { anchor }
             | StaleAnchor::Changed { anchor, .. }
             | StaleAnchor::Deleted { anchor, .. }
             | StaleAnchor::Ambiguous { anchor, .. }

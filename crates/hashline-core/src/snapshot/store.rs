@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::SnapshotTag;
+use super::link::Link;
 
 /// The bounds of a [`SnapshotStore`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +101,7 @@ struct Entry {
     /// When it was last used (the key of `SnapshotStore::order`).
     used: u64,
     /// The snapshot this one was made from as a partial view ([`SnapshotStore::link`]).
-    parent: Option<SnapshotTag>,
+    link: Option<Link>,
 }
 
 /// An in-memory, content-addressed store of the snapshots a principal was shown: bytes by
@@ -201,38 +202,51 @@ impl SnapshotStore {
         Ok(content)
     }
 
-    /// Records that `child` was shown as a partial view made from `parent`: an edit's result
-    /// (the lines it added) made from the snapshot the edit cited or read, or a refusal's
-    /// fresh rows made from the snapshot it refused. A model holding such a view still holds
-    /// `parent`'s rows for the other lines. Nothing is recorded unless `child` is held and
-    /// differs from `parent`; a later link of the same child replaces this one, and the link
-    /// goes with the child's entry.
+    /// Records that `child` was shown as a partial view made from `link.parent`, showing
+    /// the lines `link.shown`: an edit's result (the lines it added) made from the snapshot the edit
+    /// cited or edited, or a refusal's fresh rows made from the snapshot it refused. The view
+    /// vouches for those rows only; a model holding it still holds `parent`'s rows for the
+    /// other lines. Nothing is recorded unless `child` is held and differs from `parent`; a
+    /// later link (or [`unlink`](Self::unlink)) of the same child replaces this one, and the
+    /// link goes with the child's entry.
     ///
     /// ```
-    /// use hashline_core::snapshot::SnapshotStore;
+    /// use hashline_core::snapshot::{Link, ShownLines, SnapshotStore};
     ///
     /// let mut store = SnapshotStore::default();
     /// let read = store.insert(b"a\nb\n").tag;
     /// let edited = store.insert(b"a\nx\nb\n").tag;
-    /// store.link(edited, read);
-    /// assert_eq!(store.parent(edited), Some(read));
-    /// assert_eq!(store.parent(read), None);
+    /// let shown = ShownLines::from_lines([2]);
+    /// store.link(edited, Link { parent: read, shown, confirmed: ShownLines::default() });
+    /// let link = store.link_of(edited).unwrap();
+    /// assert_eq!((link.parent, link.shown.to_string()), (read, "2".to_owned()));
+    /// // A read of the same bytes shows them as a view of their own.
+    /// store.unlink(edited);
+    /// assert_eq!(store.link_of(edited), None);
     /// ```
-    pub fn link(&mut self, child: SnapshotTag, parent: SnapshotTag) {
-        if child == parent {
+    pub fn link(&mut self, child: SnapshotTag, link: Link) {
+        if child == link.parent {
             return;
         }
         if let Some(entry) = self.entries.get_mut(&child)
             && entry.content.is_some()
         {
-            entry.parent = Some(parent);
+            entry.link = Some(link);
         }
     }
 
-    /// The snapshot `child` was made from ([`link`](Self::link)), if recorded (unchecked;
-    /// does not count as a use).
-    pub fn parent(&self, child: SnapshotTag) -> Option<SnapshotTag> {
-        self.entries.get(&child).and_then(|entry| entry.parent)
+    /// Records that `tag` was shown as a view of its own (a read, grep, write …): it vouches
+    /// for all its rows, and is no longer looked through to another.
+    pub fn unlink(&mut self, tag: SnapshotTag) {
+        if let Some(entry) = self.entries.get_mut(&tag) {
+            entry.link = None;
+        }
+    }
+
+    /// The link of `child` ([`link`](Self::link)), if recorded (unchecked; does not count as
+    /// a use).
+    pub fn link_of(&self, child: SnapshotTag) -> Option<Link> {
+        self.entries.get(&child).and_then(|entry| entry.link.clone())
     }
 
     /// The tags held, least recently used first.
@@ -267,7 +281,7 @@ impl SnapshotStore {
             return Stored::TooLarge;
         }
         self.clock += 1;
-        self.entries.insert(tag, Entry { content: Some(Arc::from(bytes)), used: self.clock, parent: None });
+        self.entries.insert(tag, Entry { content: Some(Arc::from(bytes)), used: self.clock, link: None });
         self.order.insert(self.clock, tag);
         self.bytes += bytes.len();
         self.evict(tag);

@@ -303,6 +303,9 @@ fn admit_file(
         }
         blocks.push(Block { display: display.clone(), first: index == 0, rows, tag });
     }
+    if let Some(tag) = tag {
+        session.note_shown(tag, lines.iter().map(|line| line.line));
+    }
     AstFile {
         path: hits.path.to_string_lossy().into_owned(),
         language: hits.language.name().to_owned(),

@@ -576,5 +576,7 @@ fn snapshot_of_rows(session: &Session, path: &std::path::Path, rows: &[&HitLine]
     let bytes = session.read_file(&resolved).ok()?;
     let doc = hashline_core::Document::parse(bytes);
     let holds = rows.iter().all(|row| doc.line(row.line).is_some_and(|line| line.hash() == row.hash));
-    holds.then(|| session.show_snapshot(doc.as_bytes()))
+    let tag = holds.then(|| session.show_snapshot(doc.as_bytes()))?;
+    session.note_shown(tag, rows.iter().map(|row| row.line.get()));
+    Some(tag)
 }

@@ -451,6 +451,7 @@ pub fn read_in(session: &Session, args: ReadArgs, ctx: &CallContext) -> Result<T
             Err(_) => {}
         }
     }
+    session.note_shown(snapshot, served.iter().map(|(line, _)| line.get()));
     session.record_read(&path.key, served.iter().copied(), start == 1 && shown_end == total && !bundled);
     session.note_visible(&path.key, ctx);
     let value = ReadValue::Text(TextRead {

@@ -278,6 +278,7 @@ pub fn write_in(session: &Session, args: WriteArgs, ctx: &CallContext) -> Result
         None => empty_diffs(),
     };
     let tag = session.show_snapshot(doc.as_bytes());
+    session.note_shown(tag, 1..=doc.line_count() as u32);
     value.snapshot = Some(tag.to_string());
     let mut text = String::with_capacity(rows.len() + 128);
     text.push_str(&crate::tools::read::snapshot_line(tag));

@@ -87,7 +87,9 @@ impl Views {
     /// Picks the anchors of `lines` (pre-image lines): each from the last view that showed
     /// it; with several snapshots among those, the newest snapshot that showed them all.
     /// `Err` names the lines no single view showed with the others.
-    fn cite(&self, lines: &[OldLine]) -> Result<Cite, Vec<OldLine>> {
+    /// With `newest`, the model cites the newest tag it was shown, each anchor from the last
+    /// view that showed its line.
+    fn cite(&self, lines: &[OldLine], newest: bool) -> Result<Cite, Vec<OldLine>> {
         let last = |line: OldLine| self.0.iter().rev().find(|v| v.row(line).is_some());
         let mut missing = Vec::new();
         let mut tags: Vec<&str> = Vec::new();
@@ -102,6 +104,10 @@ impl Views {
             return Err(missing);
         }
         let mixed = tags.len() > 1;
+        if newest && let Some(view) = self.0.last() {
+            let anchors = lines.iter().filter_map(|&l| last(l).and_then(|v| v.row(l)).cloned()).collect();
+            return Ok(Cite { tag: view.tag.clone(), anchors, mixed });
+        }
         // The newest snapshot whose views showed every line.
         let by_tag = |tag: &str, line: OldLine| self.0.iter().rev().filter(|v| v.tag == tag).find_map(|v| v.row(line));
         for view in self.0.iter().rev() {
@@ -217,6 +223,7 @@ impl Workspace<'_> {
         pre: &[u8],
         steps: &[Step],
         stateful: bool,
+        newest: bool,
         calls: &mut Calls,
     ) -> Result<Vec<u8>, Failure> {
         let principal = if stateful {
@@ -239,7 +246,7 @@ impl Workspace<'_> {
             let mut notes = Vec::new();
             let mut reads = 0;
             let done = loop {
-                let cite = match views.cite(&lines) {
+                let cite = match views.cite(&lines, newest) {
                     Ok(cite) => cite,
                     Err(missing) => {
                         reads += 1;
@@ -274,7 +281,11 @@ impl Workspace<'_> {
                 calls.refusals += 1;
                 refused += 1;
                 notes.push(format!("refused {code}"));
-                if !matches!(code.as_str(), "hash-mismatch" | "line-out-of-range") || refused > 2 {
+                // A model mixing views (`newest`) can give a range whose ends came from two
+                // views in the wrong order (`invalid-anchor`): it reads the file and retries.
+                let retried = matches!(code.as_str(), "hash-mismatch" | "line-out-of-range")
+                    || (newest && code == "invalid-anchor");
+                if !retried || refused > 2 {
                     calls.trace.push(format!("{label}: {}", notes.join(", ")));
                     return Err(Failure::Refused(refusal("edit", &result)));
                 }
@@ -351,7 +362,7 @@ mod tests {
     fn anchors_come_from_the_last_view_that_showed_them_and_one_snapshot_that_showed_all() {
         // The read (lines 1-20), then an edit that added a line above line 6 and showed 6-8.
         let views = Views(vec![view("s1", 0, 1, 1..=20), view("s2", 1, 6, 4..=8)]);
-        let cite = |lines: &[u32]| views.cite(&lines.iter().map(|&l| OldLine(l)).collect::<Vec<_>>());
+        let cite = |lines: &[u32]| views.cite(&lines.iter().map(|&l| OldLine(l)).collect::<Vec<_>>(), false);
         // Both last shown by the edit (lines 7 and 8 of its snapshot).
         let both = cite(&[6, 7]).unwrap();
         assert_eq!((both.tag.as_str(), both.mixed), ("s2", false));
@@ -366,7 +377,7 @@ mod tests {
         assert_eq!(cite(&[30]).err(), Some(vec![OldLine(30)]));
         // Shown, but by no one snapshot: the lines the newest lacks.
         let apart = Views(vec![view("s1", 0, 1, 1..=5), view("s2", 0, 1, 8..=9)]);
-        assert_eq!(apart.cite(&[OldLine(4), OldLine(9)]).err(), Some(vec![OldLine(4)]));
+        assert_eq!(apart.cite(&[OldLine(4), OldLine(9)], false).err(), Some(vec![OldLine(4)]));
         assert!(apart.shows("s1", OldLine(4)) && !apart.shows("s2", OldLine(4)));
     }
 }

@@ -12,7 +12,7 @@
 //! now, or it is refused (`TwoMeanings`) — a name with two live meanings is never applied.
 
 use hashline_core::edit::{EditOp, marked_rows};
-use hashline_core::snapshot::{LineMap, Miss, SnapshotTag, StaleAnchor, resolve_through};
+use hashline_core::snapshot::{LineMap, Miss, ShownLines, SnapshotTag, StaleAnchor, resolve_through};
 use hashline_core::{Anchor, AnchorRef, Document, LineNo};
 use serde_json::json;
 
@@ -26,14 +26,24 @@ use crate::warning::{Warning, WarningCode};
 /// The most rows one refusal shows for the lines now in a changed anchor's place.
 const MAX_SHOWN: usize = 40;
 
+/// A snapshot as a view: its tag, and the lines it vouches for (`None`: every line — a
+/// read, grep, write …; else the lines its results showed).
+pub(crate) struct Shown {
+    pub tag: SnapshotTag,
+    pub vouches: Option<ShownLines>,
+    /// Rows a refusal showed under this tag: they mean this view's lines, whatever the
+    /// views it was made from say.
+    pub confirmed: ShownLines,
+}
+
 /// The most snapshots an anchor is looked up in: the cited one and those it was made from.
-pub(crate) const MAX_LINEAGE: usize = 8;
+pub(crate) const MAX_LINEAGE: usize = 64;
 
 /// What a `snapshot` argument found in the principal's store.
 pub(crate) enum Cited {
     /// The bytes the tag names, then those of the snapshots it was made from (nearest
     /// first, those still held): anchors are resolved through them.
-    Held { tag: SnapshotTag, views: Vec<Document> },
+    Held { tag: SnapshotTag, cited: Document, views: Vec<Shown> },
     /// Not held (never shown to this principal, evicted, altered, collided): anchors are
     /// checked by the rules for uncited anchors, and the result says so.
     Missing(Warning),
@@ -48,24 +58,29 @@ pub(crate) fn parse(raw: &str) -> Result<SnapshotTag, ToolError> {
     })
 }
 
-/// Looks the tag up in the session's store, with the snapshots it was made from.
+/// Looks the tag up in the session's store, with the links to the snapshots it was made
+/// from (their bytes are read when an anchor is looked up through them).
 pub(crate) fn cite(session: &Session, tag: SnapshotTag) -> Cited {
     let store = session.snapshots();
     let bytes = match store.get(tag) {
         Ok(bytes) => bytes,
         Err(miss) => return Cited::Missing(fallback_warning(miss)),
     };
-    let mut seen = vec![tag];
-    let mut views = vec![Document::parse(bytes.to_vec())];
-    let mut at = tag;
+    let mut link = store.link_of(tag);
+    let shown = |tag: SnapshotTag, link: &Option<hashline_core::snapshot::Link>| Shown {
+        tag,
+        vouches: link.as_ref().map(|l| l.shown.clone()),
+        confirmed: link.as_ref().map(|l| l.confirmed.clone()).unwrap_or_default(),
+    };
+    let mut views = vec![shown(tag, &link)];
     while views.len() < MAX_LINEAGE {
-        let Some(parent) = store.parent(at).filter(|parent| !seen.contains(parent)) else { break };
-        let Ok(bytes) = store.get(parent) else { break };
-        seen.push(parent);
-        views.push(Document::parse(bytes.to_vec()));
-        at = parent;
+        let Some(parent) = link.map(|l| l.parent).filter(|parent| views.iter().all(|v| v.tag != *parent)) else {
+            break;
+        };
+        link = store.link_of(parent);
+        views.push(shown(parent, &link));
     }
-    Cited::Held { tag, views }
+    Cited::Held { tag, cited: Document::parse(bytes.to_vec()), views }
 }
 
 fn fallback_warning(miss: Miss) -> Warning {
@@ -85,8 +100,60 @@ fn fallback_warning(miss: Miss) -> Warning {
 
 /// One view an anchor may come from, with its map to the file now.
 struct View<'a> {
-    snapshot: &'a Document,
-    map: LineMap,
+    /// Its bytes: the cited snapshot's, or read from the store when first needed (`None`
+    /// when the store no longer holds them: the view then vouches for nothing).
+    snapshot: std::cell::OnceCell<Option<Document>>,
+    tag: SnapshotTag,
+    store: &'a dyn crate::snapshots::Snapshots,
+    vouches: Option<&'a ShownLines>,
+    confirmed: &'a ShownLines,
+    now: &'a Document,
+    /// The diff to the file now, made when an anchor is first looked up through this view.
+    map: std::cell::OnceCell<LineMap>,
+}
+
+impl View<'_> {
+    fn snapshot(&self) -> Option<&Document> {
+        self.snapshot
+            .get_or_init(|| self.store.get(self.tag).ok().map(|bytes| Document::parse(bytes.to_vec())))
+            .as_ref()
+    }
+
+    /// The diff to the file now (only for a view whose bytes are held).
+    fn map(&self, snapshot: &Document) -> &LineMap {
+        self.map.get_or_init(|| resolve_through(snapshot, self.now))
+    }
+
+    /// The anchor as this view names it, if it is a row the view vouches for, with the
+    /// view's bytes.
+    fn row(&self, anchor: &AnchorRef) -> Result<(Anchor, &Document), StaleAnchor> {
+        let not_shown = |anchor: Anchor| StaleAnchor::NotShown { anchor };
+        let vouches = |line: LineNo| self.vouches.is_none_or(|v| v.contains(line.get()));
+        // A line the view did not show needs no bytes to be refused.
+        if let AnchorRef::Line { anchor, .. } = anchor
+            && !vouches(anchor.line)
+        {
+            return Err(not_shown(*anchor));
+        }
+        let given = match anchor {
+            AnchorRef::Line { anchor, .. } => *anchor,
+            AnchorRef::Hash { hash, .. } => Anchor::new(LineNo::from_index(0), *hash),
+        };
+        let snapshot = self.snapshot().ok_or(not_shown(given))?;
+        let shown = in_snapshot(snapshot, anchor)?;
+        let there = snapshot.line(shown.line).map(|line| line.hash());
+        if there != Some(shown.hash) {
+            return Err(StaleAnchor::NotInSnapshot {
+                anchor: shown,
+                shown: there,
+                snapshot_lines: snapshot.line_count(),
+            });
+        }
+        if !vouches(shown.line) {
+            return Err(not_shown(shown));
+        }
+        Ok((shown, snapshot))
+    }
 }
 
 /// Follows every anchor of this file's ops from the views (the cited snapshot first) to
@@ -95,13 +162,27 @@ struct View<'a> {
 pub(crate) fn follow(
     session: &Session,
     path: &ResolvedPath,
-    views: &[Document],
+    (cited_bytes, views): (Document, &[Shown]),
     now: &Document,
     items: &mut [Item],
     cited: SnapshotTag,
 ) -> Result<(), ToolError> {
-    let views: Vec<View<'_>> =
-        views.iter().map(|snapshot| View { snapshot, map: resolve_through(snapshot, now) }).collect();
+    let mut cited_bytes = Some(cited_bytes);
+    let views: Vec<View<'_>> = views
+        .iter()
+        .map(|view| View {
+            snapshot: match cited_bytes.take() {
+                Some(doc) => std::cell::OnceCell::from(Some(doc)),
+                None => std::cell::OnceCell::new(),
+            },
+            tag: view.tag,
+            store: session.snapshots(),
+            vouches: view.vouches.as_ref(),
+            confirmed: &view.confirmed,
+            now,
+            map: std::cell::OnceCell::new(),
+        })
+        .collect();
     let mut stale: Vec<(usize, StaleAnchor)> = Vec::new();
     for (index, item) in items.iter_mut().enumerate() {
         let Item::Op(op) = item else { continue };
@@ -163,7 +244,7 @@ fn agree<T: Copy + PartialEq>(
     let mut found: Vec<Result<T, StaleAnchor>> = Vec::new();
     for outcome in outcomes {
         match outcome {
-            Err(err @ StaleAnchor::NotInSnapshot { .. }) => {
+            Err(err @ (StaleAnchor::NotInSnapshot { .. } | StaleAnchor::NotShown { .. })) => {
                 not_a_row.get_or_insert(err);
             }
             other => found.push(other),
@@ -190,15 +271,26 @@ fn given(anchor: &AnchorRef, views: &[View<'_>]) -> Anchor {
         AnchorRef::Line { anchor, .. } => *anchor,
         AnchorRef::Hash { hash, .. } => views
             .first()
-            .and_then(|view| anchor.resolve(view.snapshot).ok())
+            .and_then(View::snapshot)
+            .and_then(|snapshot| anchor.resolve(snapshot).ok())
             .unwrap_or_else(|| Anchor::new(LineNo::from_index(0), *hash)),
     }
 }
 
+/// The views an anchor is looked up in: the cited one alone when a refusal confirmed the
+/// row under its tag, else all of them.
+fn deciding<'v, 'a>(views: &'v [View<'a>], anchor: &AnchorRef) -> &'v [View<'a>] {
+    match views.first().map(|cited| (cited, cited.row(anchor))) {
+        Some((cited, Ok((row, _)))) if cited.confirmed.contains(row.line.get()) => &views[..1],
+        _ => views,
+    }
+}
+
 fn follow_one(views: &[View<'_>], anchor: &mut AnchorRef) -> Result<(), StaleAnchor> {
+    let views = deciding(views, anchor);
     let outcomes = views.iter().map(|view| {
-        let shown = in_snapshot(view.snapshot, anchor)?;
-        view.map.resolve(view.snapshot, shown).map(|now| Anchor::new(now, shown.hash))
+        let (shown, snapshot) = view.row(anchor)?;
+        view.map(snapshot).resolve(snapshot, shown).map(|now| Anchor::new(now, shown.hash))
     });
     let now = agree(given(anchor, views), outcomes, |a: Anchor| a.line)?;
     *anchor = moved(anchor, now);
@@ -206,9 +298,10 @@ fn follow_one(views: &[View<'_>], anchor: &mut AnchorRef) -> Result<(), StaleAnc
 }
 
 fn follow_range(views: &[View<'_>], start: &mut AnchorRef, end: &mut AnchorRef) -> Result<(), StaleAnchor> {
+    let views = if deciding(views, start).len() == 1 && deciding(views, end).len() == 1 { &views[..1] } else { views };
     let outcomes = views.iter().map(|view| {
-        let (first, last) = (in_snapshot(view.snapshot, start)?, in_snapshot(view.snapshot, end)?);
-        let (now_first, now_last) = view.map.resolve_range(view.snapshot, first, last)?;
+        let ((first, snapshot), (last, _)) = (view.row(start)?, view.row(end)?);
+        let (now_first, now_last) = view.map(snapshot).resolve_range(snapshot, first, last)?;
         Ok((Anchor::new(now_first, first.hash), Anchor::new(now_last, last.hash)))
     });
     let (first, last) = agree(given(start, views), outcomes, |(a, _): (Anchor, Anchor)| a.line)?;
@@ -228,7 +321,7 @@ fn lines_now(stale: &StaleAnchor, now: &Document) -> Vec<LineNo> {
         | StaleAnchor::Ambiguous { first, last, .. } => span(first, last),
         StaleAnchor::Deleted { next, .. } => vec![next.unwrap_or(last_line)],
         StaleAnchor::TwoMeanings { first, second, .. } => std::iter::once(first).chain(second).collect(),
-        StaleAnchor::NotInSnapshot { anchor, .. } => {
+        StaleAnchor::NotInSnapshot { anchor, .. } | StaleAnchor::NotShown { anchor } => {
             vec![if anchor.line.index() < now.line_count() && anchor.line.get() > 0 { anchor.line } else { last_line }]
         }
     }
@@ -247,9 +340,10 @@ fn refusal(
     marked.dedup();
     let (rows, shown) = marked_rows(now, &marked, 1);
     super::prepare::record_rows(session, path, now, &shown);
-    let tag = session.show_snapshot(now.as_bytes());
-    // The fresh rows are a part of the file: the model keeps the cited view's other rows.
-    session.snapshots().link(tag, cited);
+    // The fresh rows are a part of the file: the model keeps the cited view's other rows;
+    // the retry with these rows resolves to them (a refused `TwoMeanings` is not refused
+    // forever).
+    let tag = session.show_refused(now.as_bytes(), cited, shown.iter().map(|l| l.get()));
     let reasons: Vec<String> = stale.iter().map(|(index, s)| format!("edits[{index}]: {s}")).collect();
     let message = format!(
         "Edit rejected — nothing was written. {}\n\n{}{rows}\n\nDecide against the current content above and re-issue the edit with these anchors and snapshot {tag}; no re-read is needed.",
@@ -267,7 +361,7 @@ fn refusal(
                 StaleAnchor::Changed { first, .. } | StaleAnchor::RangeChanged { first, .. } => Some(first),
                 StaleAnchor::Ambiguous { .. } | StaleAnchor::TwoMeanings { .. } => None,
                 StaleAnchor::Deleted { next, .. } => next,
-                StaleAnchor::NotInSnapshot { .. } => None,
+                StaleAnchor::NotInSnapshot { .. } | StaleAnchor::NotShown { .. } => None,
             }
             .and_then(|l| now.line(l))
             .map(|l| format!("{}:{}", l.number, l.hash())),

@@ -239,8 +239,8 @@ fn record_change(session: &Session, prepared: &[Prepared], counts: &[(usize, usi
 }
 
 /// After the write: ledger, verification, value and text of one file, the edit's
-/// logical changes (for the diff cards) and its lines added and removed. The text shows
-/// the added rows; the value the anchored diff and the fresh anchors (each change ±2
+/// logical changes (for the diff cards) and its lines added and removed. The text names
+/// the added lines' anchors (not their content: the model wrote it); the value the anchored diff and the fresh anchors (each change ±2
 /// lines), which are served unless the model sees the text alone (then the added rows
 /// are). With `ctx.text_only`, the value leaves out what only the structured projection
 /// shows (`diffData`, `patch`, `anchors`).
@@ -252,7 +252,7 @@ fn finish(session: &Session, file: &Prepared, ctx: &CallContext, max_bytes: usiz
     let found = render::logical_changes(old, new, &outcome.changes);
     let hunks = render::hunks_of(old, new, found.iter().cloned(), FRESH_CONTEXT);
     let fresh = render::fresh_lines(&hunks);
-    let added_rows = render::AddedRows::of(new, &hunks, max_bytes);
+    let added_rows = render::AddedRows::anchors_of(new, &hunks, max_bytes);
     if !noop {
         carry_served(session, file, if ctx.sees_text_only { &added_rows.lines } else { &fresh });
     }
@@ -263,12 +263,15 @@ fn finish(session: &Session, file: &Prepared, ctx: &CallContext, max_bytes: usiz
         render::summary(&file.path.shown(), file.edits, added, removed)
     };
     let (diff, _) = render::anchored_diff(old, new, &hunks, max_bytes);
-    let snapshot = session.show_snapshot(new.as_bytes());
-    // The result shows the added lines only: the model keeps the rows of the view it edited.
-    if !noop {
+    // The result shows the added lines only (the fresh rows, to a model that sees the
+    // value): the model keeps the rows of the view it edited for the rest.
+    let snapshot = if noop {
+        session.show_snapshot(new.as_bytes())
+    } else {
         let parent = file.cited.unwrap_or_else(|| SnapshotTag::of(old.as_bytes()));
-        session.snapshots().link(snapshot, parent);
-    }
+        let shown = if ctx.sees_text_only { &added_rows.lines } else { &fresh };
+        session.show_partial(new.as_bytes(), parent, shown.iter().map(|l| l.get()))
+    };
     let mut text = summary.clone();
     text.push('\n');
     text.push_str(crate::tools::read::snapshot_line(snapshot).trim_end());
@@ -278,7 +281,7 @@ fn finish(session: &Session, file: &Prepared, ctx: &CallContext, max_bytes: usiz
     }
     if !added_rows.is_empty() {
         text.push_str("\n\n");
-        text.push_str(&added_rows.with_note());
+        text.push_str(&added_rows.anchors_with_note());
     }
     let anchors = if text_only {
         Vec::new()

@@ -148,8 +148,8 @@ pub(crate) fn prepare(
     let mut exact = false;
     let mut cited_tag = None;
     match request.snapshot.map(|tag| cited::cite(session, tag)) {
-        Some(Cited::Held { tag, views }) => {
-            cited::follow(session, &path, &views, &before, &mut items, tag)?;
+        Some(Cited::Held { tag, cited, views }) => {
+            cited::follow(session, &path, (cited, &views), &before, &mut items, tag)?;
             exact = true;
             cited_tag = Some(tag);
         }

@@ -200,6 +200,43 @@ impl AddedRows {
         Self { text: into_text(out), lines, cut }
     }
 
+    /// The anchors of `new`'s lines added in `hunks`, for an edit's text: one line
+    /// `Anchors of the added lines: 3:40d 4:f14 9:abc`, in file order, without the lines'
+    /// content (the model wrote it; docs/protocol.md §4.5.7). At most [`MAX_DIFF_ROWS`]
+    /// anchors and `max_bytes` bytes, cut at a whole anchor.
+    pub fn anchors_of(new: &Document, hunks: &[Hunk], max_bytes: usize) -> Self {
+        const LEAD: &str = "Anchors of the added lines:";
+        let mut text = String::from(LEAD);
+        let mut lines = Vec::new();
+        let added = hunks.iter().flat_map(|h| &h.changes).flat_map(|(_, added)| added.clone());
+        let mut cut = false;
+        for index in added {
+            let Some(line) = new.line(LineNo::from_index(index as usize)) else { continue };
+            let anchor = format!(" {}:{}", line.number, line.hash());
+            if lines.len() == MAX_DIFF_ROWS || text.len() + anchor.len() > max_bytes {
+                cut = true;
+                break;
+            }
+            text.push_str(&anchor);
+            lines.push(line.number);
+        }
+        if lines.is_empty() {
+            text.clear();
+        }
+        Self { text, lines, cut }
+    }
+
+    /// The anchors' line, then the note of a cut when anchors were left out (the note alone
+    /// when not one fit).
+    pub fn anchors_with_note(&self) -> String {
+        match self.cut {
+            true => format!("{}\n[Anchors cut at {} lines; read the file for the rest.]", self.text, self.lines.len())
+                .trim_start()
+                .to_owned(),
+            false => self.text.clone(),
+        }
+    }
+
     /// Whether the text has anything to show of them: rows, or the note of a cut.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty() && !self.cut

@@ -503,7 +503,13 @@ pub(super) fn render_files(session: &Session, held: &[Held<'_>], ctx: &CallConte
             _ => format!("Reverted {shown} to its content before {since} (+{added} -{removed} {lines})."),
         };
         let diff = if binary { String::new() } else { render::anchored_diff(&old, &new, &hunks, max_bytes).0 };
-        let snapshot = (!binary && file.back.is_some()).then(|| session.show_snapshot(new.as_bytes()));
+        // The text shows the rows brought back only: a partial view made from the file as it
+        // was before the revert (protocol §1.5, "Views made from a view").
+        let snapshot = (!binary && file.back.is_some()).then(|| {
+            let shown = if ctx.sees_text_only { &added_rows.lines } else { &fresh };
+            let parent = hashline_core::snapshot::SnapshotTag::of(old.as_bytes());
+            session.show_partial(new.as_bytes(), parent, shown.iter().map(|l| l.get()))
+        });
         let mut text = summary.clone();
         if let Some(tag) = snapshot {
             text.push('\n');
