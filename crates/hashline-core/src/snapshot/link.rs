@@ -138,3 +138,38 @@ pub struct Link {
     /// whatever the views it was made from say (the retry a refusal asks for resolves).
     pub confirmed: ShownLines,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_canonical_form_parses() {
+        for good in ["", "1", "1-3", "1-3,5", "2,4,6-9"] {
+            let parsed: ShownLines = good.parse().unwrap_or_else(|_| panic!("{good:?}"));
+            assert_eq!(parsed.to_string(), good);
+        }
+        for bad in ["0", "3-1", "1-1", "1,2", "1-3,4", "5,4", "1,", ",1", "a", "1-", "-1", " 1", "+1", "99999999999"] {
+            assert_eq!(bad.parse::<ShownLines>(), Err(ShownLinesError), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_union_merges_touching_ranges_and_keeps_membership() {
+        let a = ShownLines::from_lines([1, 2, 3, 10]);
+        let b = ShownLines::from_lines([4, 9, 20]);
+        let both = a.union(&b);
+        assert_eq!(both.to_string(), "1-4,9-10,20");
+        for line in 0..25 {
+            assert_eq!(both.contains(line), a.contains(line) || b.contains(line), "{line}");
+        }
+        assert!(ShownLines::default().is_empty() && !both.is_empty());
+    }
+
+    #[test]
+    fn the_ranges_are_bounded() {
+        let many = ShownLines::from_lines((1..=2 * MAX_RANGES as u32).map(|n| n * 2));
+        assert_eq!(many.0.len(), MAX_RANGES);
+        assert!(many.contains(2) && !many.contains(4 * MAX_RANGES as u32));
+    }
+}
