@@ -57,6 +57,6 @@ pub use scan::{FileHits, FileScan, HitKind, HitLine, Measured, scan_bytes};
 pub use scope::{ScopeGroup, ScopeRow, ScopeSection, enclosing_symbol, scope_matches};
 pub use stream::{MAX_KEPT_BYTES, MAX_LINE_BYTES};
 pub use walk::{
-    BINARY_SNIFF_BYTES, MAX_GLOB_BYTES, NAMED_SKIPS, SearchError, SearchOptions, SearchOutcome, Skipped, error_path,
-    relative_to, search, search_file, shown_path,
+    BINARY_SNIFF_BYTES, Cancel, MAX_GLOB_BYTES, NAMED_SKIPS, SearchError, SearchOptions, SearchOutcome, Skipped,
+    error_path, relative_to, search, search_file, shown_path,
 };

@@ -120,7 +120,8 @@ pub(crate) fn search_ordered(
                     let index = {
                         let mut now = progress.0.lock().unwrap_or_else(|p| p.into_inner());
                         loop {
-                            match now.claim(ahead, units.len(), stop.load(Ordering::Relaxed)) {
+                            let halted = stop.load(Ordering::Relaxed) || options.cancelled();
+                            match now.claim(ahead, units.len(), halted) {
                                 Claim::Take(index) => break Some(index),
                                 Claim::Finished => break None,
                                 Claim::Wait => now = progress.1.wait(now).unwrap_or_else(|p| p.into_inner()),
@@ -146,6 +147,10 @@ pub(crate) fn search_ordered(
         let mut next = 0usize;
         'results: for (index, entries) in &done_rx {
             pending.insert(index, entries);
+            if options.cancelled() {
+                outcome.stopped = true;
+                break 'results;
+            }
             while let Some(entries) = pending.remove(&next) {
                 next += 1;
                 for entry in entries {
@@ -272,7 +277,7 @@ fn walk_unit(
     let mut entries = Vec::new();
     let mut matches = 0u64;
     for entry in walk.build() {
-        if stop.load(Ordering::Relaxed) || matches > stop_after {
+        if stop.load(Ordering::Relaxed) || options.cancelled() || matches > stop_after {
             break;
         }
         match entry {

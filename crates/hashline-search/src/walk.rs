@@ -43,7 +43,29 @@ pub struct SearchOptions {
     /// bytes. For a caller whose text shows at most `files` rows and only counts the rest
     /// (grep's 2000-line budget: an unbounded search keeps ~30k lines).
     pub measure_after: Option<(usize, usize)>,
+    /// Set by the caller to cancel the search: the walk quits, no further file is read,
+    /// and the outcome holds what was found so far ([`SearchOutcome::stopped`]).
+    pub cancel: Option<Cancel>,
 }
+
+impl SearchOptions {
+    /// Whether the caller cancelled the search.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|flag| flag.0.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// A caller's cancellation flag for a search (two are equal when they are the same flag).
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(pub std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl PartialEq for Cancel {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Cancel {}
 
 impl Default for SearchOptions {
     fn default() -> Self {
@@ -54,6 +76,7 @@ impl Default for SearchOptions {
             stop_after: None,
             keep_above: None,
             measure_after: None,
+            cancel: None,
         }
     }
 }
@@ -397,6 +420,7 @@ pub fn search(root: &Path, query: &CompiledQuery, options: &SearchOptions) -> Re
         keep: options.keep_per_file,
         searcher: searcher(query.context),
         found: SearchOutcome::default(),
+        options,
     });
     let mut outcome = SearchOutcome {
         unreadable: rules.broken_files(),
@@ -509,10 +533,18 @@ struct Worker<'a> {
     keep: usize,
     searcher: Searcher,
     found: SearchOutcome,
+    options: &'a SearchOptions,
 }
 
 impl FileVisitor for Worker<'_> {
+    fn stopped(&self) -> bool {
+        self.options.cancelled()
+    }
+
     fn file(&mut self, path: &Path) {
+        if self.options.cancelled() {
+            return;
+        }
         let scan = scan_file(path, self.query, &mut self.searcher, self.keep);
         if let Some(hits) = self.found.count(path, scan) {
             self.found.files.push(hits);

@@ -61,6 +61,24 @@ impl CancelFlag {
         &self.0
     }
 
+    /// The flag, shared, for work that outlives a borrow of the context (a search's
+    /// walker threads).
+    pub fn shared(&self) -> Arc<AtomicBool> {
+        self.0.clone()
+    }
+
+    /// `Err(cancelled)` once the call was cancelled: a search (`Grep`, `Find`,
+    /// `Ast_search`) stopped part way; what it found is not the answer.
+    pub fn check_search(&self, what: &str) -> Result<(), ToolError> {
+        if self.is_cancelled() {
+            return Err(ToolError::new(
+                ErrorCode::Cancelled,
+                format!("{what} cancelled: the client cancelled the call, and the search stopped before its end."),
+            ));
+        }
+        Ok(())
+    }
+
     /// `Err(cancelled)` once the call was cancelled: `what` (`Edit`, `Write`) was not
     /// written.
     pub fn check(&self, what: &str) -> Result<(), ToolError> {

@@ -3,7 +3,10 @@
 mod common;
 
 use common::{Workspace, code};
+use hashline_tools::ast_search::AstSearchTool;
 use hashline_tools::edit::EditTool;
+use hashline_tools::find::FindTool;
+use hashline_tools::grep::GrepTool;
 use hashline_tools::read::ReadTool;
 use hashline_tools::write::WriteTool;
 use hashline_tools::{CallContext, CancelFlag, execute};
@@ -48,4 +51,34 @@ fn a_cancel_flag_is_shared_by_its_clones() {
     flag.cancel();
     assert!(ctx.cancel.is_cancelled());
     assert_ne!(CancelFlag::default(), flag);
+}
+
+/// A search cancelled stops its walk and ends `cancelled`: what it found part way is not
+/// the answer (grep and find since stop 55; ast_search before).
+#[test]
+fn a_cancelled_search_ends_cancelled_and_the_same_search_otherwise_answers() {
+    let ws = Workspace::new();
+    for i in 0..50 {
+        ws.file(&format!("d{}/f{i}.txt", i % 5), "needle\n");
+    }
+    let run = |tool: &str, args: &serde_json::Value, ctx: &CallContext| match tool {
+        "grep" => execute::<GrepTool>(&ws.session, args.clone(), ctx),
+        "find" => execute::<FindTool>(&ws.session, args.clone(), ctx),
+        _ => execute::<AstSearchTool>(&ws.session, args.clone(), ctx),
+    };
+    for (tool, args) in [
+        ("grep", json!({"pattern": "needle"})),
+        ("find", json!({"pattern": "*.txt"})),
+        ("ast_search", json!({"pattern": "needle", "language": "rust"})),
+    ] {
+        let result = run(tool, &args, &cancelled());
+        assert_eq!(code(&result), "cancelled", "{tool}: {}", result.text());
+        let name = format!("{}{}", tool[..1].to_uppercase(), &tool[1..]);
+        assert_eq!(
+            result.text(),
+            format!("{name} cancelled: the client cancelled the call, and the search stopped before its end.")
+        );
+        let answered = run(tool, &args, &CallContext::top_level());
+        assert!(!answered.is_error, "{tool}: {}", answered.text());
+    }
 }

@@ -160,13 +160,7 @@ pub fn ast_search_in(
         }
         hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
-    if ctx.cancel.is_cancelled() {
-        // The search stopped part way: what it found is not the answer.
-        return Err(ToolError::new(
-            ErrorCode::Cancelled,
-            "Ast_search cancelled: the client cancelled the call, and the search stopped before its end.",
-        ));
-    }
+    ctx.cancel.check_search("Ast_search")?;
 
     let mut warnings = Vec::new();
     if !adjustments.is_empty() {

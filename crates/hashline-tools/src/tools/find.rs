@@ -192,8 +192,10 @@ pub fn find_in(session: &Session, args: FindArgs, ctx: &CallContext) -> Result<T
         matcher: &matcher,
         kind: args.kind.unwrap_or_default(),
         needs_stat: filters.needs_stat(args.sort_by.unwrap_or_default()),
+        cancel: &ctx.cancel,
     };
     let (mut found, skipped, unread) = search.walk(&path.real, args.max_depth);
+    ctx.cancel.check_search("Find")?;
     found.retain(|candidate| filters.keep(candidate));
     sort(&mut found, args.sort_by.unwrap_or_default(), args.reverse == Some(true));
 
@@ -343,6 +345,8 @@ struct Search<'a> {
     matcher: &'a NameMatcher,
     kind: FindType,
     needs_stat: bool,
+    /// The call's cancellation: once set, every walker thread quits.
+    cancel: &'a crate::result::CancelFlag,
 }
 
 impl Search<'_> {
@@ -426,6 +430,9 @@ struct Collector<'a> {
 
 impl ParallelVisitor for Collector<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        if self.search.cancel.is_cancelled() {
+            return WalkState::Quit;
+        }
         // Unreadable subdirectories are skipped, as `fd` does, and counted (the result says
         // so); vanished entries are skipped alone.
         match entry {

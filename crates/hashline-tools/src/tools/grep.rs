@@ -290,6 +290,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         // are not needed, nor kept (the value's card, which shows them, is not made).
         measure_after: (ctx.text_only && !summary && args.scope.is_none())
             .then_some((ctx.budget.lines, render::MAX_LINE_CHARS)),
+        cancel: Some(hashline_search::Cancel(ctx.cancel.shared())),
     };
     let found = search(&path.real, &query, &options).map_err(|err| match err {
         hashline_search::SearchError::Glob { glob, message } => {
@@ -300,6 +301,7 @@ pub fn grep_in(session: &Session, args: GrepArgs, ctx: &CallContext) -> Result<T
         }
         hashline_search::SearchError::Io(err) => file_target_error(&err, &path),
     })?;
+    ctx.cancel.check_search("Grep")?;
 
     warnings.extend(Warning::ignore_files_skipped(&found.skipped_ignore_files, |p| session.shown_display(p)));
     if meta.is_dir() {
