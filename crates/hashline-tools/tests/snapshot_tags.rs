@@ -484,3 +484,33 @@ fn an_edit_results_tag_vouches_only_for_the_rows_its_text_showed() {
     assert!(!b.is_error, "{}", b.text());
     assert_eq!(bytes(&ws, "t.rs"), "fn a() {\nx\ny\n}\nfn b() {\n} // b\n");
 }
+
+/// A range whose ends were copied from two views (an edit's added anchor and a read's row),
+/// cited with the newest tag: each end is followed on its own, and the lines between them
+/// must each be a line one of the views showed, unchanged since; a line inserted inside by
+/// another program since is not one, and the range is refused.
+#[test]
+fn a_range_with_its_ends_from_two_views_lands_and_one_grown_inside_is_refused() {
+    let ws = Workspace::new();
+    let ctx = hashline_tools::CallContext { sees_text_only: true, ..hashline_tools::CallContext::top_level() };
+    ws.file("r.txt", "a\nb\nc\nd\ne\n");
+    let first = tag_of(&read(&ws, "r.txt"));
+    let edit_in = |tag: &str, edits: Value| {
+        ws.call_in::<EditTool>(json!({"path": "r.txt", "snapshot": tag, "edits": edits}), &ctx)
+    };
+    let inserted = edit_in(&first, json!([{"insert_after": {"anchor": anchor(1, "a"), "new_text": "x"}}]));
+    assert!(!inserted.is_error, "{}", inserted.text());
+    let second = tag_of(&inserted);
+    // From the added `2:x` (the edit's view) to the read's `4:d` (line 5 now).
+    let range =
+        json!([{"replace_lines": {"start_anchor": anchor(2, "x"), "end_anchor": anchor(4, "d"), "new_text": "X"}}]);
+    ws.file("r.txt", "a\nx\nb\nunseen\nc\nd\ne\n");
+    let refused = edit_in(&second, range.clone());
+    assert_eq!(code(&refused), "hash-mismatch", "{}", refused.text());
+    assert!(refused.text().contains("has changed inside"), "{}", refused.text());
+    assert_eq!(bytes(&ws, "r.txt"), "a\nx\nb\nunseen\nc\nd\ne\n");
+    ws.file("r.txt", "a\nx\nb\nc\nd\ne\n");
+    let landed = edit_in(&second, range);
+    assert!(!landed.is_error, "{}", landed.text());
+    assert_eq!(bytes(&ws, "r.txt"), "a\nX\ne\n");
+}

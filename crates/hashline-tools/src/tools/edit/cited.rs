@@ -110,6 +110,9 @@ struct View<'a> {
     now: &'a Document,
     /// The diff to the file now, made when an anchor is first looked up through this view.
     map: std::cell::OnceCell<LineMap>,
+    /// Per line now: whether it is a line this view vouched for, unchanged since (made when
+    /// a range's ends come from two views).
+    shown_now: std::cell::OnceCell<Vec<bool>>,
 }
 
 impl View<'_> {
@@ -122,6 +125,27 @@ impl View<'_> {
     /// The diff to the file now (only for a view whose bytes are held).
     fn map(&self, snapshot: &Document) -> &LineMap {
         self.map.get_or_init(|| resolve_through(snapshot, self.now))
+    }
+
+    /// Whether the line now is one this view vouched for, unchanged since.
+    fn shown_now(&self, line: LineNo) -> bool {
+        let known = self.shown_now.get_or_init(|| {
+            let mut known = vec![false; self.now.line_count()];
+            if let Some(snapshot) = self.snapshot() {
+                let map = self.map(snapshot);
+                for index in 0..snapshot.line_count() {
+                    let shown = LineNo::from_index(index);
+                    if self.vouches.is_none_or(|v| v.contains(shown.get()))
+                        && let Some(now) = map.now_of(shown)
+                        && let Some(slot) = known.get_mut(now.index())
+                    {
+                        *slot = true;
+                    }
+                }
+            }
+            known
+        });
+        known.get(line.index()).copied().unwrap_or(false)
     }
 
     /// The anchor as this view names it, if it is a row the view vouches for, with the
@@ -181,6 +205,7 @@ pub(crate) fn follow(
             confirmed: &view.confirmed,
             now,
             map: std::cell::OnceCell::new(),
+            shown_now: std::cell::OnceCell::new(),
         })
         .collect();
     let mut stale: Vec<(usize, StaleAnchor)> = Vec::new();
@@ -286,29 +311,54 @@ fn deciding<'v, 'a>(views: &'v [View<'a>], anchor: &AnchorRef) -> &'v [View<'a>]
     }
 }
 
-fn follow_one(views: &[View<'_>], anchor: &mut AnchorRef) -> Result<(), StaleAnchor> {
+/// The line now an anchor names, through the views (see [`agree`]).
+fn resolve_one(views: &[View<'_>], anchor: &AnchorRef) -> Result<Anchor, StaleAnchor> {
     let views = deciding(views, anchor);
     let outcomes = views.iter().map(|view| {
         let (shown, snapshot) = view.row(anchor)?;
         view.map(snapshot).resolve(snapshot, shown).map(|now| Anchor::new(now, shown.hash))
     });
-    let now = agree(given(anchor, views), outcomes, |a: Anchor| a.line)?;
+    agree(given(anchor, views), outcomes, |a: Anchor| a.line)
+}
+
+fn follow_one(views: &[View<'_>], anchor: &mut AnchorRef) -> Result<(), StaleAnchor> {
+    let now = resolve_one(views, anchor)?;
     *anchor = moved(anchor, now);
     Ok(())
 }
 
+/// A range: through one view that vouches for both its ends (nothing changed inside since,
+/// [`LineMap::resolve_range`]); else — its ends copied from two views, as a model holding a
+/// read and an edit's added anchors does — each end on its own, and every line now between
+/// them one that a view vouched for and that is unchanged since (so the range holds exactly
+/// lines the model was shown, none inserted or changed since), else `RangeChanged`.
 fn follow_range(views: &[View<'_>], start: &mut AnchorRef, end: &mut AnchorRef) -> Result<(), StaleAnchor> {
-    let views = if deciding(views, start).len() == 1 && deciding(views, end).len() == 1 { &views[..1] } else { views };
-    let outcomes = views.iter().map(|view| {
+    let narrowed =
+        if deciding(views, start).len() == 1 && deciding(views, end).len() == 1 { &views[..1] } else { views };
+    let outcomes = narrowed.iter().map(|view| {
         let ((first, snapshot), (last, _)) = (view.row(start)?, view.row(end)?);
         let (now_first, now_last) = view.map(snapshot).resolve_range(snapshot, first, last)?;
         Ok((Anchor::new(now_first, first.hash), Anchor::new(now_last, last.hash)))
     });
-    let (first, last) = agree(given(start, views), outcomes, |(a, _): (Anchor, Anchor)| a.line)?;
+    let (first, last) = match agree(given(start, narrowed), outcomes, |(a, _): (Anchor, Anchor)| a.line) {
+        Ok(ends) => ends,
+        Err(err @ (StaleAnchor::NotInSnapshot { .. } | StaleAnchor::NotShown { .. })) => {
+            let (Ok(first), Ok(last)) = (resolve_one(views, start), resolve_one(views, end)) else { return Err(err) };
+            let (low, high) = (first.line.min(last.line), first.line.max(last.line));
+            let known = |line: LineNo| views.iter().any(|view| view.shown_now(line));
+            if !(low.index()..=high.index()).all(|i| known(LineNo::from_index(i))) {
+                let (start, end) = (given(start, views), given(end, views));
+                return Err(StaleAnchor::RangeChanged { start, end, first: low, last: high });
+            }
+            (first, last)
+        }
+        Err(err) => return Err(err),
+    };
     *start = moved(start, first);
     *end = moved(end, last);
     Ok(())
 }
+
 /// The lines now that stand for a stale anchor, for fresh rows.
 fn lines_now(stale: &StaleAnchor, now: &Document) -> Vec<LineNo> {
     let last_line = LineNo::from_index(now.line_count().saturating_sub(1));
