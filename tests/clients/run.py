@@ -56,11 +56,11 @@ DIAGNOSES = [
     (
         re.compile(r"^Revert refused — nothing was written\. No change (c\d+-[0-9a-f]+) in this session"),
         "the change the edit's result named is not in the hashline session that served the revert. "
-        "Changes (what revert restores) are kept per hashline session (docs/protocol.md §4.10); over HTTP "
-        "every request of protocol 2026-07-28 runs in a hashline session of its own that ends with it, "
-        "and every initialize opens a new one (§10.2, §10.3), so a change made by one request is gone "
-        "by the next. Snapshot tags are kept per principal (the token) and do carry across requests, "
-        "which is why the edits before it worked.",
+        "Changes (what revert restores) are kept per hashline session (docs/protocol.md §4.10): a "
+        "principal's requests of protocol 2026-07-28 share one over HTTP, but every initialize opens a "
+        "new one (§10.2, §10.3), so a client that initializes for every call loses its changes between "
+        "calls. Snapshot tags are kept per principal (the token) and do carry across sessions, which "
+        "is why the edits before it worked.",
     ),
     (
         re.compile(r"^Edit rejected — nothing was written\. You must get fresh anchors for .* before editing it"),
@@ -114,7 +114,7 @@ class Failure(Exception):
 
 
 class Scenario:
-    """The five steps against one client; `call(tool, args)` is the client's."""
+    """The steps against one client, whose `call(tool, args)` each goes through."""
 
     def __init__(self, client: "Driver", root: Path, transcript: list):
         self.client = client
@@ -194,32 +194,38 @@ class Scenario:
         # Another program changes the file: the line the edit wrote, and a line above it.
         self.file.write_bytes(ON_DISK)
 
-        step = "3 stale edit"
-        # The newest view the client holds: the edit's result (its tag and the added line's anchor).
-        request = {"tool": "edit", "args": {"path": NAME, "snapshot": tag1,
-                                            "edits": [{"set_line": {"anchor": added_anchors[0], "new_text": "BETA again"}}]}}
-        r = await self.call(step, **request)
-        self.expect(r.is_error, step, "a stale edit was not refused (isError is not true)", request, r)
-        self.expect(r.text.startswith("Edit rejected — nothing was written."), step,
-                    "the text does not open with `Edit rejected — nothing was written.`", request, r)
-        self.expect(f"Line {added_anchors[0]} of the cited snapshot has changed since" in r.text, step,
-                    "the refusal does not say the cited line has changed since (hash-mismatch)", request, r)
-        if r.structured is not None:
-            code = (r.structured.get("error") or {}).get("code") if isinstance(r.structured, dict) else None
-            self.expect(code == "hash-mismatch", step, f"structuredContent's error.code is {code!r}, not hash-mismatch",
-                        request, r)
-        tag2 = self.one_tag(r.text)
-        self.expect(tag2 is not None and tag2 not in (tag0, tag1), step, "no new `snapshot: s…` line above the fresh rows",
-                    request, r)
-        marked = [(m["anchor"], m["text"]) for m in ROW.finditer(r.text) if m["mark"] == ">>> "]
-        self.expect(len(marked) == 1 and marked[0][1] == "BETA, changed on disk" and marked[0][0].startswith("3:"),
-                    step, "the fresh rows do not mark line 3 (`>>> 3:…|BETA, changed on disk`)", request, r)
-        self.bytes_are(step, ON_DISK)
-        fresh = marked[0][0]
+        # Edited again with what the client holds from before that change: each refused, nothing
+        # written, with the line now in the cited line's place marked `>>>` under a new tag.
+        fresh = []
+        for step, anchor, tag in (("3a stale edit (the read's anchor and tag)", beta, tag0),
+                                  ("3b stale edit (the edit result's anchor and tag)", added_anchors[0], tag1)):
+            request = {"tool": "edit", "args": {"path": NAME, "snapshot": tag,
+                                                "edits": [{"set_line": {"anchor": anchor, "new_text": "BETA again"}}]}}
+            r = await self.call(step, **request)
+            self.expect(r.is_error, step, "a stale edit was not refused (isError is not true)", request, r)
+            self.expect(r.text.startswith("Edit rejected — nothing was written."), step,
+                        "the text does not open with `Edit rejected — nothing was written.`", request, r)
+            self.expect(f"Line {anchor} of the cited snapshot has changed since" in r.text, step,
+                        "the refusal does not say the cited line has changed since (hash-mismatch)", request, r)
+            if r.structured is not None:
+                code = (r.structured.get("error") or {}).get("code") if isinstance(r.structured, dict) else None
+                self.expect(code == "hash-mismatch", step,
+                            f"structuredContent's error.code is {code!r}, not hash-mismatch", request, r)
+            tag2 = self.one_tag(r.text)
+            self.expect(tag2 is not None and tag2 not in (tag0, tag1), step,
+                        "no new `snapshot: s…` line above the fresh rows", request, r)
+            marked = [(m["anchor"], m["text"]) for m in ROW.finditer(r.text) if m["mark"] == ">>> "]
+            self.expect(len(marked) == 1 and marked[0][1] == "BETA, changed on disk" and marked[0][0].startswith("3:"),
+                        step, "the fresh rows do not mark line 3 (`>>> 3:…|BETA, changed on disk`)", request, r)
+            self.expect(not fresh or fresh[0] == (marked[0][0], tag2), step,
+                        "the two refusals of the same bytes show another anchor or tag", request, r)
+            self.bytes_are(step, ON_DISK)
+            fresh.append((marked[0][0], tag2))
+        fresh_anchor, tag2 = fresh[-1]
 
         step = "4 retry"
         request = {"tool": "edit", "args": {"path": NAME, "snapshot": tag2,
-                                            "edits": [{"set_line": {"anchor": fresh, "new_text": "BETA again"}}]}}
+                                            "edits": [{"set_line": {"anchor": fresh_anchor, "new_text": "BETA again"}}]}}
         r = await self.call(step, **request)
         self.expect(not r.is_error, step, "the retry with the refusal's anchor and tag was refused", request, r)
         self.expect(r.text.startswith(f"Edited {NAME} "), step, f"the text does not open with `Edited {NAME}`", request, r)
@@ -530,11 +536,22 @@ def leftover_servers(work: Path) -> list[int]:
     return pids
 
 
+# Clients whose own design fails a step, with why: a FAIL of theirs that one of the
+# DIAGNOSES explains is reported KNOWN (it fails nothing; a pass is reported XPASS, so the
+# entry can go). Anything else they answer wrongly stays a FAIL.
+KNOWN = {
+    "inspector-cli": "the Inspector's CLI opens a new connection for every call (over stdio a new "
+    "hashline process, over HTTP a new session by initialize): the read gate and snapshot store of "
+    "a stdio connection, and the changes a session keeps for revert, last one call. mcpdo, the same "
+    "package's way of holding one connection, passes every step.",
+}
+
+
 @dataclass
 class Outcome:
     client: str
     transport: str
-    status: str  # PASS, FAIL, SKIPPED
+    status: str  # PASS, FAIL, SKIPPED, KNOWN, XPASS
     version: str = ""
     revision: str | None = None
     seconds: float = 0.0
@@ -604,6 +621,14 @@ async def run_one(make, client: str, transport: str, binary: str, keep: bool) ->
                 outcome.detail += f"\n  {name} (last lines):\n" + "\n".join(f"    | {line}" for line in tail)
     if notes:
         outcome.detail = "\n".join(filter(None, [outcome.detail, *(f"note: {n}" for n in notes)]))
+    if client in KNOWN:
+        explained = any(why in outcome.detail for _, why in DIAGNOSES)
+        if outcome.status == "FAIL" and explained:
+            outcome.status = "KNOWN"
+            outcome.detail = f"known: {KNOWN[client]}\n{outcome.detail}"
+        elif outcome.status == "PASS":
+            outcome.status = "XPASS"
+            outcome.detail = f"passed, though listed as known to fail ({KNOWN[client]}): remove it from KNOWN"
     outcome.seconds = time.monotonic() - started
     if keep:
         outcome.detail += f"\n  kept: {work}"
@@ -687,7 +712,8 @@ async def main() -> int:
     passed = sum(o.status == "PASS" for o in outcomes)
     failed = sum(o.status == "FAIL" for o in outcomes)
     skipped = sum(o.status == "SKIPPED" for o in outcomes)
-    print(f"clients: {passed} passed, {failed} failed, {skipped} skipped")
+    known = sum(o.status in ("KNOWN", "XPASS") for o in outcomes)
+    print(f"clients: {passed} passed, {failed} failed, {skipped} skipped, {known} known (the client's own design)")
     return 1 if failed else 0
 
 

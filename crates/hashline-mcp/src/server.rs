@@ -152,6 +152,23 @@ impl HashlineServer {
         Ok(Self { toolbox: Arc::new(toolbox), tools, options, session, direct: false, undo: None })
     }
 
+    /// Another server over the same session (an HTTP principal's sessionless requests
+    /// share one).
+    pub(crate) fn share(&self) -> Self {
+        let session = match self.session.get() {
+            Some(session) => OnceCell::new_with(Some(session.clone())),
+            None => OnceCell::new(),
+        };
+        Self {
+            toolbox: Arc::clone(&self.toolbox),
+            tools: self.tools.clone(),
+            options: self.options.clone(),
+            session,
+            direct: self.direct,
+            undo: self.undo.clone(),
+        }
+    }
+
     /// Puts the session's changes under `bound`, shared with other sessions: after each
     /// call, the oldest changes across them are dropped until they fit.
     pub(crate) fn share_undo_bound(&mut self, bound: Arc<UndoBound>) {

@@ -284,7 +284,7 @@ async fn no_request_needs_a_capability_the_client_did_not_declare() {
 /// nothing), landing on the line meant however far another program moved it; without the tag
 /// the same edit is refused by the read gate over HTTP.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_read_then_an_edit_by_its_snapshot_tag_lands_without_a_session() {
+async fn a_read_then_an_edit_by_its_snapshot_tag_lands_and_its_undo_works_without_a_session() {
     for index in 0..2 {
         let dir = tempfile::tempdir().expect("tempdir");
         let file = dir.path().join("far.txt");
@@ -309,6 +309,14 @@ async fn a_read_then_an_edit_by_its_snapshot_tag_lands_without_a_session() {
         let (_, edited) = transport.ask(&call(3, "edit", args)).await;
         assert_eq!(edited["result"]["isError"], false, "{name}: {edited}");
         assert_eq!(std::fs::read_to_string(&file).expect("read"), format!("{header}keep\nTARGET\nend\n"), "{name}");
+        // The undo the result offers works in a later request: a principal's sessionless
+        // requests share one session over HTTP (found by the third-party clients lane:
+        // FastMCP's and the AI SDK's revert was `change-unknown`), the connection's over stdio.
+        let text = edited["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+        let id = text.lines().find_map(|l| l.strip_prefix("Change ")?.split(' ').next()).expect("a change id");
+        let (_, reverted) = transport.ask(&call(4, "edit", json!({"revert": id}))).await;
+        assert_eq!(reverted["result"]["isError"], false, "{name}: {reverted}");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), format!("{header}keep\ntarget\nend\n"), "{name}");
         transport.close().await;
     }
 }

@@ -171,7 +171,8 @@ impl Gate {
                 if method == Method::POST && is_batch(request.body()) && self.has_batches(&id) {
                     return activity.attach(self.batch(request).await);
                 }
-                let response = super::PRINCIPAL.scope(token, self.mcp.handle(request.map(Full::new))).await;
+                let principal = super::Principal { token, sessionless: false };
+                let response = super::PRINCIPAL.scope(principal, self.mcp.handle(request.map(Full::new))).await;
                 if method == Method::DELETE && response.status().is_success() {
                     self.sessions().open.remove(&id);
                 }
@@ -189,7 +190,9 @@ impl Gate {
                 let gate = Arc::clone(&self);
                 let batches = asks_for_2025_03_26(request.body());
                 let opened = tokio::spawn(async move {
-                    let response = super::PRINCIPAL.scope(token, gate.mcp.handle(request.map(Full::new))).await;
+                    let response = super::PRINCIPAL
+                        .scope(super::Principal { token, sessionless: false }, gate.mcp.handle(request.map(Full::new)))
+                        .await;
                     gate.register(&response, token, batches);
                     drop(place);
                     response
@@ -205,7 +208,8 @@ impl Gate {
             // which has no `initialize`) opens none: it runs without any lock, as long as it
             // takes. A session rmcp opened all the same is counted.
             None => {
-                let response = super::PRINCIPAL.scope(token, self.mcp.handle(request.map(Full::new))).await;
+                let principal = super::Principal { token, sessionless: true };
+                let response = super::PRINCIPAL.scope(principal, self.mcp.handle(request.map(Full::new))).await;
                 self.register(&response, token, false);
                 activity.attach(response)
             }

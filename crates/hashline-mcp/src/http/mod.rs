@@ -111,25 +111,60 @@ fn allowed_origins(local: SocketAddr, configured: &[String]) -> Vec<String> {
     origins
 }
 
-tokio::task_local! {
-    /// The token of the request being answered (`None` when the server has no tokens): the
-    /// service factory gives the session it makes that principal's snapshot store.
-    pub(crate) static PRINCIPAL: Option<usize>;
+/// Who a request comes from, and whether it has a session.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Principal {
+    /// The token's index (`None` when the server has no tokens).
+    pub token: Option<usize>,
+    /// A request without a session (a call of protocol 2026-07-28, which has no
+    /// `initialize`): it is served in the principal's sessionless session.
+    pub sessionless: bool,
 }
 
-/// The snapshot store of each principal (a token; the one principal of a server without
-/// tokens), made on its first request, kept for the server's life: at most
-/// [`hashline::core::snapshot::StoreLimits::DEFAULT`] each.
-#[derive(Clone, Default)]
-struct Principals(Arc<std::sync::Mutex<StoresByToken>>);
+tokio::task_local! {
+    /// The request being answered: the service factory gives the server it makes that
+    /// principal's snapshot store, and a sessionless request that principal's sessionless
+    /// session.
+    pub(crate) static PRINCIPAL: Principal;
+}
 
-/// A principal's store, by its token's index (`None`: a server without tokens).
-type StoresByToken = std::collections::HashMap<Option<usize>, Arc<dyn Snapshots>>;
+/// What each principal (a token; the one principal of a server without tokens) keeps across
+/// its requests, made on its first request and kept for the server's life: its snapshot
+/// store (at most [`hashline::core::snapshot::StoreLimits::DEFAULT`]), shared by its sessions
+/// and its sessionless requests; and the one session its sessionless requests share — the
+/// read gate, the served rows and the changes `revert` restores (under the server's undo
+/// bound), as one stdio connection has them.
+#[derive(Clone, Default)]
+struct Principals(Arc<std::sync::Mutex<ByToken>>);
+
+/// Each principal's store and sessionless session, by its token's index.
+#[derive(Default)]
+struct ByToken {
+    stores: std::collections::HashMap<Option<usize>, Arc<dyn Snapshots>>,
+    sessionless: std::collections::HashMap<Option<usize>, HashlineServer>,
+}
 
 impl Principals {
     fn store(&self, token: Option<usize>) -> Arc<dyn Snapshots> {
-        let mut stores = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        Arc::clone(stores.entry(token).or_insert_with(|| Arc::new(MemorySnapshots::default())))
+        let mut by = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        Arc::clone(by.stores.entry(token).or_insert_with(|| Arc::new(MemorySnapshots::default())))
+    }
+
+    /// The principal's sessionless server (sharing one session), made by `make` the first
+    /// time.
+    fn sessionless(
+        &self,
+        token: Option<usize>,
+        make: impl FnOnce() -> std::io::Result<HashlineServer>,
+    ) -> std::io::Result<HashlineServer> {
+        let by = || self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(server) = by().sessionless.get(&token) {
+            return Ok(server.share());
+        }
+        // Made without the lock (`make` takes the principal's store through it); a request
+        // that made one first wins.
+        let made = make()?;
+        Ok(by().sessionless.entry(token).or_insert(made).share())
     }
 }
 
@@ -173,13 +208,20 @@ pub async fn serve_http(
     let stores = Principals::default();
     let mcp = StreamableHttpService::new(
         move || {
-            let mut options = server_options.clone();
-            if let Ok(token) = PRINCIPAL.try_with(|token| *token) {
-                options.snapshots = Some(stores.store(token));
+            let principal = PRINCIPAL.try_with(|principal| *principal).ok();
+            let make = || {
+                let mut options = server_options.clone();
+                if let Some(principal) = principal {
+                    options.snapshots = Some(stores.store(principal.token));
+                }
+                let mut server = HashlineServer::new(options).map_err(std::io::Error::other)?;
+                server.share_undo_bound(Arc::clone(&undo));
+                Ok(server)
+            };
+            match principal {
+                Some(Principal { token, sessionless: true }) => stores.sessionless(token, make),
+                _ => make(),
             }
-            let mut server = HashlineServer::new(options).map_err(std::io::Error::other)?;
-            server.share_undo_bound(Arc::clone(&undo));
-            Ok(server)
         },
         Arc::clone(&manager),
         config,
