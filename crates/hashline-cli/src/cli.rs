@@ -252,6 +252,46 @@ pub enum Command {
         #[arg(long, value_name = "auto|BYTES", default_value = "auto", overrides_with = "budget")]
         budget: hashline_mcp::hosts::BudgetChoice,
     },
+    /// Set up an agent host to use hashline: its MCP server entry in the host's own config
+    /// file (merged, other servers kept) and a marked rule in its instructions file telling
+    /// the model to read and edit through hashline's tools. Idempotent; --dry-run prints the
+    /// change as a diff; --remove takes it back, leaving the files as they were.
+    Setup {
+        /// The host.
+        #[arg(value_enum)]
+        host: crate::setup::Host,
+        /// Set it up for this project: files in the working directory (the default).
+        #[arg(long, conflicts_with = "user")]
+        project: bool,
+        /// Set it up for the user: the host's files in the home directory, every project.
+        #[arg(long)]
+        user: bool,
+        /// Print the change as a unified diff and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Take back what setup added (the hook too).
+        #[arg(long)]
+        remove: bool,
+        /// claude-code: also a PreToolUse hook (`hashline hook claude-code`) that denies the
+        /// built-in Edit, Write, MultiEdit and NotebookEdit, naming hashline's edit and write.
+        #[arg(long, conflicts_with = "remove")]
+        replace_builtins: bool,
+        /// The program the server entry runs (default: `hashline` when that is this binary
+        /// on PATH, else this binary's full path).
+        #[arg(long, value_name = "PROGRAM")]
+        command: Option<String>,
+    },
+    /// Check which hosts are set up (project and user), whether each entry runs this binary
+    /// and version, and whether its server starts and lists the seven tools. Exit 1 on a
+    /// problem, with what to do about it.
+    Doctor,
+    /// A host's hook, run by the host: `claude-code` reads Claude Code's PreToolUse JSON on
+    /// standard input and denies the built-in edit tools with a reason naming hashline's.
+    Hook {
+        /// The host (claude-code).
+        #[arg(value_parser = ["claude-code"])]
+        host: String,
+    },
     /// Draw a session log's calls and results as cards: in the terminal (colour only on a
     /// terminal; NO_COLOR honoured), or as one self-contained web page with --html.
     Show {
@@ -383,7 +423,10 @@ impl Command {
             | Command::Call { .. }
             | Command::Batch
             | Command::Mcp { .. }
-            | Command::Show { .. } => {
+            | Command::Show { .. }
+            | Command::Setup { .. }
+            | Command::Doctor
+            | Command::Hook { .. } => {
                 anyhow::bail!("not a tool subcommand")
             }
         };

@@ -6,9 +6,12 @@
 mod batch;
 mod changes;
 mod cli;
+mod doctor;
+mod hook;
 mod mcp;
 mod private_file;
 mod session_file;
+mod setup;
 mod show;
 
 use std::io::{Read, Write};
@@ -52,6 +55,22 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     if let Command::Mcp { .. } = cli.command {
         return mcp::run(&cli);
+    }
+    match &cli.command {
+        Command::Setup { host, user, dry_run, remove, replace_builtins, command, .. } => {
+            let scope = if *user { setup::Scope::User } else { setup::Scope::Project };
+            return setup::run(&setup::Request {
+                host: *host,
+                scope,
+                dry_run: *dry_run,
+                remove: *remove,
+                replace_builtins: *replace_builtins,
+                command: command.clone(),
+            });
+        }
+        Command::Doctor => return doctor::run(),
+        Command::Hook { host } => return hook::run(host),
+        _ => {}
     }
     if let Command::Show { log, html, call_id, plain } = &cli.command {
         return show::run(log, html.as_deref(), call_id.as_deref(), *plain);

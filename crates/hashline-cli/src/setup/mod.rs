@@ -1,0 +1,180 @@
+//! `hashline setup <host>`: registers `hashline mcp` with an agent host in the host's own
+//! files and tells its model, in the host's instructions file, to read and edit through
+//! hashline's tools (docs/protocol.md §8, "Setting up a host").
+//!
+//! Every change is merged into what is there (other servers, comments and formatting stay),
+//! a second run changes nothing, `--dry-run` prints the change as a unified diff, and
+//! `--remove` takes back what `setup` adds, leaving each file's bytes as they were before it.
+//! Nothing is written unless every file's change could be made.
+
+mod block;
+mod files;
+pub mod hosts;
+mod json;
+mod toml;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, anyhow};
+use imara_diff::{Algorithm, BasicLineDiffPrinter, Diff, InternedInput, UnifiedDiffConfig};
+
+pub use block::present as block_present;
+pub use files::read as read_config;
+pub use hosts::{Edit, Host, Places, Role, Scope, Target, targets};
+pub use json::{JsonChange, parse_value};
+
+/// What `setup` was asked to do.
+pub struct Request {
+    /// The host.
+    pub host: Host,
+    /// Project or user.
+    pub scope: Scope,
+    /// Print the change, write nothing.
+    pub dry_run: bool,
+    /// Take the setup back.
+    pub remove: bool,
+    /// Claude Code: also the hook that turns the built-in edit tools off.
+    pub replace_builtins: bool,
+    /// The command the server entry runs (default: this binary).
+    pub command: Option<String>,
+}
+
+/// The command a server entry should run: `hashline` when that is this binary on `PATH`,
+/// else this binary's full path.
+pub fn default_command() -> Result<String> {
+    let exe = std::env::current_exe().context("cannot find this program's path")?;
+    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+    if let Ok(found) = which::which("hashline")
+        && std::fs::canonicalize(&found).is_ok_and(|f| f == exe)
+    {
+        return Ok("hashline".to_owned());
+    }
+    exe.into_os_string().into_string().map_err(|_| anyhow!("this program's path is not UTF-8; pass --command"))
+}
+
+/// The new text of `target`'s file (`None`: the file goes), from its current text.
+pub fn change(target: &Target, text: Option<&str>, host: Host, remove: bool) -> Result<Option<String>> {
+    match &target.edit {
+        Edit::Json(change) => json::apply(text, change, remove),
+        Edit::Toml { command } => toml::apply(text, "mcp_servers", "hashline", command, &["mcp"], remove),
+        Edit::Block { rule } => Ok(block::apply(text, host.name(), rule, remove)),
+        Edit::Own { text: ours } => Ok(match (remove, text) {
+            (false, _) => Some(ours.clone()),
+            (true, Some(t)) if t == ours => None,
+            (true, t) => t.map(str::to_owned),
+        }),
+    }
+}
+
+/// Runs `setup`.
+pub fn run(request: &Request) -> Result<ExitCode> {
+    let project = std::env::current_dir().context("cannot read the working directory")?;
+    let places = Places::from_env(project).ok_or_else(|| anyhow!("no home directory: set HOME"))?;
+    let command = match &request.command {
+        Some(c) => c.clone(),
+        None => default_command()?,
+    };
+    let hook = request.replace_builtins || request.remove;
+    if request.replace_builtins && request.host != Host::ClaudeCode {
+        anyhow::bail!("--replace-builtins is for claude-code only (the other hosts have no such hook)");
+    }
+    let allowed = places.allowed();
+    let plan = targets(request.host, request.scope, &places, &command, hook);
+
+    // Everything is read and changed in memory first: a file that cannot be changed stops
+    // the run before anything is written.
+    let mut changes = Vec::new();
+    for target in &plan {
+        let found = files::read(&target.path, &allowed)?;
+        let new = change(target, found.text.as_deref(), request.host, request.remove)
+            .with_context(|| format!("{} cannot be changed", target.path.display()))
+            .map_err(|err| anyhow!("{err:#}; it was left as it is, and nothing was written"))?;
+        if new.as_deref() != found.text.as_deref() && !request.dry_run {
+            files::check_writable(&found)?;
+        }
+        changes.push((target, found, new));
+    }
+
+    let mut out = anstream::stdout().lock();
+    let shown = |path: &Path| display(path, &places);
+    if request.dry_run {
+        for (_, found, new) in &changes {
+            if new.as_deref() != found.text.as_deref() {
+                write!(out, "{}", diff(&shown(&found.path), found.text.as_deref(), new.as_deref()))?;
+            }
+        }
+        if changes.iter().all(|(_, found, new)| new.as_deref() == found.text.as_deref()) {
+            writeln!(out, "Nothing to change.")?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut staged = Vec::new();
+    for (_, found, new) in &changes {
+        if let Some(text) = new
+            && Some(text.as_str()) != found.text.as_deref()
+        {
+            staged.push(files::stage(found, text)?);
+        }
+    }
+    for file in staged {
+        file.commit()?;
+    }
+    for (target, found, new) in &changes {
+        let what = match (found.text.is_some(), new.is_some(), new.as_deref() == found.text.as_deref()) {
+            (_, _, true) => "unchanged",
+            (false, true, _) => "created",
+            (true, false, _) => {
+                files::remove(found, &allowed)?;
+                "removed"
+            }
+            _ => "updated",
+        };
+        writeln!(out, "{what:<9} {}  ({})", shown(&target.path), role(target.role, request.host))?;
+    }
+    if !request.remove {
+        let next = match request.host {
+            Host::ClaudeCode => "restart Claude Code (or run /mcp)",
+            Host::Codex => "start a new Codex session",
+            Host::Cursor => "reload Cursor's window; its MCP settings list hashline",
+            Host::Vscode => "start the server from .vscode/mcp.json (or MCP: List Servers)",
+            Host::Gemini => "start a new Gemini CLI session",
+            Host::Opencode => "start a new opencode session",
+        };
+        writeln!(out, "Next: {next}; `hashline doctor` checks the setup.")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn role(role: Role, host: Host) -> String {
+    match role {
+        Role::Server => format!("the MCP server \"hashline\" for {}", host.name()),
+        Role::Approval => "this user's approval of the project's server".to_owned(),
+        Role::Rule => "the rule telling the model to use hashline's tools".to_owned(),
+        Role::Hook => "the hook that turns the built-in Edit, Write, MultiEdit, NotebookEdit off".to_owned(),
+    }
+}
+
+/// A path as the user knows it: relative to the project, `~/…` in the home directory.
+pub fn display(path: &Path, places: &Places) -> String {
+    if let Ok(rel) = path.strip_prefix(&places.project) {
+        return rel.display().to_string();
+    }
+    if let Ok(rel) = path.strip_prefix(&places.home) {
+        return PathBuf::from("~").join(rel).display().to_string();
+    }
+    path.display().to_string()
+}
+
+/// A unified diff of one file (`/dev/null` for a file made or removed).
+fn diff(name: &str, old: Option<&str>, new: Option<&str>) -> String {
+    let (a, b) = (old.unwrap_or(""), new.unwrap_or(""));
+    let input = InternedInput::new(a, b);
+    let mut d = Diff::compute(Algorithm::Histogram, &input);
+    d.postprocess_lines(&input);
+    let body = d.unified_diff(&BasicLineDiffPrinter(&input.interner), UnifiedDiffConfig::default(), &input).to_string();
+    let from = if old.is_some() { format!("a/{name}") } else { "/dev/null".to_owned() };
+    let to = if new.is_some() { format!("b/{name}") } else { "/dev/null".to_owned() };
+    format!("--- {from}\n+++ {to}\n{body}")
+}
