@@ -5,18 +5,21 @@
 //! output, exit 0). Input that is not a PreToolUse event is an error on standard error with
 //! exit 1, which Claude Code reports without blocking the tool.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use serde_json::{Value, json};
+use anyhow::{Result, bail};
+use serde_json::json;
 
 /// The built-in tools denied.
 const DENIED: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
-/// How much of standard input is read (a Write's content can be large; the event is refused
-/// past this rather than read without end).
-const MAX_INPUT: u64 = 64 << 20;
+/// The fields of the hook's event that matter here (the rest is skipped unread).
+#[derive(serde::Deserialize)]
+struct Event {
+    tool_name: Option<String>,
+    hook_event_name: Option<String>,
+}
 
 /// The reason the model is shown for `tool`.
 pub fn reason(tool: &str) -> String {
@@ -32,20 +35,19 @@ pub fn run(host: &str) -> Result<ExitCode> {
     if host != "claude-code" {
         bail!("no hook for {host:?}: the hook is for claude-code");
     }
-    let mut input = Vec::new();
-    std::io::stdin().take(MAX_INPUT).read_to_end(&mut input).context("cannot read the hook's input")?;
-    let event: Value = match serde_json::from_slice(&input) {
+    // Read as a stream: a Write's content is skipped, never held, however large.
+    let event: Event = match serde_json::from_reader(std::io::stdin().lock()) {
         Ok(event) => event,
         Err(err) => {
             eprintln!("hashline hook: the input is not Claude Code's hook JSON: {err}");
             return Ok(ExitCode::from(1));
         }
     };
-    let Some(tool) = event.get("tool_name").and_then(Value::as_str) else {
+    let Some(tool) = event.tool_name.as_deref() else {
         eprintln!("hashline hook: the input has no tool_name");
         return Ok(ExitCode::from(1));
     };
-    if event.get("hook_event_name").and_then(Value::as_str).is_some_and(|e| e != "PreToolUse") {
+    if event.hook_event_name.as_deref().is_some_and(|e| e != "PreToolUse") {
         return Ok(ExitCode::SUCCESS);
     }
     if DENIED.contains(&tool) {

@@ -101,6 +101,8 @@ fn resolve(path: &Path, allowed: &[&Path]) -> Result<PathBuf> {
 pub struct Staged {
     temp: tempfile::NamedTempFile,
     real: PathBuf,
+    shown: PathBuf,
+    was: Option<String>,
 }
 
 /// Stages `text` for `found` (its directories made), keeping an existing file's permissions.
@@ -115,15 +117,38 @@ pub fn stage(found: &Found, text: &str) -> Result<Staged> {
     if let Ok(meta) = fs::metadata(&found.real) {
         fs::set_permissions(temp.path(), meta.permissions()).context("cannot keep the file's permissions")?;
     }
-    Ok(Staged { temp, real: found.real.clone() })
+    Ok(Staged { temp, real: found.real.clone(), shown: found.path.clone(), was: found.text.clone() })
 }
 
 impl Staged {
+    /// Refuses when the file is no longer as it was read.
+    pub fn still(&self) -> Result<()> {
+        unchanged(&self.real, &self.shown, self.was.as_deref())
+    }
+
     /// Puts the staged bytes in place.
     pub fn commit(self) -> Result<()> {
         let real = self.real;
         self.temp.persist(&real).map(drop).with_context(|| format!("cannot replace {}", real.display()))
     }
+}
+
+/// Refuses when `found`'s file is no longer as it was read (a host may rewrite its config
+/// meanwhile: Claude Code saves `~/.claude.json` as it runs).
+pub fn still(found: &Found) -> Result<()> {
+    unchanged(&found.real, &found.path, found.text.as_deref())
+}
+
+fn unchanged(real: &Path, shown: &Path, was: Option<&str>) -> Result<()> {
+    let now = match fs::read(real) {
+        Ok(bytes) => Some(bytes),
+        Err(err) if err.kind() == ErrorKind::NotFound => None,
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", shown.display())),
+    };
+    if now.as_deref() != was.map(str::as_bytes) {
+        bail!("{} changed while setup ran (a host saving it?); nothing was written, run setup again", shown.display());
+    }
+    Ok(())
 }
 
 /// Removes `found`'s file (its text was all `setup`'s), then each directory up to `stop`

@@ -118,6 +118,14 @@ pub fn run(request: &Request) -> Result<ExitCode> {
             staged.push(files::stage(found, text)?);
         }
     }
+    for file in &staged {
+        file.still()?;
+    }
+    for (_, found, new) in &changes {
+        if new.is_none() && found.text.is_some() {
+            files::still(found)?;
+        }
+    }
     for file in staged {
         file.commit()?;
     }
