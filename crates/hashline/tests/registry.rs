@@ -11,24 +11,32 @@ fn workspace() -> (tempfile::TempDir, Session) {
     (dir, session)
 }
 
+/// Every tool's annotations, pinned: hosts act on them (Codex's approval modes and Claude
+/// Code's plan mode let a `readOnlyHint` tool run without asking), so a read-only tool that
+/// lost its hint would stop working in them, and an editing tool that gained it would run
+/// unasked. The MCP server passes them on as they are (hashline-mcp's tool-list test).
 #[test]
 fn every_tool_is_registered_with_annotations() {
     let toolbox = Toolbox::new();
-    let summary: Vec<(&str, bool, bool)> = toolbox
+    let summary: Vec<(&str, bool, bool, bool, bool)> = toolbox
         .tools()
         .iter()
-        .map(|t| (t.name, t.annotations.read_only_hint, t.annotations.destructive_hint))
+        .map(|t| {
+            let a = &t.annotations;
+            (t.name, a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint)
+        })
         .collect();
+    // (name, readOnly, destructive, idempotent, openWorld)
     assert_eq!(
         summary,
         [
-            ("read", true, false),
-            ("edit", false, true),
-            ("write", false, true),
-            ("ls", true, false),
-            ("find", true, false),
-            ("grep", true, false),
-            ("ast_search", true, false)
+            ("read", true, false, true, false),
+            ("edit", false, true, false, false),
+            ("write", false, true, true, false),
+            ("ls", true, false, true, false),
+            ("find", true, false, true, false),
+            ("grep", true, false, true, false),
+            ("ast_search", true, false, true, false)
         ]
     );
 }
