@@ -260,7 +260,8 @@ pub enum Command {
         /// The host.
         #[arg(value_enum)]
         host: crate::setup::Host,
-        /// Set it up for this project: files in the working directory (the default).
+        /// Set it up for this project: files in the working directory, or the first --root
+        /// (the default).
         #[arg(long, conflicts_with = "user")]
         project: bool,
         /// Set it up for the user: the host's files in the home directory, every project.

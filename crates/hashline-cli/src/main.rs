@@ -66,6 +66,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 remove: *remove,
                 replace_builtins: *replace_builtins,
                 command: command.clone(),
+                project: cli.root.first().cloned(),
             });
         }
         Command::Doctor => return doctor::run(),

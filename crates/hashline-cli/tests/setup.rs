@@ -376,3 +376,14 @@ fn doctor_reports_each_setup_and_what_is_wrong() {
     assert!(out.contains("problem: no rule in GEMINI.md"), "{out}");
     assert!(out.ends_with("3 host entries set up, 2 problems.\n"), "{out}");
 }
+
+#[test]
+fn the_first_root_is_the_project() {
+    let env = Env::new();
+    fs::create_dir_all(env.project().join("sub")).unwrap();
+    ok(&env.run(&["--root", "sub", "setup", "gemini", "--command", "h"]));
+    assert!(env.project().join("sub/.gemini/settings.json").is_file());
+    assert!(!env.project().join(".gemini").exists());
+    let err = text(&env.run(&["--root", "missing", "setup", "gemini"]).stderr);
+    assert!(err.contains("is not a directory"), "{err}");
+}

@@ -39,6 +39,8 @@ pub struct Request {
     pub replace_builtins: bool,
     /// The command the server entry runs (default: this binary).
     pub command: Option<String>,
+    /// The project (the first `--root`; default: the working directory).
+    pub project: Option<PathBuf>,
 }
 
 /// The command a server entry should run: `hashline` when that is this binary on `PATH`,
@@ -70,7 +72,11 @@ pub fn change(target: &Target, text: Option<&str>, host: Host, remove: bool) -> 
 
 /// Runs `setup`.
 pub fn run(request: &Request) -> Result<ExitCode> {
-    let project = std::env::current_dir().context("cannot read the working directory")?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let project = request.project.as_ref().map_or(cwd.clone(), |p| cwd.join(p));
+    if !project.is_dir() {
+        anyhow::bail!("the project {} is not a directory", project.display());
+    }
     let places = Places::from_env(project).ok_or_else(|| anyhow!("no home directory: set HOME"))?;
     let command = match &request.command {
         Some(c) => c.clone(),
