@@ -116,6 +116,14 @@ fn changed(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>
     out
 }
 
+/// A report with the same paths on every system: `/` between names, and VS Code's user
+/// directory where Linux has it.
+fn portable(text: &str) -> String {
+    text.replace('\\', "/")
+        .replace("AppData/Roaming/Code/User", ".config/Code/User")
+        .replace("Library/Application Support/Code/User", ".config/Code/User")
+}
+
 /// Files a user already had: another server, comments, an instructions file of their own.
 fn seed(env: &Env) {
     let other = r#"{
@@ -153,7 +161,7 @@ fn every_host_and_scope_is_set_up_merged_idempotent_and_taken_back_to_the_same_b
             assert_ne!(before, after, "{host} {scope} changed nothing");
             insta::assert_snapshot!(
                 format!("setup_{host}_{}", &scope[2..]),
-                format!("{report}\n{}", changed(&before, &after))
+                portable(&format!("{report}\n{}", changed(&before, &after)))
             );
             // A second run changes nothing and says so.
             let again = ok(&env.setup(&args));
@@ -216,7 +224,7 @@ fn a_dry_run_prints_the_diff_and_writes_nothing() {
     let before = env.files();
     let out = ok(&env.setup(&["gemini", "--dry-run"]));
     assert_eq!(env.files(), before);
-    insta::assert_snapshot!("setup_dry_run_gemini", out);
+    insta::assert_snapshot!("setup_dry_run_gemini", portable(&out));
     // Once set up, a dry run has nothing to change.
     ok(&env.setup(&["gemini"]));
     assert_eq!(ok(&env.setup(&["gemini", "--dry-run"])), "Nothing to change.\n");
