@@ -112,6 +112,18 @@ fn check(host: Host, scope: Scope, places: &Places, me: Option<&Path>) -> Report
         "server: {shown} runs `{}`",
         std::iter::once(command.as_str()).chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
     ));
+    if host == Host::ClaudeCode
+        && setup::parse_value(&text)
+            .ok()
+            .is_some_and(|v| v["mcpServers"]["hashline"]["alwaysLoad"] != Value::Bool(true))
+    {
+        problem(
+            &mut lines,
+            format!(
+                "the entry has no \"alwaysLoad\": true, so Claude Code's tool search hides hashline's tools from a first turn; run `{again}`"
+            ),
+        );
+    }
     match resolve(&command) {
         None => problem(
             &mut lines,

@@ -383,6 +383,14 @@ fn doctor_reports_each_setup_and_what_is_wrong() {
     assert!(out.contains("problem: `/nonexistent/hashline` is not found"), "{out}");
     assert!(out.contains("problem: no rule in GEMINI.md"), "{out}");
     assert!(out.ends_with("3 host entries set up, 2 problems.\n"), "{out}");
+
+    // A Claude Code entry written by hand, without alwaysLoad.
+    let config = env.project().join(".mcp.json");
+    let hand = fs::read_to_string(&config).unwrap().replace(",\n      \"alwaysLoad\": true", "");
+    assert!(!hand.contains("alwaysLoad"), "{hand}");
+    fs::write(&config, hand).unwrap();
+    let out = text(&env.run(&["doctor"]).stdout);
+    assert!(out.contains("problem: the entry has no \"alwaysLoad\": true"), "{out}");
 }
 
 #[test]
