@@ -70,25 +70,24 @@ impl CancelFlag {
     /// `Err(cancelled)` once the call was cancelled: a search (`Grep`, `Find`,
     /// `Ast_search`) stopped part way; what it found is not the answer.
     pub fn check_search(&self, what: &str) -> Result<(), ToolError> {
-        if self.is_cancelled() {
-            return Err(ToolError::new(
-                ErrorCode::Cancelled,
-                format!("{what} cancelled: the client cancelled the call, and the search stopped before its end."),
-            ));
-        }
-        Ok(())
+        self.cancelled(|| {
+            format!("{what} cancelled: the client cancelled the call, and the search stopped before its end.")
+        })
     }
 
     /// `Err(cancelled)` once the call was cancelled: `what` (`Edit`, `Write`) was not
     /// written.
     pub fn check(&self, what: &str) -> Result<(), ToolError> {
-        if self.is_cancelled() {
-            return Err(ToolError::new(
-                ErrorCode::Cancelled,
-                format!("{what} cancelled — nothing was written. The client cancelled the call before it committed."),
-            ));
+        self.cancelled(|| {
+            format!("{what} cancelled — nothing was written. The client cancelled the call before it committed.")
+        })
+    }
+
+    fn cancelled(&self, message: impl FnOnce() -> String) -> Result<(), ToolError> {
+        match self.is_cancelled() {
+            true => Err(ToolError::new(ErrorCode::Cancelled, message())),
+            false => Ok(()),
         }
-        Ok(())
     }
 }
 

@@ -388,15 +388,7 @@ impl Session {
         parent: hashline_core::snapshot::SnapshotTag,
         shown: impl IntoIterator<Item = u32>,
     ) -> hashline_core::snapshot::SnapshotTag {
-        let tag = self.snapshots.insert(bytes).tag;
-        match tag == parent {
-            true => self.note_shown(tag, shown),
-            false => {
-                let shown = ShownLines::from_lines(shown);
-                self.snapshots.link(tag, Link { parent, shown, confirmed: ShownLines::default() });
-            }
-        }
-        tag
+        self.show_linked(bytes, parent, ShownLines::from_lines(shown), false)
     }
 
     /// Records that a refusal showed the rows `shown` (1-based) of `bytes`, the file as it
@@ -411,13 +403,28 @@ impl Session {
         cited: hashline_core::snapshot::SnapshotTag,
         shown: impl IntoIterator<Item = u32>,
     ) -> hashline_core::snapshot::SnapshotTag {
+        self.show_linked(bytes, cited, ShownLines::from_lines(shown), true)
+    }
+
+    /// What `show_partial` (`confirm: false`) and `show_refused` (`confirm: true`) share:
+    /// new bytes are linked to `parent` with `shown` (and, confirming, as confirmed rows);
+    /// the parent's own bytes, when linked, get `shown` added (and confirmed).
+    fn show_linked(
+        &self,
+        bytes: &[u8],
+        parent: hashline_core::snapshot::SnapshotTag,
+        shown: ShownLines,
+        confirm: bool,
+    ) -> hashline_core::snapshot::SnapshotTag {
         let tag = self.snapshots.insert(bytes).tag;
-        let shown = ShownLines::from_lines(shown);
-        if tag != cited {
-            self.snapshots.link(tag, Link { parent: cited, shown: shown.clone(), confirmed: shown });
+        let confirmed = if confirm { shown.clone() } else { ShownLines::default() };
+        if tag != parent {
+            self.snapshots.link(tag, Link { parent, shown, confirmed });
         } else if let Some(link) = self.snapshots.link_of(tag) {
-            let (shown, confirmed) = (link.shown.union(&shown), link.confirmed.union(&shown));
-            self.snapshots.link(tag, Link { parent: link.parent, shown, confirmed });
+            let (more_shown, more_confirmed) = (link.shown.union(&shown), link.confirmed.union(&confirmed));
+            if more_shown != link.shown || more_confirmed != link.confirmed {
+                self.snapshots.link(tag, Link { parent: link.parent, shown: more_shown, confirmed: more_confirmed });
+            }
         }
         tag
     }

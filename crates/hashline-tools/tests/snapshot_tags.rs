@@ -514,3 +514,72 @@ fn a_range_with_its_ends_from_two_views_lands_and_one_grown_inside_is_refused() 
     assert!(!landed.is_error, "{}", landed.text());
     assert_eq!(bytes(&ws, "r.txt"), "a\nX\ne\n");
 }
+
+/// grep and ast_search add the rows they show to a snapshot made from another view (docs/
+/// protocol.md §1.5): an edit's result vouches for its added rows only, so a row grep or
+/// ast_search showed since, cited with the tag they named (the same snapshot), lands — it
+/// would be refused as a row the snapshot never showed if they did not.
+#[test]
+fn rows_grep_and_ast_search_showed_serve_the_linked_snapshots_tag() {
+    use hashline_tools::ast_search::AstSearchTool;
+    use hashline_tools::grep::GrepTool;
+    let ws = Workspace::new();
+    let ctx = hashline_tools::CallContext { sees_text_only: true, ..hashline_tools::CallContext::top_level() };
+    for (file, search) in [
+        ("g.rs", json!({"pattern": "run", "path": "g.rs"})),
+        ("s.rs", json!({"pattern": "run()", "lang": "rust", "path": "s.rs"})),
+    ] {
+        ws.file(file, "fn a() {\n}\nfn b() {\n    run();\n}\n");
+        let first = tag_of(&read(&ws, file));
+        let inserted = ws.call_in::<EditTool>(
+            json!({"path": file, "snapshot": first, "edits": [{"insert_after": {"anchor": anchor(1, "fn a() {"), "new_text": "x\ny"}}]}),
+            &ctx,
+        );
+        assert!(!inserted.is_error, "{}", inserted.text());
+        let second = tag_of(&inserted);
+        let found = if file == "g.rs" { ws.call::<GrepTool>(search) } else { ws.call::<AstSearchTool>(search) };
+        assert!(found.text().contains(&format!("snapshot: {second}")), "{file}: {}", found.text());
+        assert!(found.text().contains(&format!("{}|    run();", anchor(6, "    run();"))), "{}", found.text());
+        let cited = ws.call_in::<EditTool>(
+            json!({"path": file, "snapshot": second, "edits": [{"set_line": {"anchor": anchor(6, "    run();"), "new_text": "    go();"}}]}),
+            &ctx,
+        );
+        assert!(!cited.is_error, "{file}: {}", cited.text());
+        assert_eq!(bytes(&ws, file), "fn a() {\nx\ny\n}\nfn b() {\n    go();\n}\n");
+    }
+}
+
+/// A revert's result is linked to the file before it (docs/protocol.md §1.5): its rows and
+/// the rows of the view the model had before the revert both serve with the revert's tag.
+#[test]
+fn a_reverts_tag_serves_the_view_before_it() {
+    let ws = Workspace::new();
+    ws.file("v.txt", "one\ntwo\nthree\nfour\n");
+    let first = tag_of(&read(&ws, "v.txt"));
+    let changed =
+        edit(&ws, "v.txt", Some(&first), json!([{"set_line": {"anchor": anchor(2, "two"), "new_text": "TWO"}}]));
+    assert!(!changed.is_error, "{}", changed.text());
+    let id = changed
+        .text()
+        .lines()
+        .find_map(|l| l.strip_prefix("Change "))
+        .and_then(|l| l.split(' ').next())
+        .expect("an id")
+        .to_owned();
+    let second = tag_of(&changed);
+    let reverted = ws.call::<EditTool>(json!({"revert": id}));
+    assert!(!reverted.is_error, "{}", reverted.text());
+    assert_eq!(bytes(&ws, "v.txt"), "one\ntwo\nthree\nfour\n");
+    let third = tag_of(&reverted);
+    assert_eq!(third, first, "the revert's bytes are the read's");
+    // The edit's view (line 4 `four`, unchanged by the revert) cited with the revert's tag.
+    let _ = second;
+    let later = edit(&ws, "v.txt", Some(&third), json!([{"set_line": {"anchor": anchor(4, "four"), "new_text": "4"}}]));
+    assert!(!later.is_error, "{}", later.text());
+    assert_eq!(bytes(&ws, "v.txt"), "one\ntwo\nthree\n4\n");
+    // The read's own rows still serve with its tag, though the revert made the same bytes
+    // again from another view.
+    let again = edit(&ws, "v.txt", Some(&third), json!([{"set_line": {"anchor": anchor(1, "one"), "new_text": "1"}}]));
+    assert!(!again.is_error, "{}", again.text());
+    assert_eq!(bytes(&ws, "v.txt"), "1\ntwo\nthree\n4\n");
+}
