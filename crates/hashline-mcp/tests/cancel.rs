@@ -36,6 +36,41 @@ impl SharedLog {
     }
 }
 
+/// A connected server: what the test writes, the replies as lines, the log, the task.
+struct Connected {
+    to_server: tokio::io::DuplexStream,
+    replies: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+    log: SharedLog,
+    running: tokio::task::JoinHandle<Result<(), hashline_mcp::Error>>,
+}
+
+/// Starts a server over in-memory pipes with `root`, its log in memory, and initializes it
+/// (the `initialize` reply read).
+async fn start(root: &std::path::Path, structured: StructuredContent) -> Connected {
+    let log = SharedLog::default();
+    let options = ServerOptions {
+        roots: vec![root.into()],
+        log: Some(Arc::new(LogWriter::new(log.clone()))),
+        structured,
+        ..Default::default()
+    };
+    let server = HashlineServer::new(options).expect("server");
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, from_server) = tokio::io::duplex(1 << 20);
+    let running = tokio::spawn(serve(server, server_in, server_out));
+    let mut replies = BufReader::new(from_server).lines();
+    let hello = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    let send: String = hello.iter().map(|m| format!("{m}\n")).collect();
+    to_server.write_all(send.as_bytes()).await.expect("send");
+    let first: Value = serde_json::from_str(&replies.next_line().await.expect("line").expect("reply")).expect("json");
+    assert_eq!(first["id"], 1, "{first}");
+    Connected { to_server, replies, log, running }
+}
+
 /// The tests of this file one at a time: one measures the process's CPU time.
 static ALONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
@@ -47,29 +82,10 @@ async fn a_cancelled_edit_that_has_not_committed_is_not_written() {
     // Big enough that the edit is still preparing when the cancellation is read.
     let original: String = (0..300_000).map(|i| format!("line {i}\n")).collect();
     std::fs::write(&file, &original).expect("write");
-    let log = SharedLog::default();
-    let options = ServerOptions {
-        roots: vec![dir.path().into()],
-        log: Some(Arc::new(LogWriter::new(log.clone()))),
-        structured: StructuredContent::Full,
-        ..Default::default()
-    };
-    let server = HashlineServer::new(options).expect("server");
-    let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
-    let (server_out, from_server) = tokio::io::duplex(1 << 20);
-    let running = tokio::spawn(serve(server, server_in, server_out));
-    let mut replies = BufReader::new(from_server).lines();
-
-    let mut send = String::new();
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "read", "arguments": {"path": "big.txt", "limit": 1}}}),
-    ] {
-        send.push_str(&format!("{message}\n"));
-    }
+    let Connected { mut to_server, mut replies, log, running } = start(dir.path(), StructuredContent::Full).await;
+    let read = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "read", "arguments": {"path": "big.txt", "limit": 1}}});
+    let send = format!("{read}\n");
     to_server.write_all(send.as_bytes()).await.expect("send");
     let mut read_reply = Value::Null;
     while read_reply["id"] != 2 {
@@ -132,28 +148,7 @@ async fn a_cancelled_grep_stops_within_100_ms_of_cpu() {
     for i in 0..1500 {
         std::fs::hard_link(dir.path().join("base.txt"), dir.path().join(format!("l{i}.txt"))).expect("link");
     }
-    let log = SharedLog::default();
-    let options = ServerOptions {
-        roots: vec![dir.path().into()],
-        log: Some(Arc::new(LogWriter::new(log.clone()))),
-        ..Default::default()
-    };
-    let server = HashlineServer::new(options).expect("server");
-    let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
-    let (server_out, from_server) = tokio::io::duplex(1 << 20);
-    let running = tokio::spawn(serve(server, server_in, server_out));
-    let mut replies = BufReader::new(from_server).lines();
-    let mut send = String::new();
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ] {
-        send.push_str(&format!("{message}\n"));
-    }
-    to_server.write_all(send.as_bytes()).await.expect("send");
-    let first: Value = serde_json::from_str(&replies.next_line().await.expect("line").expect("reply")).expect("json");
-    assert_eq!(first["id"], 1, "{first}");
+    let Connected { mut to_server, replies: _replies, log, running } = start(dir.path(), StructuredContent::Off).await;
 
     // No 20-letter word anywhere: every byte is searched.
     let grep = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
