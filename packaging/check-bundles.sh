@@ -81,7 +81,7 @@ if entry is None or entry.get("version") != version or entry.get("source") != ".
 # What Claude Code itself read from the plugin (`plugin validate --json`, `plugin list --json`).
 provides = json.load(open(out / "plugin-validate.json"))["provides"]
 hooks = [(h["event"], h.get("matcher"), h.get("type"), h.get("command")) for h in provides["hooks"]]
-if hooks != [("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit", "command", "hashline hook claude-code")]:
+if hooks != [("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit", "command", "hashline hook claude-code --tool-prefix mcp__plugin_hashline_hashline__")]:
     findings.append(f"the plugin's hooks as Claude Code reads them: {hooks}")
 servers = [(s["name"], s["type"], s["target"], s["args"]) for s in provides["mcpServers"]]
 if servers != [("hashline", "stdio", "hashline", ["mcp"])]:

@@ -116,9 +116,7 @@ check(readFileSync(file, "utf8") === original, "the file is unchanged after the 
 if (hasHook) {
   check(/PreToolUse/.test(denied?.text ?? "") || /hashline/.test(denied?.text ?? ""), "the Edit was refused by the hook");
   check(/hashline/.test(denied?.text ?? "") && /\bedit\b/.test(denied?.text ?? "") && !/unrecognized subcommand/.test(denied?.text ?? ""), "the hook's message names hashline's edit");
-  if (denied?.text && !denied.text.includes(`${PREFIX}edit`)) {
-    console.log(`NOTE the hook's message does not name ${PREFIX}edit, the name Claude Code gives the plugin's edit tool`);
-  }
+  check(denied?.text?.includes(`${PREFIX}edit`) ?? false, `the hook's message names ${PREFIX}edit, the name Claude Code gives the plugin's edit tool`);
 } else {
   check(/PreToolUse/.test(denied?.text ?? ""), "the Edit was stopped by the plugin's PreToolUse hook");
   console.log(`SKIPPED: the hook's deny message: ${hashline} has no \`hook\` subcommand (the Edit was stopped by its usage error, exit 2)`);

@@ -292,6 +292,10 @@ pub enum Command {
         /// The host (claude-code).
         #[arg(value_parser = ["claude-code"])]
         host: String,
+        /// How the host names hashline's tools in the reason: `mcp__hashline__` for a server
+        /// `setup` added; Claude Code names a plugin's `mcp__plugin_hashline_hashline__`.
+        #[arg(long, value_name = "PREFIX", default_value = "mcp__hashline__")]
+        tool_prefix: String,
     },
     /// Draw a session log's calls and results as cards: in the terminal (colour only on a
     /// terminal; NO_COLOR honoured), or as one self-contained web page with --html.

@@ -21,19 +21,26 @@ struct Event {
     hook_event_name: Option<String>,
 }
 
-/// The reason the model is shown for `tool`.
-pub fn reason(tool: &str) -> String {
+/// The reason the model is shown for `tool`, hashline's tools named with `prefix`.
+pub fn reason(tool: &str, prefix: &str) -> String {
     format!(
         "{tool} is turned off in this project: edit files with hashline's tools instead. \
-         mcp__hashline__edit changes lines by the LINE:HASH anchors that mcp__hashline__read \
-         (or grep, or an earlier edit) showed, and mcp__hashline__write creates or replaces a whole file."
+         {prefix}edit changes lines by the LINE:HASH anchors that {prefix}read \
+         (or grep, or an earlier edit) showed, and {prefix}write creates or replaces a whole file."
     )
 }
 
-/// Runs the hook for `host` (only `claude-code`).
-pub fn run(host: &str) -> Result<ExitCode> {
+/// Runs the hook for `host` (only `claude-code`), naming hashline's tools with `prefix`.
+pub fn run(host: &str, prefix: &str) -> Result<ExitCode> {
     if host != "claude-code" {
         bail!("no hook for {host:?}: the hook is for claude-code");
+    }
+    // A tool name's characters only: the prefix is copied into text the model reads.
+    if prefix.is_empty()
+        || prefix.len() > 64
+        || !prefix.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        bail!("--tool-prefix must be letters, digits, _ or - (at most 64), like mcp__hashline__");
     }
     // Read as a stream: a Write's content is skipped, never held, however large.
     let event: Event = match serde_json::from_reader(std::io::stdin().lock()) {
@@ -55,7 +62,7 @@ pub fn run(host: &str) -> Result<ExitCode> {
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "deny",
-                "permissionDecisionReason": reason(tool),
+                "permissionDecisionReason": reason(tool, prefix),
             }
         });
         let mut out = std::io::stdout().lock();

@@ -70,7 +70,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             });
         }
         Command::Doctor => return doctor::run(),
-        Command::Hook { host } => return hook::run(host),
+        Command::Hook { host, tool_prefix } => return hook::run(host, tool_prefix),
         _ => {}
     }
     if let Command::Show { log, html, call_id, plain } = &cli.command {

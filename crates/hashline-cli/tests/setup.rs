@@ -348,6 +348,21 @@ fn the_hook_denies_the_built_in_edit_tools_and_passes_every_other() {
         let out = hook(&env, &format!(r#"{{"hook_event_name":"PreToolUse","tool_name":"{tool}"}}"#));
         assert_eq!(ok(&out), "", "{tool} passes untouched");
     }
+    // The plugin's tools have another prefix; the reason names them so.
+    let mut child = env
+        .command(&["hook", "claude-code", "--tool-prefix", "mcp__plugin_hashline_hashline__"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(br#"{"hook_event_name":"PreToolUse","tool_name":"Write"}"#).unwrap();
+    let out = ok(&child.wait_with_output().unwrap());
+    assert!(
+        out.contains("mcp__plugin_hashline_hashline__edit changes lines") && !out.contains("mcp__hashline__"),
+        "{out}"
+    );
+    let bad = env.run(&["hook", "claude-code", "--tool-prefix", "x\ny"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
     // Another event passes too.
     assert_eq!(ok(&hook(&env, r#"{"hook_event_name":"PostToolUse","tool_name":"Edit"}"#)), "");
     for bad in ["", "not json", "{}", "[1]"] {
