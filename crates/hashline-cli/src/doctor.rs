@@ -162,6 +162,11 @@ fn check(host: Host, scope: Scope, places: &Places, me: Option<&Path>) -> Report
             }
         }
     }
+    if scope == Scope::Project
+        && let Some(untrusted) = untrusted(host, places)
+    {
+        problem(&mut lines, untrusted);
+    }
     for target in plan.iter().filter(|t| t.role != Role::Server) {
         let name = setup::display(&target.path, places);
         let text = setup::read_config(&target.path, &allowed).ok().and_then(|f| f.text);
@@ -333,5 +338,79 @@ fn wait_for(rx: &mpsc::Receiver<String>, id: u64) -> Result<Value> {
             }
             return Ok(reply);
         }
+    }
+}
+
+/// Why `host` ignores the project's setup until the user trusts the folder, when it does:
+/// Claude Code leaves `.mcp.json` servers pending, Codex does not read `.codex/config.toml`,
+/// Gemini CLI turns the servers off. Trusting a folder lets its files run commands, so it is
+/// the user's to give in the host; `setup` does not write it.
+pub fn untrusted(host: Host, places: &Places) -> Option<String> {
+    let project = std::fs::canonicalize(&places.project).unwrap_or_else(|_| places.project.clone());
+    let dirs: Vec<&Path> = project.ancestors().chain(places.project.ancestors()).collect();
+    let read = |path: PathBuf| std::fs::read_to_string(path).ok();
+    match host {
+        Host::ClaudeCode => {
+            let config = match &places.claude_dir {
+                Some(dir) => dir.join(".claude.json"),
+                None => places.home.join(".claude.json"),
+            };
+            let value = read(config).and_then(|t| setup::parse_value(&t).ok()).unwrap_or(Value::Null);
+            let trusted = dirs.iter().any(|d| {
+                value["projects"][d.to_string_lossy().as_ref()]["hasTrustDialogAccepted"] == Value::Bool(true)
+            });
+            (!trusted).then(|| {
+                "Claude Code leaves the project's .mcp.json servers pending until the folder is trusted: \
+                 start `claude` here once and accept its trust dialog"
+                    .to_owned()
+            })
+        }
+        Host::Codex => {
+            let codex = places.codex_home.clone().unwrap_or_else(|| places.home.join(".codex"));
+            let doc: Option<toml_edit::DocumentMut> = read(codex.join("config.toml")).and_then(|t| t.parse().ok());
+            let trusted = doc.is_some_and(|doc| {
+                dirs.iter().any(|d| {
+                    doc.get("projects")
+                        .and_then(|p| p.get(d.to_string_lossy().as_ref()))
+                        .and_then(|p| p.get("trust_level"))
+                        .and_then(|t| t.as_str())
+                        == Some("trusted")
+                })
+            });
+            (!trusted).then(|| {
+                format!(
+                    "Codex reads the project's .codex/config.toml only in a trusted project: start `codex` here and \
+                     trust it (or add [projects.\"{}\"] trust_level = \"trusted\" to {})",
+                    project.display(),
+                    codex.join("config.toml").display()
+                )
+            })
+        }
+        Host::Gemini => {
+            let dir = places.home.join(".gemini");
+            let settings =
+                read(dir.join("settings.json")).and_then(|t| setup::parse_value(&t).ok()).unwrap_or(Value::Null);
+            if settings["security"]["folderTrust"]["enabled"] == Value::Bool(false) {
+                return None;
+            }
+            let folders =
+                read(dir.join("trustedFolders.json")).and_then(|t| setup::parse_value(&t).ok()).unwrap_or(Value::Null);
+            let trusted = folders.as_object().is_some_and(|folders| {
+                folders.iter().any(|(path, level)| {
+                    let path = Path::new(path);
+                    match level.as_str() {
+                        Some("TRUST_FOLDER") => dirs.contains(&path),
+                        Some("TRUST_PARENT") => path.parent().is_some_and(|parent| dirs.contains(&parent)),
+                        _ => false,
+                    }
+                })
+            });
+            (!trusted).then(|| {
+                "Gemini CLI turns the project's MCP servers off in a folder it does not trust: start `gemini` here \
+                 and trust the folder"
+                    .to_owned()
+            })
+        }
+        Host::Cursor | Host::Vscode | Host::Opencode => None,
     }
 }

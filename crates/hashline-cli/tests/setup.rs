@@ -59,6 +59,16 @@ impl Env {
         self.run(&all)
     }
 
+    /// `portable`, with the temporary root named `<tmp>`.
+    fn portable(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        let canonical = fs::canonicalize(self.root.path()).unwrap();
+        for root in [canonical.as_path(), self.root.path()] {
+            text = text.replace(&root.display().to_string(), "<tmp>");
+        }
+        portable(&text)
+    }
+
     /// Every file under the temporary root, with its bytes.
     fn files(&self) -> BTreeMap<String, Vec<u8>> {
         let mut out = BTreeMap::new();
@@ -161,7 +171,7 @@ fn every_host_and_scope_is_set_up_merged_idempotent_and_taken_back_to_the_same_b
             assert_ne!(before, after, "{host} {scope} changed nothing");
             insta::assert_snapshot!(
                 format!("setup_{host}_{}", &scope[2..]),
-                portable(&format!("{report}\n{}", changed(&before, &after)))
+                env.portable(&format!("{report}\n{}", changed(&before, &after)))
             );
             // A second run changes nothing and says so.
             let again = ok(&env.setup(&args));
@@ -382,6 +392,17 @@ fn doctor_reports_each_setup_and_what_is_wrong() {
     let me = env!("CARGO_BIN_EXE_hashline");
     ok(&env.run(&["setup", "claude-code", "--command", me]));
     ok(&env.run(&["setup", "codex", "--user", "--command", me]));
+    // Claude Code leaves a project's servers pending until the folder is trusted.
+    let out = env.run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("problem: Claude Code leaves the project's .mcp.json servers pending"),
+        "{}",
+        text(&out.stdout)
+    );
+    let project = fs::canonicalize(env.project()).unwrap();
+    let trust = serde_json::json!({"projects": {project.to_string_lossy(): {"hasTrustDialogAccepted": true}}});
+    fs::write(env.home().join(".claude.json"), trust.to_string()).unwrap();
     let out = ok(&env.run(&["doctor"]));
     assert!(out.contains("claude-code (project):") && out.contains("codex (user):"), "{out}");
     assert_eq!(out.matches("(this binary)").count(), 2, "{out}");
@@ -390,13 +411,21 @@ fn doctor_reports_each_setup_and_what_is_wrong() {
     assert!(out.ends_with("2 host entries set up, 0 problems.\n"), "{out}");
 
     // A command that is gone, and a rule taken out by hand.
-    ok(&env.run(&["setup", "gemini", "--command", "/nonexistent/hashline"]));
+    let setup = ok(&env.run(&["setup", "gemini", "--command", "/nonexistent/hashline"]));
+    assert!(
+        setup.contains("Note: Gemini CLI turns the project's MCP servers off in a folder it does not trust"),
+        "{setup}"
+    );
+    let folders = serde_json::json!({project.to_string_lossy(): "TRUST_FOLDER"});
+    fs::create_dir_all(env.home().join(".gemini")).unwrap();
+    fs::write(env.home().join(".gemini").join("trustedFolders.json"), folders.to_string()).unwrap();
     fs::write(env.project().join("GEMINI.md"), "mine\n").unwrap();
     let out = env.run(&["doctor"]);
     assert_eq!(out.status.code(), Some(1));
     let out = text(&out.stdout);
     assert!(out.contains("problem: `/nonexistent/hashline` is not found"), "{out}");
     assert!(out.contains("problem: no rule in GEMINI.md"), "{out}");
+    assert!(!out.contains("does not trust"), "{out}");
     assert!(out.ends_with("3 host entries set up, 2 problems.\n"), "{out}");
 
     // A Claude Code entry written by hand, without alwaysLoad.

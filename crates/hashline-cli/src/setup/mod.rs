@@ -157,6 +157,11 @@ pub fn run(request: &Request) -> Result<ExitCode> {
             Host::Opencode => "start a new opencode session",
         };
         writeln!(out, "Next: {next}; `hashline doctor` checks the setup.")?;
+        if request.scope == Scope::Project
+            && let Some(why) = crate::doctor::untrusted(request.host, &places)
+        {
+            writeln!(out, "Note: {why}.")?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
