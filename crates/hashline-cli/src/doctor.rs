@@ -24,7 +24,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 pub fn run() -> Result<ExitCode> {
     let project = std::env::current_dir().context("cannot read the working directory")?;
     let places = Places::from_env(project).ok_or_else(|| anyhow!("no home directory: set HOME"))?;
-    let me = std::env::current_exe().ok().and_then(|p| std::fs::canonicalize(p).ok());
+    let me = std::env::current_exe().ok().and_then(|p| hashline::fs::lookup::canonicalize(&p).ok());
     let mut out = anstream::stdout().lock();
     writeln!(
         out,
@@ -129,8 +129,17 @@ fn check(host: Host, scope: Scope, places: &Places, me: Option<&Path>) -> Report
             &mut lines,
             format!("`{command}` is not found; install hashline on PATH or run `{again}` to name this binary"),
         ),
+        Some(path) if scope == Scope::Project && !runnable(&path, &args, me) => {
+            // A project's files are not trusted (a cloned repository may name any program):
+            // doctor runs nothing they name but this binary serving MCP on stdio.
+            lines.push(format!(
+                "command: {} — not run: doctor runs a program a project's files name only when it is this \
+                 binary with `mcp` and no arguments but --root, --structured-content and --budget",
+                path.display()
+            ));
+        }
         Some(path) => {
-            let this = me.is_some_and(|me| std::fs::canonicalize(&path).is_ok_and(|p| p == me));
+            let this = me.is_some_and(|me| hashline::fs::lookup::canonicalize(&path).is_ok_and(|p| p == me));
             let version = version_of(&path);
             match (&version, this) {
                 (_, true) => lines.push(format!("command: {} (this binary)", path.display())),
@@ -268,6 +277,19 @@ fn entry(edit: &Edit, text: &str) -> Result<Option<(String, Vec<String>)>> {
     }
 }
 
+/// Whether a project's entry may be run: this binary, `mcp`, and only arguments that neither
+/// write nor listen (`--root`, `--structured-content`, `--budget`, each with its value).
+fn runnable(path: &Path, args: &[String], me: Option<&Path>) -> bool {
+    let this = me.is_some_and(|me| hashline::fs::lookup::canonicalize(path).is_ok_and(|p| p == me));
+    let Some((first, rest)) = args.split_first() else { return false };
+    if !this || first != "mcp" || rest.len() % 2 != 0 {
+        return false;
+    }
+    rest.chunks(2).all(|pair| {
+        matches!(pair[0].as_str(), "--root" | "--structured-content" | "--budget") && !pair[1].starts_with('-')
+    })
+}
+
 /// A command as the host would run it: a path, or a name looked up on PATH.
 fn resolve(command: &str) -> Option<PathBuf> {
     if command.is_empty() {
@@ -346,9 +368,11 @@ fn wait_for(rx: &mpsc::Receiver<String>, id: u64) -> Result<Value> {
 /// Gemini CLI turns the servers off. Trusting a folder lets its files run commands, so it is
 /// the user's to give in the host; `setup` does not write it.
 pub fn untrusted(host: Host, places: &Places) -> Option<String> {
-    let project = std::fs::canonicalize(&places.project).unwrap_or_else(|_| places.project.clone());
+    let project = hashline::fs::lookup::canonicalize(&places.project).unwrap_or_else(|_| places.project.clone());
     let dirs: Vec<&Path> = project.ancestors().chain(places.project.ancestors()).collect();
-    let read = |path: PathBuf| std::fs::read_to_string(path).ok();
+    let read = |path: PathBuf| {
+        hashline::fs::open::read_regular(&path, 16 << 20).ok().and_then(|bytes| String::from_utf8(bytes).ok())
+    };
     match host {
         Host::ClaudeCode => {
             let config = match &places.claude_dir {

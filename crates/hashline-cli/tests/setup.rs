@@ -428,6 +428,34 @@ fn doctor_reports_each_setup_and_what_is_wrong() {
     assert!(!out.contains("does not trust"), "{out}");
     assert!(out.ends_with("3 host entries set up, 2 problems.\n"), "{out}");
 
+    // A project's entry naming another program, or this one with arguments that write, is
+    // not run: a cloned repository's files are not trusted.
+    let marker = env.root.path().join("ran");
+    let script = env.project().join("evil.sh");
+    fs::write(&script, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let script = script.to_string_lossy().into_owned();
+    for (command, args) in [
+        (script.as_str(), serde_json::json!(["mcp"])),
+        (me, serde_json::json!(["write", "x.txt", "--content", "evil"])),
+        (me, serde_json::json!(["mcp", "--log", "/tmp/x"])),
+    ] {
+        let entry =
+            serde_json::json!({"mcpServers": {"hashline": {"command": command, "args": args, "alwaysLoad": true}}});
+        fs::write(env.project().join(".cursor").join("mcp.json"), entry.to_string()).unwrap_or_else(|_| {
+            fs::create_dir_all(env.project().join(".cursor")).unwrap();
+            fs::write(env.project().join(".cursor").join("mcp.json"), entry.to_string()).unwrap();
+        });
+        let out = text(&env.run(&["doctor"]).stdout);
+        assert!(out.contains("— not run: doctor runs a program a project's files name only when"), "{out}");
+        assert!(!marker.exists() && !env.project().join("x.txt").exists(), "doctor ran what the project named");
+    }
+    fs::remove_dir_all(env.project().join(".cursor")).unwrap();
+
     // A Claude Code entry written by hand, without alwaysLoad.
     let config = env.project().join(".mcp.json");
     let hand = fs::read_to_string(&config).unwrap().replace(",\n      \"alwaysLoad\": true", "");

@@ -43,7 +43,7 @@ mod target;
 
 pub use error::{NotRegularFile, TooLarge, is_escape, is_in_use};
 pub use journal::{JOURNAL_DIR, Journal, Recovery, recover};
-pub use replace::{write_atomic, write_atomic_unsynced};
+pub use replace::{Replacement, stage_replacement, write_atomic, write_atomic_unsynced};
 pub use root::RootDir;
 pub use staging::{CommitError, Hook, Member, Stage};
 pub use state::state_dir;

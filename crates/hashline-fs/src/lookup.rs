@@ -139,6 +139,11 @@ pub fn remove_file(path: &Path) -> io::Result<()> {
     std::fs::remove_file(path)
 }
 
+/// Removes the directory `path` if it is empty (fails otherwise).
+pub fn remove_empty_dir(path: &Path) -> io::Result<()> {
+    std::fs::remove_dir(path)
+}
+
 /// Makes the directory `path` and its missing parents.
 pub fn create_dir_all(path: &Path) -> io::Result<()> {
     std::fs::create_dir_all(path)

@@ -4,11 +4,13 @@
 //! replaced whole (a temporary file beside it, renamed over it) with its permissions kept,
 //! and nothing is written until every file's new text is known.
 
-use std::fs;
-use std::io::{ErrorKind, Read, Write};
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
+use hashline::fs::lookup::{self as fs, canonicalize};
+use hashline::fs::open::{open_append_regular, read_regular};
+use hashline::fs::{NotRegularFile, Replacement, stage_replacement};
 
 /// A config file's largest accepted size (Claude Code's `~/.claude.json` grows with
 /// history; 16 MiB is far past any seen).
@@ -28,21 +30,17 @@ pub struct Found {
 /// Reads `path` for a change, refusing what must not be changed.
 pub fn read(path: &Path, allowed: &[&Path]) -> Result<Found> {
     let real = resolve(path, allowed)?;
-    let meta = match fs::metadata(&real) {
-        Ok(meta) => meta,
+    let bytes = match read_regular(&real, MAX_BYTES) {
+        Ok(bytes) => bytes,
         Err(err) if err.kind() == ErrorKind::NotFound => return Ok(Found { path: path.into(), real, text: None }),
+        Err(err) if NotRegularFile::is(&err) || err.kind() == ErrorKind::IsADirectory => {
+            bail!("{} is not a regular file", path.display())
+        }
+        Err(err) if err.kind() == ErrorKind::FileTooLarge => {
+            bail!("{} is larger than {} MiB", path.display(), MAX_BYTES >> 20)
+        }
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    if !meta.is_file() {
-        bail!("{} is not a regular file", path.display());
-    }
-    if meta.len() > MAX_BYTES {
-        bail!("{} is larger than {} MiB", path.display(), MAX_BYTES >> 20);
-    }
-    let mut bytes = Vec::new();
-    fs::File::open(&real)
-        .and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes))
-        .with_context(|| format!("cannot read {}", path.display()))?;
     let text = String::from_utf8(bytes).map_err(|_| anyhow!("{} is not UTF-8 text", path.display()))?;
     Ok(Found { path: path.into(), real, text: Some(text) })
 }
@@ -53,11 +51,9 @@ pub fn check_writable(found: &Found) -> Result<()> {
         Ok(meta) if meta.permissions().readonly() => {
             bail!("{} is read-only; make it writable or change it by hand", found.path.display())
         }
-        Ok(_) => fs::OpenOptions::new()
-            .append(true)
-            .open(&found.real)
-            .map(drop)
-            .with_context(|| format!("cannot write {}", found.path.display())),
+        Ok(_) => {
+            open_append_regular(&found.real).map(drop).with_context(|| format!("cannot write {}", found.path.display()))
+        }
         Err(_) => Ok(()),
     }
 }
@@ -65,12 +61,12 @@ pub fn check_writable(found: &Found) -> Result<()> {
 /// Where `path`'s bytes are: itself, or (for a symbolic link, at any depth) its target, when
 /// that is inside one of `allowed`. A path whose directories lead outside them is refused too.
 fn resolve(path: &Path, allowed: &[&Path]) -> Result<PathBuf> {
-    let roots: Vec<PathBuf> = allowed.iter().filter_map(|d| fs::canonicalize(d).ok()).collect();
+    let roots: Vec<PathBuf> = allowed.iter().filter_map(|d| canonicalize(d).ok()).collect();
     // The nearest existing ancestor, resolved, with the rest of the path after it.
     let mut existing = path.to_path_buf();
     let mut rest = Vec::new();
     let real = loop {
-        match fs::canonicalize(&existing) {
+        match canonicalize(&existing) {
             Ok(real) => break real,
             Err(err) if err.kind() == ErrorKind::NotFound && fs::symlink_metadata(&existing).is_ok() => {
                 bail!("{} is a symbolic link to a missing file; fix or remove the link", path.display())
@@ -99,7 +95,7 @@ fn resolve(path: &Path, allowed: &[&Path]) -> Result<PathBuf> {
 
 /// A file's new bytes, staged beside it.
 pub struct Staged {
-    temp: tempfile::NamedTempFile,
+    replacement: Replacement,
     real: PathBuf,
     shown: PathBuf,
     was: Option<String>,
@@ -109,15 +105,9 @@ pub struct Staged {
 pub fn stage(found: &Found, text: &str) -> Result<Staged> {
     let dir = found.real.parent().ok_or_else(|| anyhow!("{} has no directory", found.path.display()))?;
     fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".hashline-setup")
-        .tempfile_in(dir)
+    let replacement = stage_replacement(&found.real, text.as_bytes())
         .with_context(|| format!("cannot write in {}", dir.display()))?;
-    temp.write_all(text.as_bytes()).and_then(|()| temp.as_file().sync_all()).context("cannot write")?;
-    if let Ok(meta) = fs::metadata(&found.real) {
-        fs::set_permissions(temp.path(), meta.permissions()).context("cannot keep the file's permissions")?;
-    }
-    Ok(Staged { temp, real: found.real.clone(), shown: found.path.clone(), was: found.text.clone() })
+    Ok(Staged { replacement, real: found.real.clone(), shown: found.path.clone(), was: found.text.clone() })
 }
 
 impl Staged {
@@ -129,7 +119,7 @@ impl Staged {
     /// Puts the staged bytes in place.
     pub fn commit(self) -> Result<()> {
         let real = self.real;
-        self.temp.persist(&real).map(drop).with_context(|| format!("cannot replace {}", real.display()))
+        self.replacement.commit().with_context(|| format!("cannot replace {}", real.display()))
     }
 }
 
@@ -140,7 +130,7 @@ pub fn still(found: &Found) -> Result<()> {
 }
 
 fn unchanged(real: &Path, shown: &Path, was: Option<&str>) -> Result<()> {
-    let now = match fs::read(real) {
+    let now = match read_regular(real, MAX_BYTES) {
         Ok(bytes) => Some(bytes),
         Err(err) if err.kind() == ErrorKind::NotFound => None,
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", shown.display())),
@@ -157,7 +147,7 @@ pub fn remove(found: &Found, stop: &[&Path]) -> Result<()> {
     fs::remove_file(&found.real).with_context(|| format!("cannot remove {}", found.path.display()))?;
     let mut dir = found.real.parent();
     while let Some(d) = dir {
-        if stop.iter().any(|s| fs::canonicalize(s).is_ok_and(|s| s == d)) || fs::remove_dir(d).is_err() {
+        if stop.iter().any(|s| canonicalize(s).is_ok_and(|s| s == d)) || fs::remove_empty_dir(d).is_err() {
             break;
         }
         dir = d.parent();

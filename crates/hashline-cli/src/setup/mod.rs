@@ -47,9 +47,9 @@ pub struct Request {
 /// else this binary's full path.
 pub fn default_command() -> Result<String> {
     let exe = std::env::current_exe().context("cannot find this program's path")?;
-    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+    let exe = hashline::fs::lookup::canonicalize(&exe).unwrap_or(exe);
     if let Ok(found) = which::which("hashline")
-        && std::fs::canonicalize(&found).is_ok_and(|f| f == exe)
+        && hashline::fs::lookup::canonicalize(&found).is_ok_and(|f| f == exe)
     {
         return Ok("hashline".to_owned());
     }
