@@ -370,6 +370,9 @@ fn wait_for(rx: &mpsc::Receiver<String>, id: u64) -> Result<Value> {
 pub fn untrusted(host: Host, places: &Places) -> Option<String> {
     let project = hashline::fs::lookup::canonicalize(&places.project).unwrap_or_else(|_| places.project.clone());
     let dirs: Vec<&Path> = project.ancestors().chain(places.project.ancestors()).collect();
+    // Hosts key folders by path as they wrote it: compared in one form (`same_form`).
+    let names: Vec<String> = dirs.iter().map(|d| same_form(&d.to_string_lossy())).collect();
+    let is_ours = |key: &str| names.contains(&same_form(key));
     let read = |path: PathBuf| {
         hashline::fs::open::read_regular(&path, 16 << 20).ok().and_then(|bytes| String::from_utf8(bytes).ok())
     };
@@ -380,8 +383,8 @@ pub fn untrusted(host: Host, places: &Places) -> Option<String> {
                 None => places.home.join(".claude.json"),
             };
             let value = read(config).and_then(|t| setup::parse_value(&t).ok()).unwrap_or(Value::Null);
-            let trusted = dirs.iter().any(|d| {
-                value["projects"][d.to_string_lossy().as_ref()]["hasTrustDialogAccepted"] == Value::Bool(true)
+            let trusted = value["projects"].as_object().is_some_and(|projects| {
+                projects.iter().any(|(key, p)| is_ours(key) && p["hasTrustDialogAccepted"] == Value::Bool(true))
             });
             (!trusted).then(|| {
                 "Claude Code leaves the project's .mcp.json servers pending until the folder is trusted: \
@@ -393,12 +396,10 @@ pub fn untrusted(host: Host, places: &Places) -> Option<String> {
             let codex = places.codex_home.clone().unwrap_or_else(|| places.home.join(".codex"));
             let doc: Option<toml_edit::DocumentMut> = read(codex.join("config.toml")).and_then(|t| t.parse().ok());
             let trusted = doc.is_some_and(|doc| {
-                dirs.iter().any(|d| {
-                    doc.get("projects")
-                        .and_then(|p| p.get(d.to_string_lossy().as_ref()))
-                        .and_then(|p| p.get("trust_level"))
-                        .and_then(|t| t.as_str())
-                        == Some("trusted")
+                doc.get("projects").and_then(|p| p.as_table_like()).is_some_and(|projects| {
+                    projects.iter().any(|(key, p)| {
+                        is_ours(key) && p.get("trust_level").and_then(|t| t.as_str()) == Some("trusted")
+                    })
                 })
             });
             (!trusted).then(|| {
@@ -420,13 +421,12 @@ pub fn untrusted(host: Host, places: &Places) -> Option<String> {
             let folders =
                 read(dir.join("trustedFolders.json")).and_then(|t| setup::parse_value(&t).ok()).unwrap_or(Value::Null);
             let trusted = folders.as_object().is_some_and(|folders| {
-                folders.iter().any(|(path, level)| {
-                    let path = Path::new(path);
-                    match level.as_str() {
-                        Some("TRUST_FOLDER") => dirs.contains(&path),
-                        Some("TRUST_PARENT") => path.parent().is_some_and(|parent| dirs.contains(&parent)),
-                        _ => false,
+                folders.iter().any(|(path, level)| match level.as_str() {
+                    Some("TRUST_FOLDER") => is_ours(path),
+                    Some("TRUST_PARENT") => {
+                        Path::new(path).parent().is_some_and(|parent| is_ours(&parent.to_string_lossy()))
                     }
+                    _ => false,
                 })
             });
             (!trusted).then(|| {
@@ -437,4 +437,14 @@ pub fn untrusted(host: Host, places: &Places) -> Option<String> {
         }
         Host::Cursor | Host::Vscode | Host::Opencode => None,
     }
+}
+
+/// A folder's path in one form for comparing: no trailing `/`; on Windows also without the
+/// `\\?\` prefix, with `/` between names, in lower case.
+fn same_form(path: &str) -> String {
+    if !cfg!(windows) {
+        return if path.len() > 1 { path.trim_end_matches('/').to_owned() } else { path.to_owned() };
+    }
+    let path = path.strip_prefix(r"\\?\").unwrap_or(path).replace('\\', "/").to_lowercase();
+    if path.len() > 1 { path.trim_end_matches('/').to_owned() } else { path }
 }
