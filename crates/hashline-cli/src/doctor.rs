@@ -12,6 +12,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow};
 use serde_json::{Value, json};
 
+use hashline::core::display::escape_name;
+
 use crate::setup::{self, Edit, Host, Places, Role, Scope};
 
 /// The tools a server must list.
@@ -43,8 +45,10 @@ pub fn run() -> Result<ExitCode> {
                     set_up += 1;
                     problems += p;
                     writeln!(out, "{} ({}):", host.name(), scope.name())?;
+                    // Commands, paths and parse errors come from the hosts' files (a
+                    // project's are the tree's): their controls are escaped.
                     for line in lines {
-                        writeln!(out, "  {line}")?;
+                        writeln!(out, "  {}", escape_name(&line))?;
                     }
                 }
             }

@@ -475,3 +475,30 @@ fn the_first_root_is_the_project() {
     let err = text(&env.run(&["--root", "missing", "setup", "gemini"]).stderr);
     assert!(err.contains("is not a directory"), "{err}");
 }
+
+/// Text from a project's files (a command, another server's entry, a line of invalid TOML)
+/// reaches the terminal with its controls escaped: no escape sequence from the tree is
+/// printed as is by doctor, a dry run's diff or a refusal.
+#[test]
+fn text_from_the_tree_reaches_the_terminal_escaped() {
+    let env = Env::new();
+    let evil = "x\u{1b}]0;pwned\u{7}\u{1b}[2J";
+    let entry = serde_json::json!({"mcpServers": {
+        "hashline": {"command": format!("/nonexistent/{evil}"), "args": ["mcp"], "alwaysLoad": true},
+    }});
+    fs::write(env.project().join(".mcp.json"), entry.to_string()).unwrap();
+    let doctor = env.run(&["doctor"]);
+    let other = serde_json::json!({"mcpServers": {"other": {"command": evil}}});
+    fs::create_dir_all(env.project().join(".cursor")).unwrap();
+    fs::write(env.project().join(".cursor").join("mcp.json"), other.to_string()).unwrap();
+    let dry = env.setup(&["cursor", "--dry-run"]);
+    fs::create_dir_all(env.project().join(".codex")).unwrap();
+    fs::write(env.project().join(".codex").join("config.toml"), format!("model = {evil}\n")).unwrap();
+    let refused = env.setup(&["codex"]);
+    assert!(!refused.status.success());
+    for (what, out) in [("doctor", &doctor.stdout), ("dry run", &dry.stdout), ("refusal", &refused.stderr)] {
+        let out = text(out);
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{what}: {out:?}");
+        assert!(out.contains("\\u001b"), "{what} shows the escape escaped: {out:?}");
+    }
+}

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow};
+use hashline::core::display::{escape_controls, escape_name};
 use imara_diff::{Algorithm, BasicLineDiffPrinter, Diff, InternedInput, UnifiedDiffConfig};
 
 pub use block::present as block_present;
@@ -96,7 +97,9 @@ pub fn run(request: &Request) -> Result<ExitCode> {
         let found = files::read(&target.path, &allowed)?;
         let new = change(target, found.text.as_deref(), request.host, request.remove)
             .with_context(|| format!("{} cannot be changed", target.path.display()))
-            .map_err(|err| anyhow!("{err:#}; it was left as it is, and nothing was written"))?;
+            .map_err(|err| {
+                anyhow!("{}; it was left as it is, and nothing was written", escape_name(&format!("{err:#}")))
+            })?;
         if new.as_deref() != found.text.as_deref() && !request.dry_run {
             files::check_writable(&found)?;
         }
@@ -193,6 +196,8 @@ fn diff(name: &str, old: Option<&str>, new: Option<&str>) -> String {
     let mut d = Diff::compute(Algorithm::Histogram, &input);
     d.postprocess_lines(&input);
     let body = d.unified_diff(&BasicLineDiffPrinter(&input.interner), UnifiedDiffConfig::default(), &input).to_string();
+    // The lines are the files' own (a project's are the tree's): controls escaped.
+    let body: String = body.lines().map(|line| format!("{}\n", escape_controls(line))).collect();
     let from = if old.is_some() { format!("a/{name}") } else { "/dev/null".to_owned() };
     let to = if new.is_some() { format!("b/{name}") } else { "/dev/null".to_owned() };
     format!("--- {from}\n+++ {to}\n{body}")
