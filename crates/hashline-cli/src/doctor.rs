@@ -187,10 +187,7 @@ fn check(host: Host, scope: Scope, places: &Places, me: Option<&Path>) -> Report
             (_, None) => false,
             (Edit::Block { .. }, Some(t)) => setup::block_present(t, host.name()),
             (Edit::Own { .. }, Some(_)) => true,
-            (Edit::Json(_), Some(t)) => {
-                setup::change(target, Some(t), host, false).ok().flatten().as_deref() == Some(t.as_str())
-                    || json_has_ours(target.role, t)
-            }
+            (Edit::Json(change), Some(t)) => setup::json_holds(t, change),
             (Edit::Toml { .. }, Some(_)) => true,
         };
         let line = match (target.role, here) {
@@ -221,22 +218,6 @@ fn check(host: Host, scope: Scope, places: &Places, me: Option<&Path>) -> Report
         lines.push(line);
     }
     Report::Found { lines, problems }
-}
-
-/// Whether a settings file holds our approval or our hook (any command path).
-fn json_has_ours(role: Role, text: &str) -> bool {
-    let Ok(value) = setup::parse_value(text) else { return false };
-    match role {
-        Role::Approval => value["enabledMcpjsonServers"].as_array().is_some_and(|a| a.iter().any(|v| v == "hashline")),
-        Role::Hook => value["hooks"]["PreToolUse"].as_array().is_some_and(|a| {
-            a.iter().any(|e| {
-                e["hooks"].as_array().is_some_and(|h| {
-                    h.iter().any(|h| h["command"].as_str().is_some_and(|c| c.ends_with(" hook claude-code")))
-                })
-            })
-        }),
-        _ => false,
-    }
 }
 
 /// The server entry's command and arguments, `None` when there is no hashline entry.

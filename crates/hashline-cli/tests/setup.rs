@@ -408,6 +408,16 @@ fn doctor_reports_each_setup_and_what_is_wrong() {
     assert_eq!(out.matches("(this binary)").count(), 2, "{out}");
     assert_eq!(out.matches("starts: yes, 7 tools").count(), 2, "{out}");
     assert!(out.contains("hook: none (`hashline setup claude-code --replace-builtins`"), "{out}");
+    assert!(out.contains("approved for this user: .claude/settings.local.json"), "{}", out.replace('\\', "/"));
+    // The hook, and an older hook of ours (another binary's path), each count as there.
+    ok(&env.run(&["setup", "claude-code", "--replace-builtins", "--command", me]));
+    let out = ok(&env.run(&["doctor"])).replace('\\', "/");
+    assert!(out.contains("hook: .claude/settings.json turns the built-in"), "{out}");
+    let settings = env.project().join(".claude").join("settings.json");
+    let hooked = fs::read_to_string(&settings).unwrap();
+    fs::write(&settings, hooked.replace(&format!("{me} hook claude-code"), "/old/hashline hook claude-code")).unwrap();
+    assert!(ok(&env.run(&["doctor"])).replace('\\', "/").contains("hook: .claude/settings.json turns"));
+    fs::write(&settings, hooked).unwrap();
     assert!(out.ends_with("2 host entries set up, 0 problems.\n"), "{out}");
 
     // A command that is gone, and a rule taken out by hand.

@@ -97,8 +97,6 @@ fn resolve(path: &Path, allowed: &[&Path]) -> Result<PathBuf> {
 pub struct Staged {
     replacement: Replacement,
     real: PathBuf,
-    shown: PathBuf,
-    was: Option<String>,
 }
 
 /// Stages `text` for `found` (its directories made), keeping an existing file's permissions.
@@ -107,15 +105,10 @@ pub fn stage(found: &Found, text: &str) -> Result<Staged> {
     fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
     let replacement = stage_replacement(&found.real, text.as_bytes())
         .with_context(|| format!("cannot write in {}", dir.display()))?;
-    Ok(Staged { replacement, real: found.real.clone(), shown: found.path.clone(), was: found.text.clone() })
+    Ok(Staged { replacement, real: found.real.clone() })
 }
 
 impl Staged {
-    /// Refuses when the file is no longer as it was read.
-    pub fn still(&self) -> Result<()> {
-        unchanged(&self.real, &self.shown, self.was.as_deref())
-    }
-
     /// Puts the staged bytes in place.
     pub fn commit(self) -> Result<()> {
         let real = self.real;
@@ -126,17 +119,16 @@ impl Staged {
 /// Refuses when `found`'s file is no longer as it was read (a host may rewrite its config
 /// meanwhile: Claude Code saves `~/.claude.json` as it runs).
 pub fn still(found: &Found) -> Result<()> {
-    unchanged(&found.real, &found.path, found.text.as_deref())
-}
-
-fn unchanged(real: &Path, shown: &Path, was: Option<&str>) -> Result<()> {
-    let now = match read_regular(real, MAX_BYTES) {
+    let now = match read_regular(&found.real, MAX_BYTES) {
         Ok(bytes) => Some(bytes),
         Err(err) if err.kind() == ErrorKind::NotFound => None,
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", shown.display())),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", found.path.display())),
     };
-    if now.as_deref() != was.map(str::as_bytes) {
-        bail!("{} changed while setup ran (a host saving it?); nothing was written, run setup again", shown.display());
+    if now.as_deref() != found.text.as_deref().map(str::as_bytes) {
+        bail!(
+            "{} changed while setup ran (a host saving it?); nothing was written, run setup again",
+            found.path.display()
+        );
     }
     Ok(())
 }

@@ -53,6 +53,21 @@ pub fn parse_value(text: &str) -> Result<Value> {
     Ok(parse(text)?.map(Value::from).unwrap_or(Value::Null))
 }
 
+/// Whether `text` holds the change, or an older one of ours (`same`), whatever its value:
+/// what `doctor` asks of an approval or a hook.
+pub fn holds(text: &str, change: &JsonChange) -> bool {
+    let Ok(mut here) = parse_value(text) else { return false };
+    for name in change.path() {
+        here = here[name].take();
+    }
+    match change {
+        JsonChange::Member { key, .. } => here.get(key).is_some(),
+        JsonChange::Item { value, same, .. } => {
+            here.as_array().is_some_and(|items| items.iter().any(|item| item == value || same(item)))
+        }
+    }
+}
+
 fn parse(text: &str) -> Result<Option<Node<'_>>> {
     let parsed =
         parse_to_ast(text, &CollectOptions::default(), &ParseOptions::default()).map_err(|err| anyhow!("{err}"))?;

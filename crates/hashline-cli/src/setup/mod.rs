@@ -24,7 +24,7 @@ use imara_diff::{Algorithm, BasicLineDiffPrinter, Diff, InternedInput, UnifiedDi
 pub use block::present as block_present;
 pub use files::read as read_config;
 pub use hosts::{Edit, Host, Places, Role, Scope, Target, targets};
-pub use json::{JsonChange, parse_value};
+pub use json::{JsonChange, holds as json_holds, parse_value};
 
 /// What `setup` was asked to do.
 pub struct Request {
@@ -106,49 +106,43 @@ pub fn run(request: &Request) -> Result<ExitCode> {
         changes.push((target, found, new));
     }
 
+    // Each file's fate, once.
+    let fates: Vec<Fate> =
+        changes.iter().map(|(_, found, new)| Fate::of(found.text.as_deref(), new.as_deref())).collect();
     let mut out = anstream::stdout().lock();
     let shown = |path: &Path| display(path, &places);
     if request.dry_run {
-        for (_, found, new) in &changes {
-            if new.as_deref() != found.text.as_deref() {
+        for ((_, found, new), fate) in changes.iter().zip(&fates) {
+            if *fate != Fate::Unchanged {
                 write!(out, "{}", diff(&shown(&found.path), found.text.as_deref(), new.as_deref()))?;
             }
         }
-        if changes.iter().all(|(_, found, new)| new.as_deref() == found.text.as_deref()) {
+        if fates.iter().all(|fate| *fate == Fate::Unchanged) {
             writeln!(out, "Nothing to change.")?;
         }
         return Ok(ExitCode::SUCCESS);
     }
+    // New files and new texts are staged, then every file to be changed is checked to be
+    // still as read, then all are put in place.
     let mut staged = Vec::new();
-    for (_, found, new) in &changes {
-        if let Some(text) = new
-            && Some(text.as_str()) != found.text.as_deref()
-        {
+    for ((_, found, new), fate) in changes.iter().zip(&fates) {
+        if let (Fate::Created | Fate::Updated, Some(text)) = (fate, new) {
             staged.push(files::stage(found, text)?);
         }
     }
-    for file in &staged {
-        file.still()?;
-    }
-    for (_, found, new) in &changes {
-        if new.is_none() && found.text.is_some() {
+    for ((_, found, _), fate) in changes.iter().zip(&fates) {
+        if *fate != Fate::Unchanged {
             files::still(found)?;
         }
     }
     for file in staged {
         file.commit()?;
     }
-    for (target, found, new) in &changes {
-        let what = match (found.text.is_some(), new.is_some(), new.as_deref() == found.text.as_deref()) {
-            (_, _, true) => "unchanged",
-            (false, true, _) => "created",
-            (true, false, _) => {
-                files::remove(found, &allowed)?;
-                "removed"
-            }
-            _ => "updated",
-        };
-        writeln!(out, "{what:<9} {}  ({})", shown(&target.path), role(target.role, request.host))?;
+    for ((target, found, _), fate) in changes.iter().zip(&fates) {
+        if *fate == Fate::Removed {
+            files::remove(found, &allowed)?;
+        }
+        writeln!(out, "{:<9} {}  ({})", fate.word(), shown(&target.path), role(target.role, request.host))?;
     }
     if !request.remove {
         let next = match request.host {
@@ -167,6 +161,35 @@ pub fn run(request: &Request) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What happens to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    Unchanged,
+    Created,
+    Updated,
+    Removed,
+}
+
+impl Fate {
+    fn of(old: Option<&str>, new: Option<&str>) -> Fate {
+        match (old, new) {
+            (old, new) if old == new => Fate::Unchanged,
+            (None, _) => Fate::Created,
+            (Some(_), None) => Fate::Removed,
+            (Some(_), Some(_)) => Fate::Updated,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Fate::Unchanged => "unchanged",
+            Fate::Created => "created",
+            Fate::Updated => "updated",
+            Fate::Removed => "removed",
+        }
+    }
 }
 
 fn role(role: Role, host: Host) -> String {
