@@ -408,7 +408,8 @@ fn doctor_reports_each_setup_and_what_is_wrong() {
     assert_eq!(out.matches("(this binary)").count(), 2, "{out}");
     assert_eq!(out.matches("starts: yes, 7 tools").count(), 2, "{out}");
     assert!(out.contains("hook: none (`hashline setup claude-code --replace-builtins`"), "{out}");
-    assert!(out.contains("approved for this user: .claude/settings.local.json"), "{}", out.replace('\\', "/"));
+    let slashed = out.replace('\\', "/");
+    assert!(slashed.contains("approved for this user: .claude/settings.local.json"), "{slashed}");
     // The hook, and an older hook of ours (another binary's path), each count as there.
     ok(&env.run(&["setup", "claude-code", "--replace-builtins", "--command", me]));
     let out = ok(&env.run(&["doctor"])).replace('\\', "/");
