@@ -18,11 +18,14 @@ pub fn apply(
     let mut doc: DocumentMut = source.parse().context("it is not valid TOML")?;
     if remove {
         let Some(servers) = doc.get_mut(table) else { return Ok(text.map(str::to_owned)) };
+        // `[mcp_servers]` written out stays; one only implied by its sub-tables goes with the
+        // last of them.
+        let implied = servers.as_table().is_some_and(Table::is_implicit);
         let Some(servers) = servers.as_table_like_mut() else { return Ok(text.map(str::to_owned)) };
         if servers.remove(key).is_none() {
             return Ok(text.map(str::to_owned));
         }
-        if servers.is_empty() && text_had_no_header(source, table) {
+        if servers.is_empty() && implied {
             doc.remove(table);
         }
         let out = doc.to_string();
@@ -60,11 +63,6 @@ pub fn apply(
     Ok(Some(doc.to_string()))
 }
 
-/// Whether `[<table>]` was only implied by its sub-tables (so it goes with the last of them).
-fn text_had_no_header(source: &str, table: &str) -> bool {
-    !source.lines().any(|l| l.trim() == format!("[{table}]"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +82,7 @@ mod tests {
         assert!(added.contains("[mcp_servers.hashline]\ncommand = \"/bin/hashline\"\nargs = [\"mcp\"]"), "{added}");
         round_trip("model = \"o5\"\n");
         round_trip("[mcp_servers]\n");
+        round_trip("[ mcp_servers ] # mine\n");
     }
 
     #[test]
